@@ -1,0 +1,115 @@
+"""Public entry points: turn functions and code objects into source, and back into code."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import types
+from dataclasses import dataclass
+
+from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.render import code_to_source
+from depyf.decompiler.rebuild import rebuild_code
+
+__all__ = ["DecompilationError", "Recompiled", "decompile", "recompile", "code_of"]
+
+
+def code_of(obj: object) -> types.CodeType:
+    """The code object behind anything that runs Python bytecode.
+
+    Raises ``TypeError`` naming the type when ``obj`` has no bytecode (builtins, numbers, ...).
+    """
+    if isinstance(obj, types.CodeType):
+        return obj
+    if isinstance(obj, (staticmethod, classmethod)):
+        return code_of(obj.__func__)
+    if isinstance(obj, types.MethodType):
+        return code_of(obj.__func__)
+    if isinstance(obj, types.FunctionType):
+        return obj.__code__
+    for attr in ("gi_code", "cr_code", "ag_code"):  # generator, coroutine, async generator
+        code = getattr(obj, attr, None)
+        if isinstance(code, types.CodeType):
+            return code
+    if isinstance(obj, property):
+        if obj.fget is None:
+            raise TypeError("cannot decompile a property without a getter")
+        return code_of(obj.fget)
+    wrapped = getattr(obj, "__wrapped__", None)
+    if wrapped is not None and wrapped is not obj:
+        return code_of(wrapped)
+    raise TypeError(f"cannot decompile an object of type {type(obj).__qualname__!r}: it has no Python bytecode")
+
+
+def decompile(obj: object) -> str:
+    """Python source for a function, method, generator, code object or module code object.
+
+    The source compiles back to code with the same behaviour. For a function object, default
+    values that can be written as literals are shown in the signature; the recompiled code object
+    never needs them (defaults live on the function object, not the code).
+    """
+    if isinstance(obj, property):
+        parts = [decompile(f) for f in (obj.fget, obj.fset, obj.fdel) if f is not None]
+        return "\n".join(parts)
+    code = code_of(obj)
+    func = _function_of(obj)
+    return code_to_source(code, defaults=_literal_defaults(func) if func is not None else None)
+
+
+@dataclass(frozen=True)
+class Recompiled:
+    """Decompiled source and the code object compiled from it, ready to replace the original."""
+
+    source: str
+    code: types.CodeType
+
+
+def recompile(code: types.CodeType, *, filename: str | None = None) -> Recompiled:
+    """Decompile ``code`` and compile the source back into a drop-in replacement code object.
+
+    The new code has the original's name, qualified name, argument layout, flags and free
+    variables (checked; a mismatch raises ``DecompilationError``). With ``filename`` the new code
+    (and every code nested in it) reports that file, so debuggers show the file we wrote.
+    """
+    if not isinstance(code, types.CodeType):
+        code = code_of(code)
+    source = code_to_source(code)
+    new_code = rebuild_code(code, source, filename=filename)
+    return Recompiled(source=source, code=new_code)
+
+
+def _function_of(obj: object) -> types.FunctionType | None:
+    while isinstance(obj, (staticmethod, classmethod, types.MethodType)):
+        obj = obj.__func__
+    return obj if isinstance(obj, types.FunctionType) else None
+
+
+def _literal_defaults(func: types.FunctionType) -> dict[str, ast.expr]:
+    """Defaults of ``func`` as ast literals; those that are not plain literals are left out."""
+    out: dict[str, ast.expr] = {}
+    try:
+        sig = inspect.signature(func, follow_wrapped=False)
+    except (TypeError, ValueError):
+        return out
+    for name, param in sig.parameters.items():
+        if param.default is inspect.Parameter.empty:
+            continue
+        node = _literal(param.default)
+        if node is not None:
+            out[name] = node
+    return out
+
+
+def _literal(value: object) -> ast.expr | None:
+    if value is None or value is Ellipsis or isinstance(value, (bool, int, float, complex, str, bytes)):
+        node = ast.Constant(value)
+        try:
+            if ast.literal_eval(ast.unparse(node)) != value and value == value:
+                return None
+        except (ValueError, SyntaxError):
+            return None
+        return node
+    if isinstance(value, tuple):
+        elts = [_literal(v) for v in value]
+        return None if any(e is None for e in elts) else ast.Tuple(elts=elts, ctx=ast.Load())
+    return None

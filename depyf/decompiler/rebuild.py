@@ -1,0 +1,112 @@
+"""Compile decompiled source back into a code object that can stand in for the original."""
+
+from __future__ import annotations
+
+import ast
+import types
+
+from depyf.decompiler.errors import DecompilationError
+
+# Flags that change how a frame runs; CO_NESTED and friends are informational only.
+_SIGNIFICANT_FLAGS = 0x01 | 0x02 | 0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200
+
+_WRAPPER = "__depyf_wrapper__"
+_CLASS = "__depyf_class__"
+
+
+def rebuild_code(original: types.CodeType, source: str, *, filename: str | None = None) -> types.CodeType:
+    """Compile ``source`` (decompiled from ``original``) and return the matching code object.
+
+    Free variables are recreated by nesting the function in a wrapper that defines them (in a
+    class body when the function needs ``__class__`` for ``super()``), so the compiler gives the
+    new code the same closure layout. Raises ``DecompilationError`` when the result would not be
+    a drop-in replacement.
+    """
+    target_file = filename if filename is not None else original.co_filename
+    tree = ast.parse(source, filename=target_file)
+    if original.co_name == "<module>":
+        new = compile(tree, target_file, "exec")
+    else:
+        new = _compile_function(original, tree, target_file)
+    new = _with_filename(new, target_file)
+    _check_compatible(original, new)
+    replacements = {"co_name": original.co_name, "co_flags": original.co_flags}
+    if hasattr(original, "co_qualname"):
+        replacements["co_qualname"] = original.co_qualname
+    return new.replace(**replacements)
+
+
+def _compile_function(original: types.CodeType, tree: ast.Module, filename: str) -> types.CodeType:
+    freevars = [v for v in original.co_freevars if v != "__class__"]
+    body: list[ast.stmt] = []
+    if freevars:
+        body.append(ast.Assign(targets=[ast.Name(v, ast.Store()) for v in freevars],
+                               value=ast.Constant(None)))
+        # Referencing each name keeps it a cell even if the function only assigns it.
+        body.append(ast.Expr(ast.Lambda(_no_args(), ast.Tuple([ast.Name(v, ast.Load()) for v in freevars],
+                                                               ast.Load()))))
+    inner = list(tree.body)
+    if "__class__" in original.co_freevars:
+        body.append(ast.ClassDef(name=_CLASS, bases=[], keywords=[], body=inner, decorator_list=[],
+                                 type_params=[]) if _has_type_params() else
+                    ast.ClassDef(name=_CLASS, bases=[], keywords=[], body=inner, decorator_list=[]))
+    else:
+        body.extend(inner)
+    wrapper_args = {"type_params": []} if _has_type_params() else {}
+    wrapper = ast.FunctionDef(name=_WRAPPER, args=_no_args(), body=body, decorator_list=[], returns=None,
+                              **wrapper_args)
+    module = ast.Module(body=[wrapper], type_ignores=[])
+    ast.fix_missing_locations(module)
+    compiled = compile(module, filename, "exec")
+    wrapper_code = _find(compiled, _WRAPPER)
+    if wrapper_code is None:  # pragma: no cover - the compiler always emits it
+        raise DecompilationError("wrapper code object missing", qualname=_qualname(original))
+    found = _find(wrapper_code, original.co_name, skip_self=True)
+    if found is None:
+        raise DecompilationError("recompiled source does not define the function", qualname=_qualname(original))
+    return found
+
+
+def _find(code: types.CodeType, name: str, skip_self: bool = False) -> types.CodeType | None:
+    """Breadth-first search for a nested code object called ``name`` (outermost wins)."""
+    queue = [code]
+    while queue:
+        current = queue.pop(0)
+        if current.co_name == name and not (skip_self and current is code):
+            return current
+        queue.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+    return None
+
+
+def _with_filename(code: types.CodeType, filename: str) -> types.CodeType:
+    consts = tuple(_with_filename(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
+
+
+def _check_compatible(original: types.CodeType, new: types.CodeType) -> None:
+    problems = []
+    for attr in ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_freevars"):
+        if getattr(original, attr) != getattr(new, attr):
+            problems.append(f"{attr} {getattr(new, attr)!r} != {getattr(original, attr)!r}")
+    nargs = (original.co_argcount + original.co_kwonlyargcount
+             + bool(original.co_flags & 0x04) + bool(original.co_flags & 0x08))
+    if original.co_varnames[:nargs] != new.co_varnames[:nargs]:
+        problems.append(f"arguments {new.co_varnames[:nargs]!r} != {original.co_varnames[:nargs]!r}")
+    if (original.co_flags ^ new.co_flags) & _SIGNIFICANT_FLAGS:
+        problems.append(f"flags {new.co_flags:#x} != {original.co_flags:#x}")
+    if problems:
+        raise DecompilationError("recompiled code is not a drop-in replacement: " + "; ".join(problems),
+                                 qualname=_qualname(original))
+
+
+def _qualname(code: types.CodeType) -> str:
+    return getattr(code, "co_qualname", code.co_name)
+
+
+def _no_args() -> ast.arguments:
+    return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                         defaults=[])
+
+
+def _has_type_params() -> bool:
+    return "type_params" in ast.FunctionDef._fields
