@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Sets everything up, then runs every test: lint, the test suite on CPython 3.11 (with torch),
+# and the decompiler tests on the other supported CPython versions.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+.venv/bin/python -m ruff check depyf tests bench
+.venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+if [ -x scripts/test-versions.sh ]; then
+    bash scripts/test-versions.sh
+fi
