@@ -1,0 +1,152 @@
+# ruff: noqa
+"""Unpacking with starred targets, chained and augmented assignment on names, attributes and
+subscripts, del, annotations."""
+
+from ._cases import cases
+from ._support import Box
+
+
+@cases(([1, 2, 3, 4],),)
+def starred_unpacking(xs):
+    a, *b = xs
+    *c, d = xs
+    e, *f, g = xs
+    (h, i), *j = [(1, 2), 3]
+    return a, b, c, d, e, f, g, h, i, j
+
+
+@cases((1, 2),)
+def swap_and_rotate(a, b):
+    a, b = b, a
+    x, y, z = a, b, a + b
+    x, y, z = z, x, y
+    return a, b, x, y, z
+
+
+@cases(((1, (2, (3, 4))),),)
+def nested_unpacking(t):
+    a, (b, (c, d)) = t
+    [e, [f, g]] = [a, [b, c]]
+    return a + b + c + d, e, f, g
+
+
+@cases((5,),)
+def chained_assignment(n):
+    a = b = c = n
+    d = e = [n]
+    d.append(1)
+    return a, b, c, e
+
+
+@cases((3,),)
+def augmented_attributes(n):
+    box = Box(n)
+    box.value += 1
+    box.value *= 3
+    box.child = Box(1)
+    box.child.value -= 5
+    return box.value, box.child.value
+
+
+@cases((3,),)
+def augmented_subscripts(n):
+    d = {"a": n, "b": [n]}
+    d["a"] += 1
+    d["b"][0] **= 2
+    d["b"] += [0]
+    xs = [1, 2, 3]
+    xs[1:] += [9]
+    xs[-1] //= 2
+    box = Box()
+    box["k"] = n
+    box["k"] <<= 2
+    return d, xs, box.items
+
+
+@cases((4,),)
+def augmented_on_complex_targets(n):
+    grid = [[0] * 3 for _ in range(3)]
+    for i in range(3):
+        grid[i][i] += n + i
+        grid[i][(i + 1) % 3] -= 1
+    return grid
+
+
+@cases(([1, 2, 3, 4],),)
+def del_statements(xs):
+    xs = list(xs)
+    d = {"a": 1, "b": 2}
+    box = Box(1)
+    box.extra = 5
+    del xs[0], d["a"]
+    del xs[1:]
+    del box.extra
+    x = 1
+    del x
+    try:
+        x
+    except NameError:
+        gone = True
+    return xs, d, hasattr(box, "extra"), gone
+
+
+@cases((2,),)
+def annotated_assignments(n):
+    a: int = n
+    b: list[int] = [a]
+    c: "str"
+    box = Box()
+    box.value: int = 3
+    d = {}
+    d["k"]: float = 1.5
+    return a, b, box.value, d
+
+
+@cases((1, 2),)
+def attribute_assignment_targets(a, b):
+    box = Box()
+    box.value, box.child = a, Box(b)
+    box.child.value, (box["x"], box["y"]) = b * 2, (a, b)
+    return box.value, box.child.value, box.items
+
+
+@cases(([3, 1, 2],),)
+def subscript_slice_assignment(xs):
+    xs = list(xs)
+    xs[0:2] = [9, 9, 9]
+    xs[::2] = [0] * len(xs[::2])
+    xs[-1:] = []
+    return xs
+
+
+@cases((5,),)
+def starred_in_displays(n):
+    a = [*range(n), *"ab"]
+    b = (*a[:2], n)
+    c = {*b, 100}
+    d = {**{"x": 1}, "y": 2, **{"x": n}}
+    return a, b, sorted(c, key=str), d
+
+
+@cases(("abc",),)
+def unpack_string_and_iterator(s):
+    a, b, c = s
+    it = iter(range(3))
+    x, y, z = it
+    return a + b + c, x + y + z
+
+
+@cases(([1, 2],), ([1, 2, 3],))
+def unpack_errors(xs):
+    a, b = xs
+    return a + b
+
+
+@cases((3,),)
+def multiple_targets_with_subscripts(n):
+    d = {}
+    d["a"] = d["b"] = n
+    xs = [0, 0]
+    i = 0
+    i, xs[i] = 1, 5
+    return d, xs, i

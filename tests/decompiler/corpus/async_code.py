@@ -1,0 +1,121 @@
+# ruff: noqa
+"""Coroutines and async generators: await, async for, async with, async comprehensions."""
+
+from ._cases import cases
+from ._support import ARange, AsyncRecorder, Ready
+
+
+@cases((1,), (5,))
+async def coro_await(x):
+    a = await Ready(x)
+    b = await Ready(a + 1)
+    return a + b
+
+
+@cases((3,),)
+async def coro_async_for(n):
+    out = []
+    async for i in ARange(n):
+        if i == 1:
+            continue
+        out.append(i)
+    else:
+        out.append("else")
+    return out
+
+
+@cases((5,),)
+async def coro_async_for_break(n):
+    out = []
+    async for i in ARange(n):
+        if i == 2:
+            break
+        out.append(i)
+    return out
+
+
+@cases((0,), (1,))
+async def coro_async_with(kind):
+    log = []
+    try:
+        async with AsyncRecorder(log, "a") as a, AsyncRecorder(log, "b") as b:
+            log.append(a + b)
+            if kind:
+                raise ValueError
+    except ValueError:
+        log.append("caught")
+    return log
+
+
+@cases((0,), (1,))
+async def coro_async_with_swallow(kind):
+    log = []
+    async with AsyncRecorder(log, swallow=True):
+        if kind:
+            raise KeyError
+        log.append("no error")
+    return log
+
+
+@cases((4,),)
+async def coro_async_comprehension(n):
+    a = [i async for i in ARange(n)]
+    b = [await Ready(i) for i in range(n)]
+    c = {i: i async for i in ARange(n) if i % 2}
+    return a, b, c
+
+
+@cases((3,),)
+async def async_gen(n):
+    for i in range(n):
+        yield await Ready(i)
+
+
+@cases((3,),)
+async def async_gen_async_for(n):
+    async for i in ARange(n):
+        yield i * 10
+    yield "done"
+
+
+@cases((0,), (1,))
+async def coro_try_await(kind):
+    try:
+        v = await Ready(kind)
+        if v:
+            raise ValueError(v)
+        return "ok"
+    except ValueError as e:
+        return "err %s" % e
+    finally:
+        await Ready()
+
+
+@cases((2,),)
+async def coro_nested_coroutine(n):
+    async def helper(k):
+        return await Ready(k * 2)
+    total = 0
+    for i in range(n):
+        total += await helper(i)
+    return total
+
+
+@cases((3,),)
+async def async_gen_with_async_with(n):
+    log = []
+    async with AsyncRecorder(log):
+        for i in range(n):
+            yield i
+    yield log
+
+
+@cases((2,),)
+async def coro_await_in_expression(n):
+    return [await Ready(n), (await Ready(n)) + 1, -await Ready(n)]
+
+
+@cases((3,),)
+async def coro_async_genexpr(n):
+    g = (i * 2 async for i in ARange(n))
+    return [x async for x in g]

@@ -1,0 +1,189 @@
+# ruff: noqa
+"""lambda, closures, nonlocal and global."""
+
+from ._cases import cases
+
+COUNTER = 0
+SETTINGS = {"mode": "a"}
+
+
+@cases((1, 2), (3, -1))
+def lambda_basic(a, b):
+    add = lambda x, y=b: x + y
+    return add(a), add(a, 10), (lambda: a)()
+
+
+@cases((3,),)
+def lambda_varargs(n):
+    f = lambda *args, k=1, **kw: (args, k, kw)
+    return f(n, n), f(k=n, z=2)
+
+
+@cases((5,),)
+def closure_counter(start):
+    def make():
+        count = start
+
+        def inc(step=1):
+            nonlocal count
+            count += step
+            return count
+
+        return inc
+
+    inc = make()
+    return inc(), inc(2), inc()
+
+
+@cases((2,),)
+def closure_over_argument(x):
+    def outer(y):
+        def inner(z):
+            return x + y + z
+        return inner
+    return outer(10)(100)
+
+
+@cases((1,),)
+def nonlocal_in_nested_levels(x):
+    a = x
+
+    def level1():
+        nonlocal a
+        a += 1
+
+        def level2():
+            nonlocal a
+            a *= 10
+            return a
+
+        return level2()
+
+    r = level1()
+    return r, a
+
+
+@cases((7,),)
+def global_write(n):
+    global COUNTER
+    COUNTER = n
+    COUNTER += 1
+    return COUNTER
+
+
+@cases(("b",),)
+def global_read_and_mutate(mode):
+    old = SETTINGS["mode"]
+    SETTINGS["mode"] = mode
+    new = SETTINGS["mode"]
+    SETTINGS["mode"] = old
+    return old, new
+
+
+@cases((3,),)
+def closure_cell_modified_after_creation(n):
+    value = 0
+
+    def get():
+        return value
+
+    value = n
+    return get()
+
+
+@cases((4,),)
+def closure_in_loop_late_binding(n):
+    fs = []
+    for i in range(n):
+        fs.append(lambda: i)
+    return [f() for f in fs]
+
+
+@cases((2,),)
+def decorator_closure(n):
+    def times(k):
+        def deco(f):
+            def wrapper(*args, **kwargs):
+                return f(*args, **kwargs) * k
+            return wrapper
+        return deco
+
+    @times(n)
+    def base(x):
+        return x + 1
+
+    return base(3)
+
+
+@cases((1,),)
+def unbound_local_error(x):
+    def f():
+        if x > 5:
+            y = 1
+        return y
+    try:
+        return f()
+    except UnboundLocalError:
+        return "unbound"
+
+
+@cases((3,),)
+def argument_is_cell(n):
+    def get():
+        return n
+    n += 1
+    return get()
+
+
+@cases((2,),)
+def closure_shared_by_two(n):
+    def make():
+        v = n
+
+        def get():
+            return v
+
+        def put(x):
+            nonlocal v
+            v = x
+
+        return get, put
+
+    get, put = make()
+    put(get() + 5)
+    return get()
+
+
+@cases((3,),)
+def recursive_nested(n):
+    def fact(k):
+        return 1 if k <= 1 else k * fact(k - 1)
+    return fact(n + 2)
+
+
+@cases((0,),)
+def del_cell_variable(n):
+    x = n + 1
+
+    def f():
+        return x
+
+    before = f()
+    del x
+    try:
+        f()
+    except NameError:
+        return before, "gone"
+    return before, "still there"
+
+
+@cases((1, 2),)
+def lambda_nested_in_lambda(a, b):
+    f = lambda x: lambda y: x * y + a
+    return f(b)(3)
+
+
+@cases((5,),)
+def global_declared_not_assigned(n):
+    global COUNTER
+    return COUNTER is not None and n

@@ -1,0 +1,85 @@
+# ruff: noqa
+"""Comparisons: chained, identity, membership, in value and condition position."""
+
+from ._cases import cases
+
+
+@cases((1, 2, 3), (3, 2, 1), (1, 1, 2), (2, 1, 2))
+def chained_value(a, b, c):
+    return a < b < c
+
+
+@cases((1, 2, 3, 4), (1, 3, 2, 4), (4, 3, 2, 1))
+def long_chain(a, b, c, d):
+    return a < b <= c < d
+
+
+@cases((1, 2, 3), (3, 2, 1), (2, 2, 2))
+def chained_condition(a, b, c):
+    if a < b < c:
+        return "increasing"
+    if a == b == c:
+        return "flat"
+    return "other"
+
+
+@cases((1, [1, 2]), (3, [1, 2]), (None, [None]))
+def membership(x, xs):
+    return x in xs, x not in xs, not x in xs, x is None, x is not None
+
+
+@cases((1, 2), (2, 1), (1, 1))
+def all_relations(a, b):
+    return [a < b, a <= b, a == b, a != b, a > b, a >= b]
+
+
+@cases((5,), (50,), (500,))
+def chain_with_side_effects(x):
+    log = []
+
+    def v(n):
+        log.append(n)
+        return n
+
+    ok = v(1) < v(x) < v(100) < v(1000)
+    return ok, log
+
+
+@cases((1, 2, 3), (2, 1, 3), (1, 2, 0))
+def chain_in_while(a, b, c):
+    n = 0
+    while a < b < c and n < 3:
+        n += 1
+        a -= 1
+    return n
+
+
+@cases((1, "a"), (2, "b"))
+def mixed_types_equality(a, s):
+    return a == 1 and s != "a", (a, s) == (1, "a"), [a] != [s]
+
+
+@cases((0, 5, 10), (11, 5, 10), (5, 5, 5))
+def chain_not(a, b, c):
+    return not (a <= b <= c), not a <= b
+
+
+@cases((3,), (7,), (11,))
+def chained_in_ternary(x):
+    return "mid" if 5 <= x <= 10 else "out"
+
+
+@cases(([1, 2], [1, 2]), ([1], [2]))
+def identity_vs_equality(a, b):
+    c = a
+    return a == b, a is b, c is a, a is not b
+
+
+@cases((1, 2, 3), (3, 3, 3))
+def chained_is_in(a, b, c):
+    return a in [b, c] in [[b, c]], a is b is c
+
+
+@cases((float("nan"),), (1.0,))
+def nan_compare(x):
+    return x == x, x != x, x < x or x >= x

@@ -1,0 +1,115 @@
+# ruff: noqa
+"""List, set, dict and generator comprehensions: nested, filtered, with closures, in class bodies."""
+
+from ._cases import cases
+
+
+@cases((5,), (0,))
+def list_comp(n):
+    return [i * i for i in range(n)]
+
+
+@cases((10,),)
+def list_comp_filter(n):
+    return [i for i in range(n) if i % 2 if i > 2]
+
+
+@cases((4,),)
+def nested_for_clauses(n):
+    return [(i, j) for i in range(n) for j in range(i) if (i + j) % 2]
+
+
+@cases((3,),)
+def nested_comprehension(n):
+    return [[i * j for j in range(n)] for i in range(n)]
+
+
+@cases((6,),)
+def set_comp(n):
+    return {i % 3 for i in range(n)}
+
+
+@cases((4,),)
+def dict_comp(n):
+    return {str(i): i * i for i in range(n) if i != 2}
+
+
+@cases((5,),)
+def generator_expression(n):
+    return sum(i for i in range(n)), list(x * 2 for x in range(n) if x)
+
+
+@cases((3, 10),)
+def comprehension_closure(n, k):
+    return [i + k for i in range(n)]
+
+
+@cases((3,),)
+def comprehension_captures_loop_variable(n):
+    fs = [lambda: i for i in range(n)]
+    gs = [lambda i=i: i for i in range(n)]
+    return [f() for f in fs], [g() for g in gs]
+
+
+@cases(([[1, 2], [3], []],),)
+def flatten(rows):
+    return [x for row in rows for x in row]
+
+
+@cases((["a", "bb", "ccc"],),)
+def dict_comp_from_enumerate(words):
+    return {w: i for i, w in enumerate(words)}, {len(w): w for w in words}
+
+
+@cases((4,),)
+def comprehension_with_ternary(n):
+    return ["even" if i % 2 == 0 else "odd" for i in range(n)]
+
+
+@cases((3,),)
+def genexpr_in_call_args(n):
+    return tuple(i for i in range(n)), max((i for i in range(n)), default=-1), "".join(str(i) for i in range(n))
+
+
+@cases((3,),)
+def comprehension_uses_outer_in_condition(limit):
+    data = [1, 5, 2, 8]
+    return [d for d in data if d > limit], {d: [e for e in data if e < d] for d in data if d > limit}
+
+
+@cases((3,),)
+def class_level_comprehension(n):
+    class C:
+        base = [i for i in range(n)]
+        squares = {i: i * i for i in base}
+        total = sum(x for x in base)
+    return C.base, C.squares, C.total
+
+
+@cases((2,),)
+def comprehension_with_walrus_and_nesting(n):
+    return [[(y := x * k) for x in range(n)] + [y] for k in range(1, 3)]
+
+
+@cases(([(1, (2, 3)), (4, (5, 6))],),)
+def comprehension_unpacking_targets(pairs):
+    return [a + b + c for a, (b, c) in pairs], [rest for _, *rest in [(1, 2, 3)]]
+
+
+@cases((3,),)
+def genexpr_lazy(n):
+    g = (i * 10 for i in range(n))
+    first = next(g)
+    return first, list(g)
+
+
+@cases((4,),)
+def nested_generator_closures(n):
+    def make():
+        return [(lambda: i * j) for i in range(n) for j in range(2)]
+    return [f() for f in make()]
+
+
+@cases((3,),)
+def async_free_nested_dict_set(n):
+    return {frozenset({j for j in range(i)}): [k for k in range(i)] for i in range(n)}

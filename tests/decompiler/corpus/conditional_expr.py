@@ -1,0 +1,76 @@
+# ruff: noqa
+"""Conditional expressions and the walrus operator."""
+
+from ._cases import cases
+
+
+@cases((1,), (-1,), (0,))
+def sign(x):
+    return 1 if x > 0 else -1 if x < 0 else 0
+
+
+@cases((1, 2), (3, 2))
+def ternary_in_call(a, b):
+    return max(a if a > b else b, 0), str(a if a else b)
+
+
+@cases((1, 2), (0, 2))
+def ternary_nested_left(a, b):
+    return (a if b else b) if a else (b if a else a)
+
+
+@cases((True, 1, 2), (False, 1, 2))
+def ternary_in_arith(c, a, b):
+    return 10 + (a if c else b) * 2
+
+
+@cases((True,), (False,))
+def ternary_lambda(c):
+    f = (lambda x: x + 1) if c else (lambda x: x - 1)
+    return f(10)
+
+
+@cases(([1, 2, 3, 4],), ([],))
+def walrus_in_if(xs):
+    if (n := len(xs)) > 2:
+        return n * 2
+    return n
+
+
+@cases(([3, 1, 4, 1, 5],),)
+def walrus_in_comprehension(xs):
+    total = 0
+    sums = [total := total + x for x in xs]
+    return sums, total
+
+
+@cases(([5, 0, 3],), ([0],))
+def walrus_in_while(data):
+    data = list(data)
+    out = []
+    while (item := data.pop()) != 0:
+        out.append(item)
+    return out, item
+
+
+@cases((4,), (10,))
+def walrus_in_comprehension_condition(n):
+    return [y for x in range(n) if (y := x * x) % 2 == 0], n
+
+
+@cases((1, 2), (0, 0))
+def walrus_value(a, b):
+    r = (c := a + b) * c
+    return r, c
+
+
+@cases((3,), (0,))
+def ternary_as_condition(x):
+    if (x if x > 1 else 0):
+        return "big"
+    return "small"
+
+
+@cases((1, 0), (0, 1), (0, 0))
+def ternary_with_bool(a, b):
+    return (a and "A") if b else (b or "B")

@@ -1,0 +1,374 @@
+# ruff: noqa
+"""try/except/else/finally in every combination; raise, raise from, re-raise; control flow in handlers."""
+
+from ._cases import cases
+
+KINDS = [(0,), (1,), (2,), (3,)]
+
+
+def _risky(kind):
+    if kind == 1:
+        raise ValueError("v")
+    if kind == 2:
+        raise KeyError("k")
+    if kind == 3:
+        raise TypeError("t")
+    return "ok"
+
+
+@cases(*KINDS)
+def try_except(kind):
+    try:
+        r = _risky(kind)
+    except ValueError:
+        r = "value"
+    return r
+
+
+@cases(*KINDS)
+def try_except_multiple(kind):
+    try:
+        r = _risky(kind)
+    except ValueError as e:
+        r = "value:" + str(e)
+    except (KeyError, IndexError) as e:
+        r = "lookup:" + repr(e)
+    except Exception:
+        r = "other"
+    return r
+
+
+@cases(*KINDS)
+def try_except_else(kind):
+    log = []
+    try:
+        _risky(kind)
+    except ValueError:
+        log.append("except")
+    except KeyError:
+        log.append("except2")
+    else:
+        log.append("else")
+    log.append("after")
+    return log
+
+
+@cases(*KINDS)
+def try_finally(kind):
+    log = []
+    try:
+        try:
+            log.append(_risky(kind))
+        finally:
+            log.append("finally")
+    except Exception as e:
+        log.append(type(e).__name__)
+    return log
+
+
+@cases(*KINDS)
+def try_except_else_finally(kind):
+    log = []
+    try:
+        log.append(_risky(kind))
+    except ValueError:
+        log.append("value")
+    except KeyError:
+        log.append("key")
+        return log
+    else:
+        log.append("else")
+    finally:
+        log.append("finally")
+    return log
+
+
+@cases(*KINDS)
+def try_except_finally(kind):
+    log = []
+    try:
+        log.append(_risky(kind))
+    except (ValueError, KeyError):
+        log.append("caught")
+    finally:
+        log.append("fin")
+    return log
+
+
+@cases((0,), (1,))
+def return_in_try_with_finally(kind):
+    log = []
+    try:
+        if kind:
+            return "try"
+    finally:
+        log.append("finally")
+    return log
+
+
+@cases((0,), (1,))
+def return_in_finally(kind):
+    try:
+        if kind:
+            raise ValueError
+        return "try"
+    finally:
+        return "finally"
+
+
+@cases((4,),)
+def break_in_try(n):
+    out = []
+    for i in range(n):
+        try:
+            if i == 2:
+                break
+            out.append(i)
+        finally:
+            out.append("f")
+    return out
+
+
+@cases((4,),)
+def continue_in_try(n):
+    out = []
+    for i in range(n):
+        try:
+            if i % 2:
+                continue
+            out.append(i)
+        finally:
+            out.append("f%d" % i)
+    return out
+
+
+@cases((4,),)
+def break_in_finally(n):
+    out = []
+    for i in range(n):
+        try:
+            if i == 1:
+                raise ValueError
+            out.append(i)
+        finally:
+            if i == 2:
+                break
+    return out
+
+
+@cases((4,),)
+def continue_in_except(n):
+    out = []
+    for i in range(n):
+        try:
+            if i % 2:
+                raise ValueError(i)
+        except ValueError:
+            continue
+        out.append(i)
+    return out
+
+
+@cases(*KINDS)
+def reraise(kind):
+    try:
+        try:
+            _risky(kind)
+        except ValueError:
+            raise
+        except KeyError as e:
+            raise RuntimeError("wrapped") from e
+        except TypeError:
+            raise RuntimeError("no cause") from None
+    except RuntimeError as e:
+        return "runtime", type(e.__cause__).__name__, e.__suppress_context__
+    except ValueError:
+        return "value"
+    return "ok"
+
+
+@cases((0,), (1,))
+def raise_bare_class(kind):
+    if kind:
+        raise IndexError
+    return 0
+
+
+@cases((0,), (1,), (2,))
+def nested_try(kind):
+    log = []
+    try:
+        try:
+            if kind == 1:
+                raise ValueError
+            if kind == 2:
+                raise KeyError
+        except ValueError:
+            log.append("inner")
+            raise TypeError
+        finally:
+            log.append("inner-finally")
+    except TypeError:
+        log.append("outer-type")
+    except KeyError:
+        log.append("outer-key")
+    else:
+        log.append("outer-else")
+    return log
+
+
+@cases((0,), (1,))
+def exception_variable_cleared(kind):
+    e = "before"
+    try:
+        if kind:
+            raise ValueError("x")
+    except ValueError as e:
+        got = str(e)
+    else:
+        got = "none"
+    try:
+        return got, e
+    except NameError:
+        return got, "cleared"
+
+
+@cases(*KINDS)
+def try_in_loop_with_else(kind):
+    results = []
+    for k in (0, kind):
+        try:
+            results.append(_risky(k))
+        except Exception as exc:
+            results.append(type(exc).__name__)
+        else:
+            results.append("else")
+    return results
+
+
+@cases((0,), (1,))
+def finally_overrides_exception(kind):
+    def inner():
+        try:
+            if kind:
+                raise ValueError
+        finally:
+            return "swallowed"
+    return inner()
+
+
+@cases(*KINDS)
+def except_with_condition(kind):
+    try:
+        _risky(kind)
+    except Exception as e:
+        if isinstance(e, ValueError):
+            return "v"
+        elif isinstance(e, KeyError):
+            return "k"
+        raise
+    return "none"
+
+
+@cases((0,), (1,))
+def try_return_value_in_except(kind):
+    try:
+        return 10 // kind
+    except ZeroDivisionError:
+        return -1
+
+
+@cases((0,), (1,), (2,))
+def while_try_except_break(limit):
+    n = 0
+    while True:
+        try:
+            if n >= limit:
+                raise StopIteration
+            n += 1
+        except StopIteration:
+            break
+    return n
+
+
+@cases((0,), (1,))
+def raise_in_else(kind):
+    try:
+        try:
+            pass
+        except Exception:
+            return "never"
+        else:
+            if kind:
+                raise ValueError("else")
+        return "ok"
+    except ValueError as e:
+        return str(e)
+
+
+@cases((0,), (1,))
+def exception_chaining_context(kind):
+    try:
+        try:
+            raise KeyError("first")
+        except KeyError:
+            if kind:
+                raise ValueError("second")
+    except ValueError as e:
+        return type(e.__context__).__name__
+    return None
+
+
+@cases((0,), (1,))
+def try_finally_nested_return(kind):
+    log = []
+
+    def inner():
+        try:
+            try:
+                if kind:
+                    return "inner-return"
+                log.append("body")
+            finally:
+                log.append("f1")
+        finally:
+            log.append("f2")
+        return "end"
+
+    return inner(), log
+
+
+@cases((3,),)
+def finally_in_loop_with_return(n):
+    log = []
+
+    def inner():
+        for i in range(n):
+            try:
+                if i == 1:
+                    return i
+            finally:
+                log.append(i)
+        return -1
+
+    return inner(), log
+
+
+@cases((0,), (1,))
+def except_star_free_group_handling(kind):
+    try:
+        if kind:
+            raise ExceptionGroup("g", [ValueError(1)])
+    except ExceptionGroup as g:
+        return len(g.exceptions)
+    return 0
+
+
+@cases((1,), (2,))
+def assert_statement(x):
+    try:
+        assert x == 1, "x must be one"
+        assert x
+        return "passed"
+    except AssertionError as e:
+        return "failed: %s" % e

@@ -1,0 +1,237 @@
+# ruff: noqa
+"""for and while loops with break, continue and else clauses, nested."""
+
+from ._cases import cases
+
+
+@cases((5,), (0,))
+def for_sum(n):
+    total = 0
+    for i in range(n):
+        total += i
+    return total
+
+
+@cases(([1, 3, 5],), ([1, 4, 5],), ([],))
+def for_else_search(xs):
+    for x in xs:
+        if x % 2 == 0:
+            found = x
+            break
+    else:
+        found = None
+    return found
+
+
+@cases((10,), (3,))
+def while_else(n):
+    i = 0
+    while i < n:
+        if i == 5:
+            break
+        i += 1
+    else:
+        return "exhausted", i
+    return "broke", i
+
+
+@cases((10,),)
+def continue_in_for(n):
+    out = []
+    for i in range(n):
+        if i % 3 == 0:
+            continue
+        if i > 7:
+            break
+        out.append(i)
+    return out
+
+
+@cases((4,),)
+def nested_loops_break(n):
+    pairs = []
+    for i in range(n):
+        for j in range(n):
+            if j > i:
+                break
+            if (i + j) % 2:
+                continue
+            pairs.append((i, j))
+        else:
+            pairs.append("inner-done")
+    return pairs
+
+
+@cases((6,), (1,))
+def while_true_break(n):
+    i = 0
+    while True:
+        i += 1
+        if i >= n:
+            break
+    return i
+
+
+@cases((20,), (0,))
+def while_continue(n):
+    i = 0
+    out = []
+    while i < n:
+        i += 1
+        if i % 2:
+            continue
+        out.append(i)
+    return out
+
+
+@cases(([(1, 2), (3, 4)],),)
+def for_unpack(pairs):
+    out = []
+    for a, b in pairs:
+        out.append(a * b)
+    for i, (a, b) in enumerate(pairs):
+        out.append(i + a + b)
+    return out
+
+
+@cases(({"a": 1, "b": 2},),)
+def for_over_dict_items(d):
+    keys = []
+    for k, v in sorted(d.items()):
+        keys.append(k * v)
+    return keys
+
+
+@cases((5,), (0,))
+def return_inside_loop(n):
+    for i in range(n):
+        if i == 3:
+            return "three"
+    return "none"
+
+
+@cases((3,),)
+def for_else_with_continue(n):
+    out = []
+    for i in range(n):
+        if i == 1:
+            continue
+        out.append(i)
+    else:
+        out.append("else")
+    return out
+
+
+@cases((3,), (0,))
+def while_else_no_break(n):
+    out = []
+    while n:
+        n -= 1
+        out.append(n)
+    else:
+        out.append("done")
+    return out
+
+
+@cases((5,),)
+def loop_var_after_loop(n):
+    for i in range(n):
+        pass
+    return i
+
+
+@cases(([1, 2, 3],),)
+def for_attribute_target(xs):
+    class Holder:
+        pass
+
+    h = Holder()
+    out = {}
+    for h.value in xs:
+        out[h.value] = h.value * 2
+    for out["last"] in xs:
+        pass
+    return out
+
+
+@cases((3, 3),)
+def triple_nested(a, b):
+    total = 0
+    for i in range(a):
+        j = 0
+        while j < b:
+            for k in range(i):
+                if k == j:
+                    break
+                total += k
+            else:
+                total += 100
+            j += 1
+    return total
+
+
+@cases((10,),)
+def while_with_complex_condition(n):
+    i, j = 0, n
+    while i < j and (i % 4 != 3 or j % 2 == 0):
+        i += 1
+        j -= 1
+    return i, j
+
+
+@cases(([3, 0, 2],), ([1, 1],))
+def for_try_continue(xs):
+    out = []
+    for x in xs:
+        try:
+            out.append(10 // x)
+        except ZeroDivisionError:
+            continue
+        finally:
+            out.append("f")
+    return out
+
+
+@cases((5,),)
+def loop_with_nested_function(n):
+    fs = []
+    for i in range(n):
+        def f(i=i):
+            return i * i
+        fs.append(f)
+    return [f() for f in fs]
+
+
+@cases((4,), (9,))
+def while_break_else_nested(n):
+    i = 0
+    while i < n:
+        i += 1
+        j = 0
+        while j < i:
+            if j * i == 12:
+                break
+            j += 1
+        else:
+            continue
+        break
+    return i
+
+
+@cases(("hello world",),)
+def for_over_string(s):
+    vowels = 0
+    for ch in s:
+        if ch in "aeiou":
+            vowels += 1
+        elif ch == " ":
+            continue
+    return vowels
+
+
+@cases((3,),)
+def for_with_starred_target(n):
+    out = []
+    for first, *rest in [(i, i + 1, i + 2) for i in range(n)]:
+        out.append((first, rest))
+    return out

@@ -1,0 +1,161 @@
+# ruff: noqa
+"""with statements: several items, targets, nesting, exceptions, control flow inside."""
+
+from ._cases import cases
+from ._support import Box, Recorder
+
+
+@cases((0,), (1,))
+def with_single(kind):
+    log = []
+    with Recorder(log) as name:
+        log.append("body " + name)
+    return log
+
+
+@cases((0,),)
+def with_no_target(kind):
+    log = []
+    with Recorder(log):
+        log.append("body")
+    return log
+
+
+@cases((0,),)
+def with_several_items(kind):
+    log = []
+    with Recorder(log, "a") as a, Recorder(log, "b"), Recorder(log, "c") as c:
+        log.append(a + c)
+    return log
+
+
+@cases((0,), (1,))
+def with_swallows(kind):
+    log = []
+    with Recorder(log, swallow=True):
+        if kind:
+            raise ValueError
+        log.append("no error")
+    log.append("after")
+    return log
+
+
+@cases((0,), (1,))
+def with_propagates(kind):
+    log = []
+    try:
+        with Recorder(log):
+            if kind:
+                raise KeyError
+    except KeyError:
+        log.append("caught")
+    return log
+
+
+@cases((0,), (1,))
+def with_return_inside(kind):
+    log = []
+
+    def inner():
+        with Recorder(log):
+            if kind:
+                return "early"
+            log.append("late")
+        return "end"
+
+    return inner(), log
+
+
+@cases((4,),)
+def with_break_continue(n):
+    log = []
+    for i in range(n):
+        with Recorder(log, str(i)):
+            if i == 1:
+                continue
+            if i == 3:
+                break
+            log.append(i)
+    return log
+
+
+@cases((0,),)
+def with_nested(kind):
+    log = []
+    with Recorder(log, "outer") as o:
+        with Recorder(log, "inner") as i:
+            log.append(o + i)
+        log.append("between")
+    return log
+
+
+@cases((0,),)
+def with_tuple_target(kind):
+    class CM:
+        def __enter__(self):
+            return (1, (2, 3))
+
+        def __exit__(self, *a):
+            return False
+
+    with CM() as (a, (b, c)):
+        return a + b + c
+
+
+@cases((0,),)
+def with_attribute_and_subscript_target(kind):
+    log = []
+    box = Box()
+    with Recorder(log, "x") as box.value, Recorder(log, "y") as box["k"]:
+        pass
+    return box.value, box.items, log
+
+
+@cases((0,), (1,))
+def with_inside_try(kind):
+    log = []
+    try:
+        with Recorder(log):
+            if kind:
+                raise ValueError
+    except ValueError:
+        log.append("except")
+    else:
+        log.append("else")
+    finally:
+        log.append("finally")
+    return log
+
+
+@cases((0,), (1,))
+def try_inside_with(kind):
+    log = []
+    with Recorder(log):
+        try:
+            if kind:
+                raise ValueError
+        except ValueError:
+            log.append("handled")
+    return log
+
+
+@cases((0,),)
+def with_parenthesized(kind):
+    log = []
+    with (
+        Recorder(log, "p") as p,
+        Recorder(log, "q") as q,
+    ):
+        log.append(p + q)
+    return log
+
+
+@cases((3,),)
+def with_in_loop_with_else(n):
+    log = []
+    for i in range(n):
+        with Recorder(log, "w"):
+            log.append(i)
+    else:
+        log.append("else")
+    return log
