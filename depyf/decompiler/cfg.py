@@ -1,0 +1,119 @@
+"""Basic blocks and the control-flow graph, with each block's exception handler."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from depyf.decompiler.instructions import (
+    CONDITIONAL_JUMPS,
+    TERMINATORS,
+    ExceptionEntry,
+    Instr,
+)
+
+
+@dataclass
+class Block:
+    """Instructions ``[start, end)`` of the instruction list; one handler for all of them."""
+
+    index: int
+    start: int
+    end: int
+    handler: ExceptionEntry | None
+    succs: list[int] = field(default_factory=list)   # normal-flow successors (block indices)
+    preds: list[int] = field(default_factory=list)
+    exc_preds: list[int] = field(default_factory=list)
+
+
+class ControlFlowGraph:
+    """Blocks of normalised instructions, split at jumps, jump targets and exception ranges."""
+
+    def __init__(self, instrs: list[Instr], entries: list[ExceptionEntry]):
+        self.instrs = instrs
+        self.entries = entries
+        self.index_of_offset: dict[int, int] = {}
+        for i, ins in enumerate(instrs):
+            self.index_of_offset.setdefault(ins.offset, i)
+        self.handler_at = [self._innermost(ins.offset) for ins in instrs]
+        self.blocks: list[Block] = []
+        self.block_of: list[int] = [0] * len(instrs)
+        self._build()
+
+    # -- construction -------------------------------------------------------------------
+    def _innermost(self, offset: int) -> ExceptionEntry | None:
+        # CPython's table is flat: at most one entry covers an offset.
+        for e in self.entries:
+            if e.start <= offset < e.end:
+                return e
+        return None
+
+    def pos(self, offset: int | None) -> int | None:
+        """Instruction index of ``offset`` (None past the end)."""
+        if offset is None:
+            return None
+        return self.index_of_offset.get(offset)
+
+    def _build(self) -> None:
+        n = len(self.instrs)
+        leaders = {0}
+        for i, ins in enumerate(self.instrs):
+            if ins.target is not None:
+                t = self.pos(ins.target)
+                if t is not None:
+                    leaders.add(t)
+                leaders.add(i + 1)
+            elif ins.opname in TERMINATORS:
+                leaders.add(i + 1)
+            if i > 0 and self.handler_at[i] != self.handler_at[i - 1]:
+                leaders.add(i)
+        for e in self.entries:
+            t = self.pos(e.target)
+            if t is not None:
+                leaders.add(t)
+        starts = sorted(x for x in leaders if x < n)
+        for bi, s in enumerate(starts):
+            e = starts[bi + 1] if bi + 1 < len(starts) else n
+            self.blocks.append(Block(bi, s, e, self.handler_at[s]))
+            for k in range(s, e):
+                self.block_of[k] = bi
+        for b in self.blocks:
+            last = self.instrs[b.end - 1]
+            succs = []
+            if last.target is not None:
+                t = self.pos(last.target)
+                if last.opname != "JUMP" and b.end < n:
+                    succs.append(self.block_of[b.end])
+                if t is not None:
+                    succs.append(self.block_of[t])
+            elif last.opname not in TERMINATORS and b.end < n:
+                succs.append(self.block_of[b.end])
+            b.succs = list(dict.fromkeys(succs))
+            for s in b.succs:
+                self.blocks[s].preds.append(b.index)
+            if b.handler is not None:
+                h = self.pos(b.handler.target)
+                if h is not None:
+                    self.blocks[self.block_of[h]].exc_preds.append(b.index)
+
+    # -- queries --------------------------------------------------------------------------
+    def block_at(self, pos: int) -> Block:
+        return self.blocks[self.block_of[pos]]
+
+    def is_leader(self, pos: int) -> bool:
+        return pos < len(self.instrs) and self.blocks[self.block_of[pos]].start == pos
+
+    def handler_chain(self, pos: int) -> list[int]:
+        """Handler target offsets protecting ``pos``, innermost first (through handler's handlers)."""
+        chain = []
+        seen = set()
+        e = self.handler_at[pos] if pos < len(self.instrs) else None
+        while e is not None and e.target not in seen:
+            chain.append(e.target)
+            seen.add(e.target)
+            hp = self.pos(e.target)
+            e = self.handler_at[hp] if hp is not None else None
+        return chain
+
+
+def is_conditional(ins: Instr) -> bool:
+    return ins.opname in CONDITIONAL_JUMPS

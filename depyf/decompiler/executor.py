@@ -1,0 +1,777 @@
+"""Symbolic execution of straight-line instructions: stack values become ast expressions.
+
+The executor runs one stretch of instructions with a symbolic stack, appending statements as
+they are completed. It stops before control flow and hands the terminating instruction (and the
+condition it pops) to the structurer, which owns every decision about blocks and nesting.
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+from dataclasses import dataclass
+
+from depyf.decompiler import values as v
+from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.expressions import (
+    BINARY_OPERATORS,
+    COMPARE_OPERATORS,
+    constant,
+    load,
+    store,
+    to_load,
+    to_store,
+)
+from depyf.decompiler.instructions import CONDITIONAL_JUMPS, Instr
+
+_COMPREHENSION_NAMES = {"<listcomp>": "list", "<setcomp>": "set", "<dictcomp>": "dict"}
+
+
+class AppendStmt(ast.stmt):
+    """Pseudo statement: a comprehension adds ``value`` (and ``key``) to its accumulator."""
+
+    _fields = ("value", "key")
+
+
+class WithExitStmt(ast.stmt):
+    """Pseudo statement: the ``__exit__(None, None, None)`` call ending a with body."""
+
+    _fields = ("exit",)
+
+
+class PopExceptStmt(ast.stmt):
+    """Pseudo statement: POP_EXCEPT, the end of an except clause."""
+
+    _fields = ()
+
+
+@dataclass
+class Stop:
+    """Why a run stopped: ``ins`` is the control instruction (None: fell into a new block)."""
+
+    ins: Instr | None
+    condition: ast.expr | None = None
+
+
+class Executor:
+    """Runs instructions of one code object over a symbolic stack."""
+
+    def __init__(self, code: types.CodeType, instrs: list[Instr], decompile_nested):
+        self.code = code
+        self.instrs = instrs
+        self.decompile_nested = decompile_nested  # callable(code) -> FunctionDef/ClassDef parts
+        self.qualname = getattr(code, "co_qualname", code.co_name)
+        self.comp_kind = _COMPREHENSION_NAMES.get(code.co_name)
+        self.globals_declared: set[str] = set()
+        self.nonlocals_declared: set[str] = set()
+
+    # -- driver ------------------------------------------------------------------------
+    def run(self, start: int, end: int, stack: list, out: list) -> tuple[int, Stop]:
+        """Execute ``instrs[start:end]``; stop at the first control instruction.
+
+        Returns the index after the last executed instruction and why it stopped.
+        """
+        i = start
+        while i < end:
+            ins = self.instrs[i]
+            op = ins.opname
+            if op in CONDITIONAL_JUMPS:
+                if op.startswith("JUMP_IF"):
+                    return i + 1, Stop(ins, stack[-1])
+                cond = self.pop(stack, ins)
+                if op == "POP_JUMP_IF_NONE":
+                    cond = ast.Compare(cond, [ast.Is()], [ast.Constant(None)])
+                elif op == "POP_JUMP_IF_NOT_NONE":
+                    cond = ast.Compare(cond, [ast.IsNot()], [ast.Constant(None)])
+                return i + 1, Stop(ins, cond)
+            if op in ("JUMP", "FOR_ITER", "ASYNC_FOR_ITER", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+                if op == "RETURN_VALUE":
+                    out.append(ast.Return(self.value(self.pop(stack, ins), ins)))
+                elif op == "RAISE_VARARGS":
+                    out.append(self._raise(ins, stack))
+                return i + 1, Stop(ins)
+            handler = getattr(self, "op_" + op, None)
+            if handler is None:
+                raise self.error(ins, f"no symbolic semantics for {op}")
+            handler(ins, stack, out)
+            i += 1
+        return i, Stop(None)
+
+    # -- helpers -----------------------------------------------------------------------
+    def error(self, ins: Instr | None, message: str) -> DecompilationError:
+        return DecompilationError(message, qualname=self.qualname, offset=ins.offset if ins else None,
+                                  opname=ins.opname if ins else None)
+
+    def pop(self, stack: list, ins: Instr):
+        if not stack:
+            raise self.error(ins, "stack underflow")
+        return stack.pop()
+
+    def popn(self, stack: list, n: int, ins: Instr) -> list:
+        if n == 0:
+            return []
+        if len(stack) < n:
+            raise self.error(ins, "stack underflow")
+        items = stack[-n:]
+        del stack[-n:]
+        return items
+
+    def value(self, item, ins: Instr) -> ast.expr:
+        """An expression for a stack item, turning pending values into expressions."""
+        if isinstance(item, ast.expr):
+            return item
+        if isinstance(item, v.FunctionValue):
+            return self.decompile_nested.lambda_or_error(item, ins)
+        if isinstance(item, v.Converted):
+            return item.value
+        if isinstance(item, v.ImportValue):
+            return load(item.module.split(".")[0])
+        raise self.error(ins, f"{type(item).__name__} used as a value")
+
+    # -- loads -------------------------------------------------------------------------
+    def op_LOAD_CONST(self, ins, stack, out):
+        value = ins.argval
+        stack.append(value if isinstance(value, types.CodeType) else constant(value))
+
+    def op_LOAD_FAST(self, ins, stack, out):
+        stack.append(load(ins.argval))
+
+    op_LOAD_FAST_CHECK = op_LOAD_FAST
+    op_LOAD_DEREF = op_LOAD_FAST
+    op_LOAD_CLASSDEREF = op_LOAD_FAST
+    op_LOAD_NAME = op_LOAD_FAST
+    op_LOAD_GLOBAL = op_LOAD_FAST
+
+    def op_LOAD_CLOSURE(self, ins, stack, out):
+        stack.append(load(ins.argval))
+
+    def op_PUSH_NULL(self, ins, stack, out):
+        stack.append(v.NULL)
+
+    def op_LOAD_ATTR(self, ins, stack, out):
+        obj = self.value(self.pop(stack, ins), ins)
+        stack.append(ast.Attribute(obj, ins.argval, ast.Load()))
+
+    def op_LOAD_ASSERTION_ERROR(self, ins, stack, out):
+        stack.append(load("AssertionError"))
+
+    def op_LOAD_BUILD_CLASS(self, ins, stack, out):
+        stack.append(v.BuildClass())
+
+    # -- stores ------------------------------------------------------------------------
+    def _store(self, target: ast.expr, item, ins, stack, out) -> None:
+        if isinstance(item, v.Hole):
+            item.fill(target)
+            return
+        if isinstance(item, v.FunctionValue) and isinstance(target, ast.Name) \
+                and item.code.co_name == target.id:
+            out.append(self.decompile_nested.function_def(item, target.id))
+            return
+        if isinstance(item, v.ClassValue) and isinstance(target, ast.Name) and item.node.name == target.id:
+            out.append(item.node)
+            return
+        if isinstance(item, v.ImportValue):
+            out.append(self._import_statement(item, target, ins))
+            return
+        if isinstance(item, v.ImportedName):
+            self._import_from_statement(item, target, out, ins)
+            return
+        value = self.value(item, ins)
+        if isinstance(value, ast.BinOp) and getattr(value, "inplace", False):
+            out.append(ast.AugAssign(to_store(target), value.op, value.right))
+            return
+        # a value still on the stack (COPY) is shared: chained assignment or walrus
+        if any(x is value for x in stack):
+            if out and isinstance(out[-1], ast.Assign) and getattr(out[-1], "shared_value", None) is value:
+                out[-1].targets.append(target)
+                return
+            if isinstance(target, ast.Name):
+                named = ast.NamedExpr(ast.Name(target.id, ast.Store()), value)
+                for k, x in enumerate(stack):
+                    if x is value:
+                        stack[k] = named
+                return
+            node = ast.Assign([target], value)
+            node.shared_value = value
+            out.append(node)
+            return
+        if out and isinstance(out[-1], ast.Assign) and getattr(out[-1], "shared_value", None) is value:
+            out[-1].targets.append(target)
+            out[-1].shared_value = None
+            return
+        out.append(ast.Assign([target], value))
+
+    def op_STORE_FAST(self, ins, stack, out):
+        self._store(store(ins.argval), self.pop(stack, ins), ins, stack, out)
+
+    op_STORE_NAME = op_STORE_FAST
+
+    def op_STORE_DEREF(self, ins, stack, out):
+        if ins.argval in self.code.co_freevars:
+            self.nonlocals_declared.add(ins.argval)
+        self.op_STORE_FAST(ins, stack, out)
+
+    def op_STORE_GLOBAL(self, ins, stack, out):
+        self.globals_declared.add(ins.argval)
+        self.op_STORE_FAST(ins, stack, out)
+
+    def op_STORE_ATTR(self, ins, stack, out):
+        obj = self.value(self.pop(stack, ins), ins)
+        item = self.pop(stack, ins)
+        self._store(ast.Attribute(obj, ins.argval, ast.Store()), item, ins, stack, out)
+
+    def op_STORE_SUBSCR(self, ins, stack, out):
+        key = self.value(self.pop(stack, ins), ins)
+        container = self.value(self.pop(stack, ins), ins)
+        item = self.pop(stack, ins)
+        if isinstance(container, ast.Name) and container.id == "__annotations__" \
+                and isinstance(key, ast.Constant) and isinstance(key.value, str):
+            ann = ast.AnnAssign(store(key.value), self.value(item, ins), None, 1)
+            out.append(ann)
+            return
+        self._store(ast.Subscript(container, key, ast.Store()), item, ins, stack, out)
+
+    def op_DELETE_FAST(self, ins, stack, out):
+        out.append(ast.Delete([ast.Name(ins.argval, ast.Del())]))
+
+    op_DELETE_NAME = op_DELETE_FAST
+    op_DELETE_DEREF = op_DELETE_FAST
+
+    def op_DELETE_GLOBAL(self, ins, stack, out):
+        self.globals_declared.add(ins.argval)
+        self.op_DELETE_FAST(ins, stack, out)
+
+    def op_DELETE_ATTR(self, ins, stack, out):
+        obj = self.value(self.pop(stack, ins), ins)
+        out.append(ast.Delete([ast.Attribute(obj, ins.argval, ast.Del())]))
+
+    def op_DELETE_SUBSCR(self, ins, stack, out):
+        key = self.value(self.pop(stack, ins), ins)
+        container = self.value(self.pop(stack, ins), ins)
+        out.append(ast.Delete([ast.Subscript(container, key, ast.Del())]))
+
+    def op_UNPACK_SEQUENCE(self, ins, stack, out):
+        self._unpack(ins, stack, out, ins.argval, None)
+
+    def op_UNPACK_EX(self, ins, stack, out):
+        before, after = ins.argval & 0xFF, ins.argval >> 8
+        self._unpack(ins, stack, out, before + 1 + after, before)
+
+    def _unpack(self, ins, stack, out, count, star_index):
+        item = self.pop(stack, ins)
+        if isinstance(item, v.Hole):
+            parent = item
+        else:
+            value = self.value(item, ins)
+            parent = v.Hole(lambda target, value=value: out.append(ast.Assign([target], value)))
+        group = v.TupleHole(parent, count, star_index)
+        for k in reversed(range(count)):
+            stack.append(group.child(k))
+
+    # -- stack shuffles ----------------------------------------------------------------
+    def op_POP_TOP(self, ins, stack, out):
+        item = self.pop(stack, ins)
+        if isinstance(item, (v.Null, v.ExcValue, v.Iterator, v.ImportValue)):
+            if isinstance(item, v.ImportValue) and item.fromlist is not None and item.fromlist[:1] == ("*",):
+                return
+            return
+        if isinstance(item, v.WithEnter):
+            item.fill(None)
+            return
+        if isinstance(item, v.Hole):
+            item.fill(store("_"))
+            return
+        if any(x is item for x in stack):
+            return  # a COPY of a value still in use (e.g. chained comparison cleanup)
+        out.append(ast.Expr(self.value(item, ins)))
+
+    def op_COPY(self, ins, stack, out):
+        stack.append(stack[-ins.argval])
+
+    def op_SWAP(self, ins, stack, out):
+        n = ins.argval
+        stack[-1], stack[-n] = stack[-n], stack[-1]
+
+    # -- operators ---------------------------------------------------------------------
+    def op_BINARY_OP(self, ins, stack, out):
+        right = self.value(self.pop(stack, ins), ins)
+        left = self.value(self.pop(stack, ins), ins)
+        symbol = ins.argval
+        inplace = symbol.endswith("=") and symbol not in ("==", "!=", "<=", ">=")
+        node = ast.BinOp(left, BINARY_OPERATORS[symbol.rstrip("=") if inplace else symbol](), right)
+        if inplace:
+            node.inplace = True
+        stack.append(node)
+
+    def op_BINARY_SUBSCR(self, ins, stack, out):
+        key = self.value(self.pop(stack, ins), ins)
+        container = self.value(self.pop(stack, ins), ins)
+        stack.append(ast.Subscript(container, key, ast.Load()))
+
+    def _unary(self, op, ins, stack):
+        stack.append(ast.UnaryOp(op, self.value(self.pop(stack, ins), ins)))
+
+    def op_UNARY_NEGATIVE(self, ins, stack, out):
+        self._unary(ast.USub(), ins, stack)
+
+    def op_UNARY_POSITIVE(self, ins, stack, out):
+        self._unary(ast.UAdd(), ins, stack)
+
+    def op_UNARY_INVERT(self, ins, stack, out):
+        self._unary(ast.Invert(), ins, stack)
+
+    def op_UNARY_NOT(self, ins, stack, out):
+        self._unary(ast.Not(), ins, stack)
+
+    def op_COMPARE_OP(self, ins, stack, out):
+        right = self.value(self.pop(stack, ins), ins)
+        left = self.value(self.pop(stack, ins), ins)
+        stack.append(ast.Compare(left, [COMPARE_OPERATORS[ins.argval]()], [right]))
+
+    def op_IS_OP(self, ins, stack, out):
+        right = self.value(self.pop(stack, ins), ins)
+        left = self.value(self.pop(stack, ins), ins)
+        stack.append(ast.Compare(left, [ast.IsNot() if ins.argval else ast.Is()], [right]))
+
+    def op_CONTAINS_OP(self, ins, stack, out):
+        right = self.value(self.pop(stack, ins), ins)
+        if isinstance(right, ast.Call) and isinstance(right.func, ast.Name) and right.func.id == "frozenset" \
+                and right.args and isinstance(right.args[0], ast.Set):
+            right = right.args[0]
+        left = self.value(self.pop(stack, ins), ins)
+        stack.append(ast.Compare(left, [ast.NotIn() if ins.argval else ast.In()], [right]))
+
+    # -- containers --------------------------------------------------------------------
+    def op_BUILD_TUPLE(self, ins, stack, out):
+        items = [self.value(x, ins) for x in self.popn(stack, ins.argval, ins)]
+        stack.append(ast.Tuple(items, ast.Load()))
+
+    def op_BUILD_LIST(self, ins, stack, out):
+        if self.comp_kind == "list" and ins.argval == 0 and not any(
+                isinstance(x, v.CompAccumulator) for x in stack):
+            stack.append(v.CompAccumulator("list"))
+            return
+        items = [self.value(x, ins) for x in self.popn(stack, ins.argval, ins)]
+        stack.append(ast.List(items, ast.Load()))
+
+    def op_BUILD_SET(self, ins, stack, out):
+        if self.comp_kind == "set" and ins.argval == 0 and not any(
+                isinstance(x, v.CompAccumulator) for x in stack):
+            stack.append(v.CompAccumulator("set"))
+            return
+        items = [self.value(x, ins) for x in self.popn(stack, ins.argval, ins)]
+        stack.append(ast.Set(items) if items else ast.Call(load("set"), [], []))
+
+    def op_BUILD_MAP(self, ins, stack, out):
+        if self.comp_kind == "dict" and ins.argval == 0 and not any(
+                isinstance(x, v.CompAccumulator) for x in stack):
+            stack.append(v.CompAccumulator("dict"))
+            return
+        items = [self.value(x, ins) for x in self.popn(stack, 2 * ins.argval, ins)]
+        stack.append(ast.Dict(items[0::2], items[1::2]))
+
+    def op_BUILD_CONST_KEY_MAP(self, ins, stack, out):
+        keys = self.pop(stack, ins)
+        vals = [self.value(x, ins) for x in self.popn(stack, ins.argval, ins)]
+        key_nodes = keys.elts if isinstance(keys, ast.Tuple) else [constant(k) for k in keys.value]
+        stack.append(ast.Dict(list(key_nodes), vals))
+
+    def op_BUILD_STRING(self, ins, stack, out):
+        parts = []
+        for x in self.popn(stack, ins.argval, ins):
+            x = self.value(x, ins)
+            if isinstance(x, ast.JoinedStr):
+                parts.extend(x.values)
+            else:
+                parts.append(x)
+        stack.append(ast.JoinedStr(parts))
+
+    def op_BUILD_SLICE(self, ins, stack, out):
+        items = [self.value(x, ins) for x in self.popn(stack, ins.argval, ins)]
+        items = [None if isinstance(x, ast.Constant) and x.value is None else x for x in items]
+        stack.append(ast.Slice(*items))
+
+    def _collection_below(self, ins, stack, depth):
+        return stack[-depth]
+
+    def op_LIST_APPEND(self, ins, stack, out):
+        item = self.value(self.pop(stack, ins), ins)
+        target = stack[-ins.argval]
+        if isinstance(target, v.CompAccumulator):
+            out.append(AppendStmt(item, None))
+        elif isinstance(target, (ast.List, ast.Set)):
+            target.elts.append(item)
+        else:
+            raise self.error(ins, "LIST_APPEND to an unknown collection")
+
+    op_SET_ADD = op_LIST_APPEND
+
+    def op_MAP_ADD(self, ins, stack, out):
+        val = self.value(self.pop(stack, ins), ins)
+        key = self.value(self.pop(stack, ins), ins)
+        target = stack[-ins.argval]
+        if isinstance(target, v.CompAccumulator):
+            out.append(AppendStmt(val, key))
+        elif isinstance(target, ast.Dict):
+            target.keys.append(key)
+            target.values.append(val)
+        else:
+            raise self.error(ins, "MAP_ADD to an unknown collection")
+
+    def op_LIST_EXTEND(self, ins, stack, out):
+        item = self.value(self.pop(stack, ins), ins)
+        target = stack[-ins.argval]
+        if not isinstance(target, (ast.List, ast.Set)):
+            raise self.error(ins, "extend of an unknown collection")
+        if isinstance(item, ast.Tuple) and not target.elts and all(
+                isinstance(e, ast.Constant) for e in item.elts):
+            target.elts.extend(item.elts)  # a folded constant list/set display
+        elif isinstance(item, ast.Call) and isinstance(item.func, ast.Name) and item.func.id == "frozenset" \
+                and not target.elts and isinstance(target, ast.Set) and item.args:
+            target.elts.extend(item.args[0].elts)
+        else:
+            target.elts.append(ast.Starred(item, ast.Load()))
+
+    op_SET_UPDATE = op_LIST_EXTEND
+
+    def op_DICT_UPDATE(self, ins, stack, out):
+        item = self.value(self.pop(stack, ins), ins)
+        target = stack[-ins.argval]
+        if not isinstance(target, ast.Dict):
+            raise self.error(ins, "update of an unknown mapping")
+        if isinstance(item, ast.Dict) and not target.keys:
+            target.keys.extend(item.keys)
+            target.values.extend(item.values)
+        else:
+            target.keys.append(None)
+            target.values.append(item)
+
+    op_DICT_MERGE = op_DICT_UPDATE
+
+    def op_LIST_TO_TUPLE(self, ins, stack, out):
+        item = self.value(self.pop(stack, ins), ins)
+        if isinstance(item, ast.List):
+            stack.append(ast.Tuple(item.elts, ast.Load()))
+        else:
+            stack.append(ast.Call(load("tuple"), [item], []))
+
+    # -- calls -------------------------------------------------------------------------
+    def _callable(self, ins, stack):
+        items = self.popn(stack, ins.slots, ins)
+        real = [x for x in items if not isinstance(x, v.Null)]
+        if len(real) == 2:
+            # (unbound method, self) pair from a method load: treat as bound attribute call
+            func, self_arg = real
+            if isinstance(func, v.WithExit):
+                return func, [self_arg]
+            return self.value(func, ins), [self.value(self_arg, ins)]
+        if len(real) != 1:
+            raise self.error(ins, "call without a callable")
+        return real[0], []
+
+    def op_CALL(self, ins, stack, out, kwnames=()):
+        args = self.popn(stack, ins.argval, ins)
+        func, prefix = self._callable(ins, stack)
+        if isinstance(func, v.WithExit):
+            out.append(WithExitStmt(func))
+            stack.append(ast.Constant(None))
+            return
+        if isinstance(func, v.BuildClass):
+            stack.append(self._build_class(args, kwnames, ins))
+            return
+        npos = len(args) - len(kwnames)
+        if isinstance(func, v.FunctionValue) and not kwnames and npos == 1 \
+                and isinstance(args[0], v.Iterator) and func.code.co_name.startswith("<") \
+                and func.code.co_name in ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"):
+            stack.append(self.decompile_nested.comprehension(func, args[0].iterable, ins))
+            return
+        if not kwnames and npos == 1 and isinstance(args[0], (v.FunctionValue, v.ClassValue)) \
+                and not prefix and isinstance(func, ast.expr):
+            target = args[0]
+            if isinstance(target, v.FunctionValue) and target.code.co_name != "<lambda>":
+                target.decorators.insert(0, func)
+                stack.append(target)
+                return
+            if isinstance(target, v.ClassValue):
+                target.node.decorator_list.insert(0, func)
+                stack.append(target)
+                return
+        func = self.value(func, ins)
+        values = prefix + [self.value(a, ins) for a in args]
+        pos = values[:len(values) - len(kwnames)] if kwnames else values
+        kws = [ast.keyword(name, val) for name, val in zip(kwnames, values[len(values) - len(kwnames):])]
+        stack.append(ast.Call(func, pos, kws))
+
+    def op_CALL_KW(self, ins, stack, out):
+        names = self.pop(stack, ins)
+        kwnames = tuple(e.value for e in names.elts) if isinstance(names, ast.Tuple) else tuple(names.value)
+        self.op_CALL(ins, stack, out, kwnames)
+
+    def op_CALL_FUNCTION_EX(self, ins, stack, out):
+        kwargs = self.value(self.pop(stack, ins), ins) if ins.argval else None
+        args = self.value(self.pop(stack, ins), ins)
+        func, prefix = self._callable(ins, stack)
+        func = self.value(func, ins)
+        if isinstance(args, ast.Tuple):
+            pos = list(prefix) + list(args.elts)
+        elif isinstance(args, ast.List):
+            pos = list(prefix) + list(args.elts)
+        else:
+            pos = list(prefix) + [ast.Starred(args, ast.Load())]
+        keywords = []
+        if kwargs is not None:
+            if isinstance(kwargs, ast.Dict):
+                for key, val in zip(kwargs.keys, kwargs.values):
+                    if key is None:
+                        keywords.append(ast.keyword(None, val))
+                    elif isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier():
+                        keywords.append(ast.keyword(key.value, val))
+                    else:
+                        keywords = [ast.keyword(None, kwargs)]
+                        break
+            else:
+                keywords.append(ast.keyword(None, kwargs))
+        stack.append(ast.Call(func, pos, keywords))
+
+    def op_MAKE_FUNCTION(self, ins, stack, out):
+        flags = ins.argval
+        code = self.pop(stack, ins)
+        if ins.extra.get("qualname_on_stack"):
+            code, _qualname = self.pop(stack, ins), code
+        if not isinstance(code, types.CodeType):
+            raise self.error(ins, "MAKE_FUNCTION without a code object")
+        fn = v.FunctionValue(code)
+        if flags & 0x08:
+            self.pop(stack, ins)  # closure cells: recreated by the compiler
+        if flags & 0x04:
+            fn.annotations = self._annotations(self.pop(stack, ins), ins)
+        if flags & 0x02:
+            kw = self.value(self.pop(stack, ins), ins)
+            if isinstance(kw, ast.Dict):
+                fn.kwdefaults = {k.value: val for k, val in zip(kw.keys, kw.values)}
+        if flags & 0x01:
+            d = self.value(self.pop(stack, ins), ins)
+            fn.defaults = list(d.elts) if isinstance(d, ast.Tuple) else []
+        stack.append(fn)
+
+    def op_SET_FUNCTION_ATTRIBUTE(self, ins, stack, out):
+        fn = self.pop(stack, ins)
+        attr = self.pop(stack, ins)
+        flag = ins.argval
+        if flag == 0x08:
+            pass
+        elif flag == 0x04:
+            fn.annotations = self._annotations(attr, ins)
+        elif flag == 0x02:
+            kw = self.value(attr, ins)
+            if isinstance(kw, ast.Dict):
+                fn.kwdefaults = {k.value: val for k, val in zip(kw.keys, kw.values)}
+        elif flag == 0x01:
+            d = self.value(attr, ins)
+            fn.defaults = list(d.elts) if isinstance(d, ast.Tuple) else []
+        elif flag == 0x10:
+            pass  # annotate function (3.14): annotations are deferred
+        stack.append(fn)
+
+    def _annotations(self, item, ins) -> dict:
+        node = self.value(item, ins) if not isinstance(item, v.FunctionValue) else None
+        if isinstance(node, ast.Tuple):
+            elts = node.elts
+            return {elts[k].value: elts[k + 1] for k in range(0, len(elts) - 1, 2)}
+        if isinstance(node, ast.Dict):
+            return {k.value: val for k, val in zip(node.keys, node.values)}
+        return {}
+
+    def _build_class(self, args, kwnames, ins) -> v.ClassValue:
+        body_fn, name_node, *rest = args
+        if not isinstance(body_fn, v.FunctionValue):
+            raise self.error(ins, "class body is not a function")
+        rest = [self.value(r, ins) for r in rest]
+        npos = len(rest) - len(kwnames)
+        bases = rest[:npos]
+        keywords = [ast.keyword(k, val) for k, val in zip(kwnames, rest[npos:])]
+        return v.ClassValue(self.decompile_nested.class_def(body_fn, name_node.value, bases, keywords, ins))
+
+    def op_CALL_INTRINSIC_1(self, ins, stack, out):
+        name = ins.argval
+        if name == "INTRINSIC_UNARY_POSITIVE":
+            self.op_UNARY_POSITIVE(ins, stack, out)
+        elif name == "INTRINSIC_LIST_TO_TUPLE":
+            self.op_LIST_TO_TUPLE(ins, stack, out)
+        elif name == "INTRINSIC_PRINT":
+            self.op_PRINT_EXPR(ins, stack, out)
+        elif name == "INTRINSIC_IMPORT_STAR":
+            self.op_IMPORT_STAR(ins, stack, out)
+            stack.append(ast.Constant(None))
+        else:
+            raise self.error(ins, f"intrinsic {name} not supported")
+
+    # -- f-strings ---------------------------------------------------------------------
+    def op_FORMAT_VALUE(self, ins, stack, out):
+        conversion, has_spec = ins.argval
+        spec = None
+        if has_spec:
+            spec = self.value(self.pop(stack, ins), ins)
+            if not isinstance(spec, ast.JoinedStr):
+                spec = ast.JoinedStr([spec])
+        item = self.pop(stack, ins)
+        if isinstance(item, v.Converted):
+            conversion = conversion or item.conversion
+            item = item.value
+        conv = -1 if conversion is None else ord(conversion)
+        stack.append(ast.JoinedStr([ast.FormattedValue(self.value(item, ins), conv, spec)]))
+
+    def op_CONVERT_VALUE(self, ins, stack, out):
+        item = self.value(self.pop(stack, ins), ins)
+        stack.append(v.Converted(item, ins.argval))
+
+    # -- iteration, generators ---------------------------------------------------------
+    def op_GET_ITER(self, ins, stack, out):
+        stack.append(v.Iterator(self.value(self.pop(stack, ins), ins)))
+
+    def op_GET_AITER(self, ins, stack, out):
+        stack.append(v.Iterator(self.value(self.pop(stack, ins), ins), is_async=True))
+
+    def op_YIELD_VALUE(self, ins, stack, out):
+        item = self.pop(stack, ins)
+        value = self.value(item, ins)
+        if isinstance(value, ast.Constant) and value.value is None and ins.extra.get("bare", True):
+            stack.append(ast.Yield(None))
+        else:
+            stack.append(ast.Yield(value))
+
+    def op_YIELD_FROM(self, ins, stack, out):
+        stack.append(ast.YieldFrom(self.value(self.pop(stack, ins), ins)))
+
+    def op_GET_YIELD_FROM_ITER(self, ins, stack, out):
+        pass  # the iterable stays; YIELD_FROM consumes it
+
+    def op_AWAIT(self, ins, stack, out):
+        item = self.pop(stack, ins)
+        if isinstance(item, v.WithEnter):
+            item.is_async = True
+            stack.append(item)
+            return
+        if isinstance(item, ast.Constant) and item.value is None and stack and \
+                isinstance(stack[-1], v.WithExit):
+            stack.append(item)  # awaiting __aexit__(None, None, None): part of the with exit
+            return
+        stack.append(ast.Await(self.value(item, ins)))
+
+    def op_GET_AWAITABLE(self, ins, stack, out):
+        pass
+
+    # -- with --------------------------------------------------------------------------
+    def op_BEFORE_WITH(self, ins, stack, out):
+        manager = self.value(self.pop(stack, ins), ins)
+        stack.append(v.WithExit(manager))
+        stack.append(v.WithEnter(manager))
+
+    def op_BEFORE_ASYNC_WITH(self, ins, stack, out):
+        manager = self.value(self.pop(stack, ins), ins)
+        stack.append(v.WithExit(manager, is_async=True))
+        stack.append(v.WithEnter(manager, is_async=True))
+
+    # -- exceptions --------------------------------------------------------------------
+    def op_PUSH_EXC_INFO(self, ins, stack, out):
+        exc = self.pop(stack, ins) if stack else v.ExcValue()
+        stack.append(v.ExcState())
+        stack.append(exc if isinstance(exc, v.ExcValue) else v.ExcValue())
+
+    def op_POP_EXCEPT(self, ins, stack, out):
+        item = self.pop(stack, ins)
+        if not isinstance(item, v.ExcState):
+            raise self.error(ins, "POP_EXCEPT without exception state")
+        out.append(PopExceptStmt())
+
+    def op_CHECK_EXC_MATCH(self, ins, stack, out):
+        typ = self.value(self.pop(stack, ins), ins)
+        node = ast.Call(load("__exception_matches__"), [typ], [])
+        stack.append(node)
+
+    def op_CHECK_EG_MATCH(self, ins, stack, out):
+        typ = self.value(self.pop(stack, ins), ins)
+        self.pop(stack, ins)
+        stack.append(v.ExcValue())
+        stack.append(ast.Call(load("__exception_group_matches__"), [typ], []))
+
+    def op_WITH_EXCEPT_START(self, ins, stack, out):
+        stack.append(ast.Call(load("__with_exit_suppresses__"), [], []))
+
+    def _raise(self, ins, stack) -> ast.Raise:
+        n = ins.argval
+        items = [self.value(x, ins) for x in self.popn(stack, n, ins)]
+        if n == 0:
+            return ast.Raise(None, None)
+        if n == 1:
+            return ast.Raise(items[0], None)
+        return ast.Raise(items[0], items[1])
+
+    # -- imports -----------------------------------------------------------------------
+    def op_IMPORT_NAME(self, ins, stack, out):
+        fromlist = self.pop(stack, ins)
+        level = self.pop(stack, ins)
+        names = None
+        if isinstance(fromlist, ast.Tuple):
+            names = tuple(e.value for e in fromlist.elts)
+        elif isinstance(fromlist, ast.Constant) and fromlist.value is not None:
+            names = tuple(fromlist.value)
+        stack.append(v.ImportValue(ins.argval, level.value if isinstance(level, ast.Constant) else 0, names))
+
+    def op_IMPORT_FROM(self, ins, stack, out):
+        module = stack[-1]
+        if not isinstance(module, v.ImportValue):
+            raise self.error(ins, "IMPORT_FROM without a module")
+        if module.fromlist is None:
+            stack.append(v.ImportValue(module.module, module.level, None, module.attrs + (ins.argval,)))
+        else:
+            stack.append(v.ImportedName(module, ins.argval))
+
+    def op_IMPORT_STAR(self, ins, stack, out):
+        module = self.pop(stack, ins)
+        out.append(ast.ImportFrom(module.module or None, [ast.alias("*")], module.level))
+
+    def _import_statement(self, item: v.ImportValue, target, ins):
+        if not isinstance(target, ast.Name):
+            raise self.error(ins, "import stored into a non-name")
+        if item.fromlist is not None:
+            raise self.error(ins, "import with a fromlist stored directly")
+        top = item.module.split(".")[0]
+        if item.attrs or target.id != top:
+            return ast.Import([ast.alias(item.module, target.id)])
+        return ast.Import([ast.alias(item.module, None)])
+
+    def _import_from_statement(self, item: v.ImportedName, target, out, ins):
+        if not isinstance(target, ast.Name):
+            raise self.error(ins, "imported name stored into a non-name")
+        alias = ast.alias(item.name, None if target.id == item.name else target.id)
+        last = out[-1] if out else None
+        if isinstance(last, ast.ImportFrom) and getattr(last, "source", None) is item.source:
+            last.names.append(alias)
+            return
+        node = ast.ImportFrom(item.source.module or None, [alias], item.source.level)
+        node.source = item.source
+        out.append(node)
+
+    # -- class bodies and misc ---------------------------------------------------------
+    def op_SETUP_ANNOTATIONS(self, ins, stack, out):
+        pass
+
+    def op_PRINT_EXPR(self, ins, stack, out):
+        out.append(ast.Expr(self.value(self.pop(stack, ins), ins)))
+
+    def op_GET_LEN(self, ins, stack, out):
+        stack.append(ast.Call(load("len"), [self.value(stack[-1], ins)], []))
+
+    def op_LOAD_LOCALS(self, ins, stack, out):
+        stack.append(v.LoadLocals())
+
+    def op_LOAD_FROM_DICT_OR_DEREF(self, ins, stack, out):
+        self.pop(stack, ins)
+        stack.append(load(ins.argval))
+
+    op_LOAD_FROM_DICT_OR_GLOBALS = op_LOAD_FROM_DICT_OR_DEREF
+
+
+def expression_of(node: ast.AST) -> ast.expr:
+    return to_load(node)

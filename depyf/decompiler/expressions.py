@@ -1,0 +1,98 @@
+"""Small helpers that build ast expressions the way the compiler would read them back."""
+
+from __future__ import annotations
+
+import ast
+import math
+
+BINARY_OPERATORS = {
+    "+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "//": ast.FloorDiv, "%": ast.Mod,
+    "**": ast.Pow, "<<": ast.LShift, ">>": ast.RShift, "&": ast.BitAnd, "|": ast.BitOr, "^": ast.BitXor,
+    "@": ast.MatMult,
+}
+COMPARE_OPERATORS = {
+    "<": ast.Lt, "<=": ast.LtE, "==": ast.Eq, "!=": ast.NotEq, ">": ast.Gt, ">=": ast.GtE,
+}
+
+
+def load(name: str) -> ast.Name:
+    return ast.Name(name, ast.Load())
+
+
+def store(name: str) -> ast.Name:
+    return ast.Name(name, ast.Store())
+
+
+def constant(value: object, *, as_set: bool = False) -> ast.expr:
+    """An expression that evaluates to ``value`` (a code constant)."""
+    if isinstance(value, tuple):
+        return ast.Tuple([constant(v) for v in value], ast.Load())
+    if isinstance(value, frozenset):
+        elts = [constant(v) for v in value]
+        if as_set and elts:
+            return ast.Set(elts)
+        return ast.Call(load("frozenset"), [ast.Set(elts)] if elts else [], [])
+    if isinstance(value, float) and math.isnan(value):
+        return ast.Call(load("float"), [ast.Constant("nan")], [])
+    if isinstance(value, complex) and (math.isnan(value.real) or math.isnan(value.imag)):
+        return ast.Call(load("complex"), [ast.Constant(repr(value))], [])
+    return ast.Constant(value)
+
+
+def to_store(expr: ast.expr) -> ast.expr:
+    """The same expression used as an assignment target."""
+    if isinstance(expr, ast.Name):
+        return ast.Name(expr.id, ast.Store())
+    if isinstance(expr, ast.Attribute):
+        return ast.Attribute(expr.value, expr.attr, ast.Store())
+    if isinstance(expr, ast.Subscript):
+        return ast.Subscript(expr.value, expr.slice, ast.Store())
+    if isinstance(expr, (ast.Tuple, ast.List)):
+        return type(expr)([to_store(e) for e in expr.elts], ast.Store())
+    if isinstance(expr, ast.Starred):
+        return ast.Starred(to_store(expr.value), ast.Store())
+    return expr
+
+
+def to_load(expr: ast.expr) -> ast.expr:
+    if isinstance(expr, ast.Name):
+        return ast.Name(expr.id, ast.Load())
+    if isinstance(expr, ast.Attribute):
+        return ast.Attribute(expr.value, expr.attr, ast.Load())
+    if isinstance(expr, ast.Subscript):
+        return ast.Subscript(expr.value, expr.slice, ast.Load())
+    if isinstance(expr, (ast.Tuple, ast.List)):
+        return type(expr)([to_load(e) for e in expr.elts], ast.Load())
+    if isinstance(expr, ast.Starred):
+        return ast.Starred(to_load(expr.value), ast.Load())
+    return expr
+
+
+def negate(expr: ast.expr) -> ast.expr:
+    """``not expr``, simplified where that is exact (never flips ``<`` into ``>=``)."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        return expr.operand
+    if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
+        flips = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In,
+                 ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
+        op = type(expr.ops[0])
+        if op in (ast.Is, ast.IsNot, ast.In, ast.NotIn):
+            return ast.Compare(expr.left, [flips[op]()], expr.comparators)
+    return ast.UnaryOp(ast.Not(), expr)
+
+
+def same(a: ast.AST | None, b: ast.AST | None) -> bool:
+    """Structural equality of two ast nodes (locations ignored)."""
+    if a is None or b is None:
+        return a is b
+    return ast.dump(a) == ast.dump(b)
+
+
+def bool_op(op: type, left: ast.expr, right: ast.expr) -> ast.BoolOp:
+    values = []
+    for side in (left, right):
+        if isinstance(side, ast.BoolOp) and isinstance(side.op, op) and side is left:
+            values.extend(side.values)
+        else:
+            values.append(side)
+    return ast.BoolOp(op(), values)

@@ -1,0 +1,108 @@
+"""Normalisation: each CPython's bytecode -> one version-blind instruction model.
+
+Everything after this layer sees the same opnames with the same stack semantics, which are
+CPython 3.11's with the version quirks removed:
+
+- no CACHE, PRECALL, NOP, RESUME, EXTENDED_ARG, prologue (MAKE_CELL, COPY_FREE_VARS,
+  RETURN_GENERATOR + its POP_TOP, GEN_START), TO_BOOL or NOT_TAKEN instructions;
+- jumps are absolute: ``target`` is the offset of an instruction in the original code, and is
+  always the offset of a kept instruction (dropped instructions forward to the next kept one);
+  ``JUMP`` is every unconditional jump; conditional jumps are ``POP_JUMP_IF_FALSE/TRUE/NONE/
+  NOT_NONE`` and ``JUMP_IF_FALSE_OR_POP/JUMP_IF_TRUE_OR_POP`` (value-position and/or);
+- ``LOAD_GLOBAL`` / ``LOAD_ATTR`` never push NULL themselves: a separate ``PUSH_NULL`` is emitted
+  (method loads become ``LOAD_ATTR`` + ``PUSH_NULL``); ``CALL`` (argval = argc) pops its arguments
+  then ``slots`` (1 or 2) callable slots, NULL slots being ignored; ``CALL_KW`` pops a tuple of
+  keyword names first (3.11's KW_NAMES becomes LOAD_CONST + CALL_KW);
+- ``BINARY_OP`` carries the operator symbol in ``argval`` ('+', '+=', ...);
+- ``FOR_ITER`` pops the iterator when exhausted and jumps to ``target`` (3.11 semantics);
+- ``YIELD_FROM`` / ``AWAIT`` replace a whole SEND loop: pop the iterable, push the result;
+  ``ASYNC_FOR_ITER`` is FOR_ITER for ``async for`` (target: after the loop);
+- ``FORMAT_VALUE`` argval = (conversion char or None, has_spec); ``MAKE_FUNCTION`` argval = flags.
+"""
+
+from __future__ import annotations
+
+import dis
+import sys
+import types
+from dataclasses import dataclass, field
+
+from depyf.decompiler.errors import DecompilationError
+
+
+@dataclass
+class Instr:
+    """One normalised instruction. ``offset`` is the original instruction's offset."""
+
+    opname: str
+    offset: int
+    arg: int | None = None
+    argval: object = None
+    target: int | None = None
+    lineno: int | None = None
+    slots: int = 2
+    extra: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        tgt = f" ->{self.target}" if self.target is not None else ""
+        return f"<{self.offset} {self.opname} {self.argval!r}{tgt}>"
+
+
+@dataclass(frozen=True)
+class ExceptionEntry:
+    """A protected range [start, end) of offsets handled at ``target`` with stack ``depth``."""
+
+    start: int
+    end: int
+    target: int
+    depth: int
+    lasti: bool
+
+
+CONDITIONAL_JUMPS = frozenset({
+    "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
+    "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP",
+})
+JUMPS = CONDITIONAL_JUMPS | {"JUMP", "FOR_ITER", "ASYNC_FOR_ITER"}
+TERMINATORS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
+
+
+def _version_module():
+    major, minor = sys.version_info[:2]
+    name = f"depyf.decompiler.versions.v{major}_{minor}"
+    try:
+        import importlib
+
+        return importlib.import_module(name)
+    except ImportError as exc:  # pragma: no cover - depends on the running interpreter
+        raise DecompilationError(f"CPython {major}.{minor} is not supported yet ({exc})") from None
+
+
+def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
+    """The normalised instructions and exception table of ``code`` for the running CPython."""
+    return _version_module().normalize(code)
+
+
+def handled_opnames() -> frozenset[str]:
+    """Raw opnames of the running CPython that the normalisation layer accepts."""
+    return frozenset(_version_module().HANDLED)
+
+
+def raw_instructions(code: types.CodeType) -> list[dis.Instruction]:
+    return list(dis.get_instructions(code))
+
+
+def forward_offsets(instrs: list[Instr], dropped: list[int], all_offsets: list[int]) -> dict[int, int]:
+    """Map every original offset to the offset of the first kept instruction at or after it.
+
+    Used to retarget jumps that land on dropped instructions.
+    """
+    kept = sorted({i.offset for i in instrs})
+    mapping: dict[int, int] = {}
+    j = 0
+    for off in sorted(all_offsets):
+        while j < len(kept) and kept[j] < off:
+            j += 1
+        if j < len(kept):
+            mapping[off] = kept[j]
+    return mapping

@@ -1,0 +1,152 @@
+"""Symbolic stack values that are not plain expressions: markers for the stack machine's state."""
+
+from __future__ import annotations
+
+import ast
+import types
+from dataclasses import dataclass, field
+
+
+class Null:
+    """The NULL pushed before a callable (or by a method load)."""
+
+    def __repr__(self) -> str:
+        return "NULL"
+
+
+NULL = Null()
+
+
+class Hole:
+    """A store target still to be found: the stores that consume it fill it in.
+
+    ``UNPACK_SEQUENCE``/``UNPACK_EX`` on a hole split it into child holes; when every child is
+    filled, the parent receives a ``Tuple`` target. ``on_fill`` is called with the final target.
+    """
+
+    def __init__(self, on_fill=None):
+        self.target: ast.expr | None = None
+        self.on_fill = on_fill
+
+    def fill(self, target: ast.expr) -> None:
+        self.target = target
+        if self.on_fill is not None:
+            self.on_fill(target)
+
+
+class TupleHole:
+    """Collects the children of an unpacked hole into one ``Tuple`` target."""
+
+    def __init__(self, parent: Hole, count: int, star_index: int | None):
+        self.parent = parent
+        self.elts: list[ast.expr | None] = [None] * count
+        self.star_index = star_index
+        self.remaining = count
+
+    def child(self, i: int) -> Hole:
+        def done(target: ast.expr, i: int = i) -> None:
+            if i == self.star_index:
+                target = ast.Starred(target, ast.Store())
+            self.elts[i] = target
+            self.remaining -= 1
+            if self.remaining == 0:
+                self.parent.fill(ast.Tuple(list(self.elts), ast.Store()))
+        return Hole(done)
+
+
+@dataclass
+class ExcState:
+    """The previous exception state saved by PUSH_EXC_INFO (popped by POP_EXCEPT)."""
+
+
+@dataclass
+class ExcValue:
+    """The exception being handled."""
+
+
+@dataclass
+class WithExit:
+    """The bound ``__exit__`` that BEFORE_WITH leaves under the body."""
+
+    manager: ast.expr
+    is_async: bool = False
+
+
+@dataclass
+class WithEnter(Hole):
+    """The value of ``__enter__``: stored into the ``as`` target or popped."""
+
+    def __init__(self, manager: ast.expr, is_async: bool = False):
+        Hole.__init__(self)
+        self.manager = manager
+        self.is_async = is_async
+
+
+@dataclass
+class Iterator:
+    """An iterator made by GET_ITER/GET_AITER, kept under a for loop's body."""
+
+    iterable: ast.expr
+    is_async: bool = False
+
+
+@dataclass
+class FunctionValue:
+    """A function made by MAKE_FUNCTION, not yet stored or called."""
+
+    code: types.CodeType
+    defaults: list[ast.expr] = field(default_factory=list)
+    kwdefaults: dict[str, ast.expr] = field(default_factory=dict)
+    annotations: dict[str, ast.expr] = field(default_factory=dict)
+    decorators: list[ast.expr] = field(default_factory=list)
+    type_params: list = field(default_factory=list)
+
+
+@dataclass
+class BuildClass:
+    """``__build_class__`` loaded by LOAD_BUILD_CLASS."""
+
+
+@dataclass
+class ClassValue:
+    """A class statement's value before it is stored."""
+
+    node: ast.ClassDef
+
+
+@dataclass
+class ImportValue:
+    """The module object pushed by IMPORT_NAME."""
+
+    module: str
+    level: int
+    fromlist: tuple | None
+    attrs: tuple = ()       # for ``import a.b.c as d`` (IMPORT_FROM on a module without fromlist)
+
+
+@dataclass
+class ImportedName:
+    """A name pushed by IMPORT_FROM."""
+
+    source: ImportValue
+    name: str
+
+
+@dataclass
+class CompAccumulator:
+    """The list/set/dict a comprehension's code builds (BUILD_LIST 0 at its start)."""
+
+    kind: str  # "list", "set" or "dict"
+
+
+@dataclass
+class Converted:
+    """A value with an f-string conversion attached (CONVERT_VALUE, 3.13+)."""
+
+    value: ast.expr
+    conversion: str | None
+
+
+@dataclass
+class LoadLocals:
+    """The result of LOAD_LOCALS (3.12 generic class bodies)."""

@@ -1,0 +1,1 @@
+"""One module per CPython version: raw ``dis`` instructions -> the shared model in ``instructions``."""
