@@ -1,0 +1,224 @@
+"""``depyf.debug()``: step through what ``torch.compile`` runs, in the files ``prepare_debug`` wrote.
+
+Inside the block nothing new is compiled: code that already has compiled code runs it (from the
+dumped files, which ``prepare_debug`` linked), and a call that would need a new compilation
+runs as plain Python with a warning. The block pauses once in the debugger, listing the files to
+open, so breakpoints can be set in them before the compiled code runs.
+"""
+
+from __future__ import annotations
+
+import bdb
+import contextlib
+import json
+import os
+import sys
+import types
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["debug", "set_last_dump_dir", "last_dump_dir", "DebugWarning", "PAUSE_ENV"]
+
+PAUSE_ENV = "DEPYF_DEBUG_PAUSE"
+"""``1``: always pause (tests drive pdb through a pipe); ``0``: never pause; unset: pause when
+stdin is a terminal or a debugger (pdb, debugpy) is attached."""
+
+_DEFAULT_DUMP_DIR = "depyf_debug_dir"
+_last_dump_dir: str | None = None
+
+
+class DebugWarning(UserWarning):
+    """Something inside ``depyf.debug()`` did not go as planned; the program itself is unaffected."""
+
+
+def set_last_dump_dir(path: str) -> None:
+    """Record the dump directory of the latest ``prepare_debug`` (called by ``prepare_debug``)."""
+    global _last_dump_dir
+    _last_dump_dir = os.path.abspath(path)
+
+
+def last_dump_dir() -> str | None:
+    """The directory ``debug()`` points the user to: the last one recorded, else ``depyf_debug_dir``."""
+    if _last_dump_dir is not None:
+        return _last_dump_dir
+    if os.path.isdir(_DEFAULT_DUMP_DIR):
+        return os.path.abspath(_DEFAULT_DUMP_DIR)
+    return None
+
+
+@contextlib.contextmanager
+def debug(*, pause: bool | None = None) -> Iterator[None]:
+    """Run the block on already compiled code only, pausing once so breakpoints can be set.
+
+    ``pause``: ``True``/``False`` force or forbid the pause; ``None`` (default) follows
+    ``DEPYF_DEBUG_PAUSE`` and otherwise pauses only when someone can answer: stdin is a terminal,
+    or pdb or debugpy is already attached (their existing session is reused, so breakpoints set
+    from ``python -m pdb`` or VS Code keep working). Every setting is restored on exit.
+    """
+    with contextlib.ExitStack() as restore:
+        try:
+            _enter_no_compile(restore)
+        except Exception as exc:  # a missing private API must not stop the user's program
+            warnings.warn(f"depyf.debug(): new compilations are not prevented: {exc}", DebugWarning,
+                          stacklevel=3)
+        dump_dir = last_dump_dir()
+        print(_guide(dump_dir), file=sys.stderr, flush=True)
+        _pause(_caller_frame(), pause)
+        yield
+
+
+# ---------------------------------------------------------------------------- no new compilation
+
+
+def _enter_no_compile(restore: contextlib.ExitStack) -> None:
+    """``eager_on_recompile`` stance, plus a warning for each call it runs uncompiled."""
+    import torch
+
+    from depyf.torch import _adapter_debug as adapter
+
+    stance = torch.compiler.set_stance("eager_on_recompile")  # sets it now; the object restores
+    restore.callback(stance.__exit__, None, None, None)
+    warned: set[types.CodeType] = set()
+
+    def warn_and_run_uncompiled(frame: types.FrameType, *args: Any, **kwargs: Any) -> Any:
+        try:
+            if frame.f_code not in warned and adapter.should_compile_frame(frame):
+                warned.add(frame.f_code)
+                code = frame.f_code
+                warnings.warn(
+                    f"depyf.debug(): {code.co_name} ({code.co_filename}:{frame.f_lineno}) would need a new "
+                    "compilation; it runs uncompiled inside depyf.debug(). Call it under "
+                    "depyf.prepare_debug() first to debug its compiled code.",
+                    DebugWarning, stacklevel=1)
+        except Exception:
+            pass
+        return adapter.run_frame_uncompiled()
+
+    tagged: dict[int, tuple[Any, Any]] = {}
+
+    def wrap(result: Any, callback: Any) -> Any:
+        # Only the eager_on_recompile stance turns a real compile callback into False (run
+        # cached code only); keep cache hits as they are and add the warning on a miss.
+        if result is not False or callback in (False, None):
+            return result
+        entry = tagged.get(id(callback))
+        if entry is None or entry[0] is not callback:
+            entry = tagged[id(callback)] = (callback, _with_backend(warn_and_run_uncompiled, callback))
+        return entry[1]
+
+    adapter.run_frame_uncompiled()  # fail now, not inside a frame callback, if torch lacks it
+    restore.callback(adapter.dynamo_callback_from_stance_patch(wrap))
+
+
+def _with_backend(fn: Any, callback: Any) -> Any:
+    """A fresh function object carrying the backend tag, so cache lookups still match entries."""
+    wrapped = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    wrapped._torchdynamo_orig_backend = callback  # type: ignore[attr-defined]
+    return wrapped
+
+
+# ---------------------------------------------------------------------------- the pause
+
+
+def _guide(dump_dir: str | None) -> str:
+    if dump_dir is None:
+        return ("depyf.debug(): no dump directory found; run the code under "
+                "depyf.prepare_debug(dump_dir) first.")
+    files = _files_to_open(dump_dir)
+    lines = [f"depyf.debug(): compiled code runs from the files in {dump_dir}.",
+             "Set breakpoints in them (e.g. `b <file>:<line>` in pdb), then continue:"]
+    lines += [f"  {os.path.join(dump_dir, name)}" for name in files] or ["  (no dumped code files yet)"]
+    return "\n".join(lines)
+
+
+def _files_to_open(dump_dir: str) -> list[str]:
+    """The code files a user sets breakpoints in: from ``index.json`` when present, else by name."""
+    names: list[str] = []
+    try:
+        with open(os.path.join(dump_dir, "index.json"), encoding="utf-8") as f:
+            index = json.load(f)
+        names = [n for n in index.get("files", []) if isinstance(n, str)]
+    except (OSError, ValueError, AttributeError):
+        with contextlib.suppress(OSError):
+            names = sorted(os.listdir(dump_dir))
+    return [n for n in names if n.endswith(".py") and (
+        n.startswith("__transformed_code_") or n.startswith("__compiled_fn_") or n.startswith("full_code_for_"))]
+
+
+def _pause(frame: types.FrameType | None, pause: bool | None) -> None:
+    """Stop once in ``frame`` (the user's ``with`` line) in whatever debugger can answer."""
+    env = os.environ.get(PAUSE_ENV, "").strip()
+    if pause is None and env in ("0", "1"):
+        pause = env == "1"
+    debugger = _attached_pdb()
+    if _debugpy_connected():
+        if pause is not False:
+            import debugpy
+
+            print("depyf.debug(): pausing in the attached debugpy client.", file=sys.stderr, flush=True)
+            debugpy.breakpoint()
+        return
+    if debugger is not None:
+        if pause is not False:
+            # Reuse the running session: a new Pdb would not know its breakpoints.
+            debugger.set_trace(frame)
+        return
+    if pause is None:
+        pause = _stdin_is_terminal()
+        if not pause:
+            print(f"depyf.debug(): not pausing: stdin is not a terminal and no debugger is attached "
+                  f"(set {PAUSE_ENV}=1 to pause anyway).", file=sys.stderr, flush=True)
+    if not pause:
+        return
+    if sys.breakpointhook is sys.__breakpointhook__ and not os.environ.get("PYTHONBREAKPOINT"):
+        import pdb
+
+        pdb.Pdb().set_trace(frame)  # stop in the user's frame, not in this module
+    else:
+        breakpoint()  # honour a custom hook (ipdb, PYTHONBREAKPOINT=...)
+
+
+def _attached_pdb() -> bdb.Bdb | None:
+    """The bdb-based debugger running this program, if any (``python -m pdb``, an earlier pause).
+
+    A debugger that has no breakpoints stops tracing, so it is found on the stack as well as
+    through ``sys.gettrace()``.
+    """
+    trace = sys.gettrace()
+    owner = getattr(trace, "__self__", None)
+    if isinstance(owner, bdb.Bdb):
+        return owner
+    frame = sys._getframe(1)
+    while frame is not None:
+        candidate = frame.f_locals.get("self")
+        if isinstance(candidate, bdb.Bdb):
+            return candidate
+        frame = frame.f_back
+    return None
+
+
+def _debugpy_connected() -> bool:
+    debugpy = sys.modules.get("debugpy")
+    if debugpy is None:
+        return False
+    try:
+        return bool(debugpy.is_client_connected())
+    except Exception:
+        return False
+
+
+def _stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, AttributeError):
+        return False
+
+
+def _caller_frame() -> types.FrameType | None:
+    """The first frame outside this module and contextlib: the user's ``with depyf.debug():``."""
+    frame = sys._getframe(1)
+    skip = {__file__, contextlib.__file__}
+    while frame is not None and frame.f_code.co_filename in skip:
+        frame = frame.f_back
+    return frame

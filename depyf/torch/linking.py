@@ -1,0 +1,236 @@
+"""Make compiled graphs run from the files we dump, so breakpoints set in those files are hit.
+
+Why this works without changing behaviour: we compile the dumped file's text with
+``co_filename`` set to the file's absolute path, check that every function's bytecode,
+names and constants equal the code torch generated (only file name and line numbers may
+differ), and only then put our code object into the existing function objects
+(``fn.__code__ = ...``). Swapping ``__code__`` in place reaches every reference torch already
+holds (bound methods returned by a backend, ``Runner.call`` saved as ``call``), which
+replacing attributes would miss. If anything does not match, nothing is changed.
+
+Neither function ever raises: a failure is returned as a reason string (``None`` means linked)
+and also reported as a warning.
+"""
+
+from __future__ import annotations
+
+import os
+import types
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["link_graph_module", "link_inductor_output", "LinkWarning"]
+
+
+class LinkWarning(UserWarning):
+    """A dumped file could not be made the code that runs; the program itself is unaffected."""
+
+
+def link_graph_module(gm: Any, path: str, *, title: str | None = None) -> str | None:
+    """Write a readable source of the FX ``gm`` to ``path`` and make ``gm.forward`` run from it.
+
+    Call it after the backend compiler has produced its final code for ``gm`` (for example after
+    ``boxed_nop``, which regenerates ``forward``), because regenerating ``forward`` replaces the
+    linked function. The file shows the module as a class (``print_readable`` layout, with typed
+    locals and the user source line of each op) preceded by a comment listing the module's
+    parameters, buffers and constants; nested graph modules (subgraphs of higher-order ops) become
+    nested classes and are linked too. Returns ``None`` when linked, else the reason (the file is
+    still written when possible, but the graph keeps running from torch's own code).
+    """
+    try:
+        return _link_graph_module(gm, os.path.abspath(path), title)
+    except Exception as exc:  # never break the user's program
+        return _give_up(path, f"{type(exc).__name__}: {exc}")
+
+
+def link_inductor_output(compiled_module: types.ModuleType, path: str) -> str | None:
+    """Copy Inductor's generated Python module to ``path`` and make its functions run from there.
+
+    ``compiled_module`` is the module ``PyCodeCache`` loaded from Inductor's cache directory
+    (its ``call`` is what the compiled graph runs; in torch 2.13 ``call`` is the bound method
+    ``Runner.call``). Every Python function and method defined in that module (``call``, the
+    benchmark helpers, Python kernel wrappers) gets the code compiled from ``path``. C++ kernels
+    stay native code; their source is visible in the file. Returns ``None`` when linked, else the
+    reason. Inductor shares one module between graphs whose output code is identical, so the last
+    path linked wins.
+    """
+    try:
+        return _link_inductor_output(compiled_module, os.path.abspath(path))
+    except Exception as exc:
+        return _give_up(path, f"{type(exc).__name__}: {exc}")
+
+
+# ---------------------------------------------------------------------------- graph modules
+
+
+def _link_graph_module(gm: Any, path: str, title: str | None) -> str | None:
+    modules = dict(_graph_modules(gm, gm._get_name()))
+    header = _graph_header(gm, title)
+    readable = gm.print_readable(print_output=False)  # also forces a lazy module to generate code
+    text = header + "\n" + readable.rstrip() + "\n"
+    targets = {qualname: _forward_function(mod) for qualname, mod in modules.items()}
+    reason = _link_text(text, path, targets)
+    if reason is None:
+        return None
+    # The readable layout did not compile to torch's bytecode: fall back to torch's own text
+    # for the root graph (subgraphs then stay unlinked).
+    plain = header + "\n" + gm.code.strip("\n") + "\n"
+    fallback = _link_text(plain, path, {"forward": _forward_function(gm)})
+    if fallback is None:
+        return None
+    return _give_up(path, f"{reason}; plain layout: {fallback}")
+
+
+def _graph_modules(gm: Any, qualname: str) -> Iterator[tuple[str, Any]]:
+    """The root and every nested graph module, keyed by their ``forward``'s qualname in the file."""
+    import torch.fx
+
+    yield f"{qualname}.forward", gm
+    for name, child in gm.named_children():
+        if isinstance(child, torch.fx.GraphModule):
+            yield from _graph_modules(child, f"{qualname}.{name}")
+
+
+def _forward_function(gm: Any) -> types.FunctionType | None:
+    """The function object that runs for ``gm(...)`` and ``gm.forward(...)``."""
+    gm.code  # noqa: B018 - generates the real forward of a lazy graph module
+    fn = gm.__dict__.get("forward") or type(gm).__dict__.get("forward")
+    fn = getattr(fn, "__func__", fn)
+    return fn if isinstance(fn, types.FunctionType) else None
+
+
+def _graph_header(gm: Any, title: str | None) -> str:
+    lines = ["# " + (title or "FX graph") + ", written by depyf.",
+             "# This file is the code that runs: a breakpoint set here is hit when the graph runs.",
+             "# Not an importable module: names such as `torch` come from the graph's own globals",
+             "# (an `import torch` here would change the bytecode Python generates).",
+             "# Attributes of `self` used by forward:"]
+    count = 0
+    for kind, items in (("parameter", gm.named_parameters()), ("buffer", gm.named_buffers())):
+        for name, value in items:
+            lines.append(f"#   self.{name}: {kind} {_describe(value)}")
+            count += 1
+    for name, value in vars(gm).items():
+        if name.startswith("_tensor_constant") or name.startswith("_frozen_param"):
+            lines.append(f"#   self.{name}: constant {_describe(value)}")
+            count += 1
+    if count == 0:
+        lines.append("#   (none)")
+    return "\n".join(lines) + "\n"
+
+
+def _describe(value: Any) -> str:
+    try:
+        import torch
+
+        if isinstance(value, torch.Tensor):
+            return (f"{str(value.dtype).replace('torch.', '')}{list(value.shape)} on {value.device}"
+                    f"{', requires_grad' if value.requires_grad else ''}")
+    except Exception:
+        pass
+    return type(value).__name__
+
+
+# ---------------------------------------------------------------------------- inductor
+
+
+def _link_inductor_output(module: types.ModuleType, path: str) -> str | None:
+    source_file = getattr(module, "__file__", None)
+    if not source_file or not os.path.exists(source_file):
+        return _give_up(path, f"module {module.__name__!r} has no source file on disk")
+    with open(source_file, encoding="utf-8") as f:
+        text = f.read()
+    targets: dict[str, types.FunctionType | None] = {}
+    for fn in _functions_of_module(module, source_file):
+        targets.setdefault(fn.__code__.co_qualname, fn)
+    if not targets:
+        return _give_up(path, f"module {module.__name__!r} defines no Python function")
+    return _link_text(text, path, targets)
+
+
+def _functions_of_module(module: types.ModuleType, source_file: str) -> Iterator[types.FunctionType]:
+    """Functions whose code comes from ``source_file``: module-level ones and methods of its classes."""
+    seen: set[int] = set()
+    for value in list(vars(module).values()):
+        candidates: list[Any] = [value]
+        if isinstance(value, type):
+            candidates = list(vars(value).values())
+        for obj in candidates:
+            obj = getattr(obj, "__func__", obj)  # bound methods, static/class methods
+            if isinstance(obj, types.FunctionType) and id(obj) not in seen:
+                if obj.__code__.co_filename == source_file:
+                    seen.add(id(obj))
+                    yield obj
+
+
+# ---------------------------------------------------------------------------- shared core
+
+
+def _link_text(text: str, path: str, targets: dict[str, types.FunctionType | None]) -> str | None:
+    """Write ``text`` to ``path``, compile it from there and swap in verified code objects.
+
+    ``targets`` maps the ``co_qualname`` a function has in ``text`` to the live function object.
+    All targets are verified before any is swapped, so a mismatch changes nothing.
+    """
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    import linecache
+
+    linecache.checkcache(path)  # a previous version of the file may be cached
+    compiled = compile(text, path, "exec", dont_inherit=True)
+    by_qualname: dict[str, types.CodeType] = {}
+    for code in _nested_codes(compiled):
+        by_qualname.setdefault(code.co_qualname, code)
+    swaps: list[tuple[types.FunctionType, types.CodeType]] = []
+    for qualname, fn in targets.items():
+        if fn is None:
+            return f"no Python function runs for {qualname}"
+        new = by_qualname.get(qualname)
+        if new is None:
+            return f"{qualname} not found in the written file"
+        mismatch = _difference(fn.__code__, new)
+        if mismatch:
+            return f"{qualname}: written source does not compile to the running code ({mismatch})"
+        swaps.append((fn, new))
+    for fn, new in swaps:
+        fn.__code__ = new
+    return None
+
+
+def _nested_codes(code: types.CodeType) -> Iterator[types.CodeType]:
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield const
+            yield from _nested_codes(const)
+
+
+_SAME_FIELDS = ("co_code", "co_names", "co_varnames", "co_freevars", "co_cellvars", "co_argcount",
+                "co_posonlyargcount", "co_kwonlyargcount", "co_flags", "co_nlocals", "co_stacksize",
+                "co_name")
+
+
+def _difference(old: types.CodeType, new: types.CodeType) -> str | None:
+    """What differs in behaviour between two code objects (``None``: only file and lines)."""
+    for field in _SAME_FIELDS:
+        if getattr(old, field) != getattr(new, field):
+            return f"{field} differs"
+    if len(old.co_consts) != len(new.co_consts):
+        return "co_consts differ"
+    for a, b in zip(old.co_consts, new.co_consts, strict=True):
+        if isinstance(a, types.CodeType) and isinstance(b, types.CodeType):
+            inner = _difference(a, b)
+            if inner:
+                return f"{a.co_name}: {inner}"
+        elif type(a) is not type(b) or (a != b and repr(a) != repr(b)):
+            return f"constant {a!r} != {b!r}"
+    if old.co_exceptiontable != new.co_exceptiontable:
+        return "exception table differs"
+    return None
+
+
+def _give_up(path: str, reason: str) -> str:
+    warnings.warn(f"depyf: {path} is written for reading only; the compiled code keeps running from "
+                  f"torch's own code ({reason})", LinkWarning, stacklevel=3)
+    return reason
