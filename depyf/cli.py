@@ -1,0 +1,556 @@
+"""The ``depyf`` command line: run a script with dumps on, decompile, build reports, show coverage.
+
+Every subcommand returns an exit status instead of raising, so ``main`` is easy to test and to
+call from other tools. Errors users can fix are one line on stderr starting with ``depyf <cmd>:``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import importlib.util
+import inspect
+import marshal
+import os
+import runpy
+import sys
+import traceback
+import types
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+DEFAULT_DUMP_DIR = "depyf_debug_dir"
+
+
+class UsageError(Exception):
+    """A problem with what the user asked for; printed as one line, exit status 2."""
+
+
+# ---------------------------------------------------------------------------------------------------
+# depyf run
+
+
+def _exit_status(exc: SystemExit) -> int:
+    """The process exit status Python itself would use for ``exc`` (printing a message if any)."""
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF if code >= 0 else code % 256
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _print_script_traceback(exc: BaseException, script_file: str) -> None:
+    """Print the traceback as ``python script.py`` would: starting at the script's own frame."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename != script_file:
+        tb = tb.tb_next
+    traceback.print_exception(type(exc), exc, tb if tb is not None else exc.__traceback__)
+
+
+@contextlib.contextmanager
+def _script_environment(script: Path, argv: Sequence[str]) -> Iterator[None]:
+    """``sys.argv`` and ``sys.path[0]`` as ``python script.py args`` sets them, restored afterwards."""
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    sys.argv = [str(script), *argv]
+    script_dir = str(script.resolve().parent)
+    if sys.path:
+        sys.path[0] = script_dir
+    else:
+        sys.path.append(script_dir)
+    try:
+        yield
+    finally:
+        sys.argv, sys.path[:] = saved_argv, saved_path
+
+
+@contextlib.contextmanager
+def _fold_inner_prepare_debug(dump_dir: str, notes: list[str]) -> Iterator[None]:
+    """Make the script's own ``depyf.prepare_debug(...)`` a no-op while ``depyf run`` records.
+
+    Nesting two recordings would split the dump; the run's dump already covers everything the
+    script compiles, so the inner call only leaves a note saying where its output went.
+    """
+    import depyf
+
+    torch_api = sys.modules.get("depyf.torch")
+
+    @contextlib.contextmanager
+    def folded_prepare_debug(script_dump_dir: object = None, *args: object, **kwargs: object) -> Iterator[None]:
+        notes.append(f"the script's prepare_debug({str(script_dump_dir)!r}) was folded into "
+                     f"this run's dump at {dump_dir}")
+        yield None
+
+    patched = [(depyf, "prepare_debug")]
+    if torch_api is not None and hasattr(torch_api, "prepare_debug"):
+        patched.append((torch_api, "prepare_debug"))
+    saved = [(mod, name, mod.__dict__.get(name, _MISSING)) for mod, name in patched]
+    for mod, name in patched:
+        setattr(mod, name, folded_prepare_debug)
+    try:
+        yield
+    finally:
+        for mod, name, old in saved:
+            if old is _MISSING:
+                with contextlib.suppress(AttributeError):
+                    delattr(mod, name)
+            else:
+                setattr(mod, name, old)
+
+
+_MISSING = object()
+
+
+@contextlib.contextmanager
+def _default_backend(backend: str | None) -> Iterator[None]:
+    """Make ``torch.compile`` calls that name no backend use ``backend``."""
+    if not backend:
+        yield
+        return
+    import functools
+
+    import torch
+
+    original = torch.compile
+
+    @functools.wraps(original)
+    def compile_with_backend(*args, **kwargs):
+        kwargs.setdefault("backend", backend)
+        return original(*args, **kwargs)
+
+    torch.compile = compile_with_backend
+    try:
+        yield
+    finally:
+        torch.compile = original
+
+
+def _load_prepare_debug():
+    try:
+        import depyf
+
+        return depyf.prepare_debug
+    except (ImportError, AttributeError) as exc:
+        raise UsageError(f"dumping needs torch and depyf.prepare_debug, which cannot be loaded here ({exc})") from exc
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from depyf.report.progress import LiveStatus
+
+    script = Path(args.script)
+    if not script.is_file():
+        raise UsageError(f"{script}: no such file (usage: depyf run script.py [args...])")
+    dump_dir = Path(args.output).resolve()
+    prepare_debug = _load_prepare_debug()
+    if args.backend and importlib.util.find_spec("torch") is None:
+        raise UsageError("--backend needs torch, which is not installed")
+    notes: list[str] = []
+    status = EXIT_OK
+    dump_failed = None
+    script_file = str(script.resolve())
+    with LiveStatus(enabled=not args.quiet) as live:
+        try:
+            with _script_environment(script, args.args), _default_backend(args.backend), \
+                    prepare_debug(str(dump_dir)), _fold_inner_prepare_debug(str(dump_dir), notes):
+                try:
+                    runpy.run_path(script_file, run_name="__main__")
+                except SystemExit as exc:
+                    live.clear()
+                    status = _exit_status(exc)
+                except KeyboardInterrupt as exc:
+                    live.clear()
+                    _print_script_traceback(exc, script_file)
+                    status = 130
+                except BaseException as exc:  # the script's own error: report it as Python would
+                    live.clear()
+                    _print_script_traceback(exc, script_file)
+                    status = EXIT_FAILED
+        except Exception as exc:  # prepare_debug failed to set up or to write the dump
+            dump_failed = exc
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+    err = sys.stderr
+    for note in notes:
+        print(f"depyf run: note: {note}", file=err)
+    if dump_failed is not None:
+        print(f"depyf run: writing the dump to {dump_dir} failed: {type(dump_failed).__name__}: {dump_failed}",
+              file=err)
+        return status or EXIT_FAILED
+    report_status = _report_and_summarize(dump_dir, None, quiet=args.quiet, command="run")
+    return status or report_status
+
+
+def _report_and_summarize(dump_dir: Path, out: str | None, *, quiet: bool, command: str) -> int:
+    from depyf.report import DumpError, build_report, load_dump, summarize
+
+    if not (dump_dir / "index.json").is_file():
+        print(f"depyf {command}: no dump at {dump_dir} (index.json missing): nothing was compiled "
+              "by torch.compile, or the script exited before the dump was written", file=sys.stderr)
+        return EXIT_FAILED if command == "report" else EXIT_OK
+    try:
+        report = build_report(dump_dir, out)
+        summary = summarize(load_dump(dump_dir))
+    except DumpError as exc:
+        print(f"depyf {command}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if quiet:
+        print(f"depyf: report: {report}", file=sys.stderr)
+        return EXIT_OK
+    lines = summary.lines(report_path=str(report), dump_dir=str(dump_dir))
+    width = max(len(line) for line in lines)
+    print("\n" + "-" * width, file=sys.stderr)
+    print(f"depyf {command}: summary", file=sys.stderr)
+    for line in lines:
+        print(line, file=sys.stderr)
+    print("-" * width, file=sys.stderr)
+    print(f"open {report.resolve().as_uri()} in a browser", file=sys.stderr)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------------------------------
+# depyf report
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    dump_dir = Path(args.dump_dir)
+    if not dump_dir.is_dir():
+        raise UsageError(f"{dump_dir}: no such directory (a dump directory written by `depyf run` or prepare_debug)")
+    return _report_and_summarize(dump_dir.resolve(), args.output, quiet=args.quiet, command="report")
+
+
+# ---------------------------------------------------------------------------------------------------
+# depyf decompile
+
+# First magic number of each CPython release (from CPython's importlib/_bootstrap_external.py); a
+# number belongs to the last release whose first number is not above it.
+_MAGIC_STARTS = [
+    (3000, "3.0"), (3141, "3.1"), (3160, "3.2"), (3190, "3.3"), (3250, "3.4"), (3320, "3.5"),
+    (3360, "3.6"), (3390, "3.7"), (3400, "3.8"), (3420, "3.9"), (3430, "3.10"), (3450, "3.11"),
+    (3500, "3.12"), (3550, "3.13"), (3600, "3.14"), (3650, "3.15"),
+]
+
+
+def python_version_for_magic(number: int) -> str:
+    """The CPython version that writes ``.pyc`` files with this magic number ("unknown" if none)."""
+    if 20121 <= number <= 62211:
+        return "2.x"
+    version = "unknown"
+    for start, name in _MAGIC_STARTS:
+        if number >= start:
+            version = name
+    if number >= _MAGIC_STARTS[-1][0] + 50:
+        return f"newer than {_MAGIC_STARTS[-1][1]}"
+    return version
+
+
+def code_from_pyc(path: Path) -> types.CodeType:
+    """The module code object in ``path``; UsageError naming the file's Python if it is not ours."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    if len(data) < 16 or data[2:4] != b"\r\n":
+        raise UsageError(f"{path}: not a .pyc file (no Python magic number in its header)")
+    magic = data[:4]
+    if magic != importlib.util.MAGIC_NUMBER:
+        number = int.from_bytes(magic[:2], "little")
+        running = f"{sys.version_info.major}.{sys.version_info.minor}"
+        ours = int.from_bytes(importlib.util.MAGIC_NUMBER[:2], "little")
+        version = python_version_for_magic(number)
+        raise UsageError(
+            f"{path}: written by Python {version} (magic number {number}), but this is Python {running} "
+            f"(magic number {ours}); bytecode differs between versions: decompile it with the Python that "
+            f"wrote it (python{version} -m depyf decompile {path}), or recompile its source"
+        )
+    try:
+        code = marshal.loads(data[16:])
+    except (EOFError, ValueError, TypeError) as exc:
+        raise UsageError(f"{path}: corrupt .pyc file ({exc})") from exc
+    if not isinstance(code, types.CodeType):
+        raise UsageError(f"{path}: does not contain a code object")
+    return code
+
+
+_CO_OPTIMIZED = inspect.CO_OPTIMIZED
+
+
+def functions_in_module_code(code: types.CodeType, prefix: str = "") -> list[tuple[str, types.CodeType]]:
+    """The functions a module defines, with class bodies looked into, in source order.
+
+    Nested functions are not listed separately: their source is part of the enclosing function.
+    """
+    found: list[tuple[str, types.CodeType]] = []
+    for const in code.co_consts:
+        if not isinstance(const, types.CodeType) or const.co_name.startswith("<"):
+            continue
+        qualname = getattr(const, "co_qualname", prefix + const.co_name)
+        if const.co_flags & _CO_OPTIMIZED:
+            found.append((qualname, const))
+        else:  # a class body: its methods are the functions
+            found.extend(functions_in_module_code(const, prefix=qualname + "."))
+    return sorted(found, key=lambda item: item[1].co_firstlineno)
+
+
+def code_from_py(path: Path) -> types.CodeType:
+    """Compile (never run) a source file into its module code object."""
+    try:
+        source = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    try:
+        return compile(source, str(path), "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        raise UsageError(f"{path}: does not compile ({exc})") from exc
+
+
+def object_from_spec(spec: str) -> list[tuple[str, object]]:
+    """Resolve ``module:qualname`` (importing the module) into the objects to decompile."""
+    module_name, _, qualname = spec.partition(":")
+    if not module_name:
+        raise UsageError(f"{spec}: expected module:qualname, e.g. json.decoder:JSONDecoder.decode")
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # as `python -c` does, so local modules are found
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UsageError(f"cannot import module {module_name!r}: {exc}") from exc
+    if not qualname:
+        file = getattr(module, "__file__", None)
+        if not file or not file.endswith(".py"):
+            raise UsageError(f"{spec}: name a function, e.g. {module_name}:some_function")
+        return [(f"{module_name}:{q}", c) for q, c in functions_in_module_code(code_from_py(Path(file)))]
+    obj: object = module
+    for part in qualname.split("."):
+        try:
+            obj = inspect.getattr_static(obj, part) if inspect.isclass(obj) else getattr(obj, part)
+        except AttributeError:
+            raise UsageError(f"{spec}: {type(obj).__name__} {getattr(obj, '__qualname__', getattr(obj, '__name__', obj))!s}"
+                             f" has no attribute {part!r}") from None
+    if inspect.isclass(obj):
+        members = [(name, value) for name, value in vars(obj).items()
+                   if isinstance(value, (types.FunctionType, staticmethod, classmethod, property))]
+        if not members:
+            raise UsageError(f"{spec}: class defines no functions to decompile")
+        return [(f"{spec}.{name}", value) for name, value in members]
+    return [(spec, obj)]
+
+
+def _signature_of(code: types.CodeType) -> dict[str, object]:
+    nargs = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & inspect.CO_VARARGS) + \
+        bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    return {
+        "name": code.co_name,
+        "qualname": getattr(code, "co_qualname", code.co_name),
+        "arguments": code.co_varnames[:nargs],
+        "positional-only": code.co_posonlyargcount,
+        "keyword-only": code.co_kwonlyargcount,
+        "flags": code.co_flags,
+        "free variables": code.co_freevars,
+    }
+
+
+def verify_equivalence(obj: object) -> tuple[bool, list[str]]:
+    """Recompile ``obj``'s code from its decompiled source and compare the results.
+
+    Equivalent means: recompilation succeeds and the new code has the same name, arguments,
+    flags and free variables (it can replace the original). Differences in the globals and
+    attributes used are reported too, as notes, since they can hint at a decompiler slip.
+    """
+    import depyf
+    from depyf.decompiler.api import code_of
+
+    code = code_of(obj)
+    try:
+        new = depyf.recompile(code).code
+    except depyf.DecompilationError as exc:
+        return False, [f"does not recompile: {exc}"]
+    except (SyntaxError, ValueError, TypeError) as exc:
+        return False, [f"does not recompile: {type(exc).__name__}: {exc}"]
+    problems = []
+    old_sig, new_sig = _signature_of(code), _signature_of(new)
+    for key, value in old_sig.items():
+        if new_sig[key] != value:
+            problems.append(f"{key} differ: original {value!r}, recompiled {new_sig[key]!r}")
+    if set(code.co_names) != set(new.co_names):
+        missing = sorted(set(code.co_names) - set(new.co_names))
+        extra = sorted(set(new.co_names) - set(code.co_names))
+        problems.append(f"note: names used differ (only in original: {missing}, only in recompiled: {extra})")
+    return not any(not p.startswith("note:") for p in problems), problems
+
+
+def cmd_decompile(args: argparse.Namespace) -> int:
+    import depyf
+
+    target = args.target
+    path = Path(target)
+    if target.endswith(".pyc"):
+        items: list[tuple[str, object]] = [(str(path), code_from_pyc(path))]
+    elif target.endswith(".py"):
+        if not path.is_file():
+            raise UsageError(f"{path}: no such file")
+        items = [(f"{path}:{q}", c) for q, c in functions_in_module_code(code_from_py(path))]
+        if not items:
+            print(f"# {path} defines no functions", file=sys.stderr)
+            return EXIT_OK
+    elif ":" in target:
+        items = object_from_spec(target)
+    else:
+        raise UsageError(f"{target}: TARGET must be module:qualname, a .py file or a .pyc file")
+    status = EXIT_OK
+    for n, (label, obj) in enumerate(items):
+        if len(items) > 1:
+            print(("\n" if n else "") + f"# ---- {label}")
+        try:
+            source = depyf.decompile(obj)
+        except depyf.DecompilationError as exc:
+            print(f"depyf decompile: {label}: cannot decompile: {exc}", file=sys.stderr)
+            status = EXIT_FAILED
+            continue
+        except TypeError as exc:
+            raise UsageError(f"{label}: {exc}") from exc
+        print(source.rstrip("\n"))
+        if args.verify:
+            ok, problems = verify_equivalence(obj)
+            if ok:
+                print("# verified: recompiles to code with the same name, arguments, flags and free variables")
+            else:
+                status = EXIT_FAILED
+                print("# NOT verified:")
+            for problem in problems:
+                print(f"#   {problem}")
+    return status
+
+
+# ---------------------------------------------------------------------------------------------------
+# depyf coverage
+
+
+def cmd_coverage(args: argparse.Namespace) -> int:
+    try:
+        from depyf.decompiler import coverage
+    except ImportError as exc:
+        print(f"depyf coverage: not available in this build of depyf (depyf.decompiler.coverage: {exc})",
+              file=sys.stderr)
+        return EXIT_FAILED
+    report = getattr(coverage, "report", None)
+    if report is None:
+        print("depyf coverage: depyf.decompiler.coverage has no report() in this build", file=sys.stderr)
+        return EXIT_FAILED
+    print(str(report()).rstrip("\n"))
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------------------------------
+# argument parsing
+
+_MAIN_EPILOG = """\
+examples:
+  depyf run train.py --epochs 1            run a script with dumps on, then write the report
+  depyf run -o dumps/ --backend eager t.py dump into dumps/, compile with the eager backend
+  depyf decompile mypkg.model:Net.forward  print the source of a function's bytecode
+  depyf decompile build/mod.cpython-311.pyc
+  depyf report depyf_debug_dir             (re)build depyf_debug_dir/index.html
+  depyf coverage                           which opcodes the decompiler handles
+
+Each command has its own --help.
+"""
+
+_RUN_EPILOG = """\
+The script runs unchanged as __main__, with sys.argv as `python script.py args` sets it; its
+output and exit status are kept. Options for depyf go BEFORE the script: everything after the
+script's name is passed to the script (as with `python -m cProfile`).
+
+If the script calls depyf.prepare_debug(...) itself, that call is folded into this run's dump.
+
+examples:
+  depyf run examples/toy_example.py
+  depyf run -o /tmp/dump train.py --lr 0.1
+  depyf run --backend aot_eager model.py
+"""
+
+_DECOMPILE_EPILOG = """\
+TARGET is one of:
+  module:qualname   a function, method or class of an importable module (the module is imported)
+  file.py           every function the file defines (the file is compiled, never run)
+  file.pyc          the module in a .pyc file written by this Python version
+
+examples:
+  depyf decompile json.decoder:JSONDecoder.decode
+  depyf decompile --verify examples/toy_example.py
+  depyf decompile __pycache__/util.cpython-311.pyc
+
+Exit status: 0 done, 1 something did not decompile (or --verify found a difference), 2 bad TARGET.
+"""
+
+_REPORT_EPILOG = """\
+examples:
+  depyf report depyf_debug_dir               writes depyf_debug_dir/index.html
+  depyf report depyf_debug_dir -o out/       writes out/index.html
+  depyf report depyf_debug_dir -o r.html     writes r.html
+
+The report is one static HTML file: open it from the file system, no server needed.
+In Jupyter: `import depyf.report; depyf.report.show("depyf_debug_dir")`.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="depyf", formatter_class=fmt, epilog=_MAIN_EPILOG,
+        description="See what torch.compile did to your code: dumps, decompiled source and an HTML report.")
+    from depyf import __version__
+
+    parser.add_argument("--version", action="version", version=f"depyf {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", formatter_class=fmt, epilog=_RUN_EPILOG,
+                         help="run a script with prepare_debug active, then write the report",
+                         description="Run a Python script with depyf.prepare_debug active, then write the report.")
+    run.add_argument("-o", "--output", default=DEFAULT_DUMP_DIR, metavar="DUMP_DIR",
+                     help=f"where to write the dump and index.html (default: {DEFAULT_DUMP_DIR})")
+    run.add_argument("--backend", metavar="B",
+                     help="backend for torch.compile calls that do not name one (e.g. eager, aot_eager, inductor)")
+    run.add_argument("-q", "--quiet", action="store_true", help="no live status and no summary, only the report path")
+    run.add_argument("script", help="the Python script to run")
+    run.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    run.set_defaults(func=cmd_run)
+
+    dec = sub.add_parser("decompile", formatter_class=fmt, epilog=_DECOMPILE_EPILOG,
+                         help="print the source of a function, .py or .pyc file",
+                         description="Decompile bytecode back to Python source and print it.")
+    dec.add_argument("target", metavar="TARGET", help="module:qualname, file.py or file.pyc")
+    dec.add_argument("--verify", action="store_true",
+                     help="recompile the source and report whether it is equivalent to the original")
+    dec.set_defaults(func=cmd_decompile)
+
+    rep = sub.add_parser("report", formatter_class=fmt, epilog=_REPORT_EPILOG,
+                         help="build the HTML report from an existing dump",
+                         description="Build the HTML report (index.html) from a dump directory's index.json.")
+    rep.add_argument("dump_dir", help="a dump directory (it holds index.json)")
+    rep.add_argument("-o", "--output", metavar="OUT", help="an .html file or a directory (default: DUMP_DIR/index.html)")
+    rep.add_argument("-q", "--quiet", action="store_true", help="print only the report path")
+    rep.set_defaults(func=cmd_report)
+
+    cov = sub.add_parser("coverage", formatter_class=fmt,
+                         help="which Python versions and opcodes the decompiler handles",
+                         description="Print the decompiler's coverage: Python versions and opcodes it handles.",
+                         epilog="example:\n  depyf coverage\n")
+    cov.set_defaults(func=cmd_coverage)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``depyf`` console script and of ``python -m depyf``."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return args.func(args)
+    except UsageError as exc:
+        print(f"depyf {args.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE

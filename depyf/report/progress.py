@@ -1,0 +1,95 @@
+"""Live status of a script running under ``depyf run``: what Dynamo compiled so far.
+
+On a terminal the status is one line on stderr, rewritten in place; otherwise (logs, CI, pipes)
+it prints a plain line only when the counts change and at most every few seconds, so the
+script's own output stays readable. It reads Dynamo's counters only if the script imported torch
+(never importing it itself), from a daemon thread that never touches the script's state.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import TextIO
+
+
+def dynamo_counts() -> dict[str, int] | None:
+    """Frames compiled, graphs and graph breaks so far, or None if torch is not loaded."""
+    utils = sys.modules.get("torch._dynamo.utils")
+    counters = getattr(utils, "counters", None)
+    if counters is None:
+        return None
+    try:
+        frames = int(counters["frames"].get("ok", 0))
+        graphs = int(counters["stats"].get("unique_graphs", 0))
+        breaks = int(sum(counters["unimplemented"].values())) if "unimplemented" in counters else 0
+        if not breaks and "graph_break" in counters:
+            breaks = int(sum(counters["graph_break"].values()))
+    except (KeyError, TypeError, ValueError, RuntimeError):
+        return None
+    return {"frames": frames, "graphs": graphs, "breaks": breaks}
+
+
+def describe(counts: dict[str, int]) -> str:
+    return (f"depyf: compiled {counts['frames']} frame{'s' if counts['frames'] != 1 else ''}, "
+            f"{counts['graphs']} graph{'s' if counts['graphs'] != 1 else ''}, "
+            f"{counts['breaks']} graph break{'s' if counts['breaks'] != 1 else ''}")
+
+
+class LiveStatus:
+    """A background reporter; use as a context manager around the script run."""
+
+    def __init__(self, stream: TextIO | None = None, interval: float = 0.25, plain_every: float = 5.0,
+                 enabled: bool = True):
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.interval = interval
+        self.plain_every = plain_every
+        self.enabled = enabled
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._shown = ""
+        self._last_plain = 0.0
+
+    def __enter__(self) -> LiveStatus:
+        if self.enabled:
+            self._thread = threading.Thread(target=self._loop, name="depyf-status", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        self.clear()
+
+    def clear(self) -> None:
+        """Erase the live line (terminal only) so the next output starts on a clean line."""
+        if self.tty and self._shown:
+            self._write("\r\x1b[K")
+            self._shown = ""
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):  # the script closed or replaced stderr
+            self._stop.set()
+
+    def _loop(self) -> None:
+        last_counts: dict[str, int] | None = None
+        while not self._stop.wait(self.interval):
+            counts = dynamo_counts()
+            if counts is None or counts["frames"] == 0 and counts["graphs"] == 0:
+                continue
+            if self.tty:
+                if counts != last_counts:  # redraw only on change: less churn under the script's output
+                    line = describe(counts)
+                    self._write("\r\x1b[K" + line)
+                    self._shown = line
+                    last_counts = counts
+            elif counts != last_counts and time.monotonic() - self._last_plain >= self.plain_every:
+                self._write(describe(counts) + "\n")
+                self._last_plain = time.monotonic()
+                last_counts = counts
