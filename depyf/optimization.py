@@ -1,0 +1,272 @@
+"""Skip Dynamo's guard evaluation when you already know which compiled code a call needs.
+
+``torch.compile`` checks every guard of a compiled function on every call. For a model with a
+hundred submodules that is hundreds of checks, often costing more than the compiled graph itself.
+When the caller knows the checks would pass (one input shape, frozen configuration), it can run
+Dynamo's transformed code directly::
+
+    class Mod(TorchCompileWrapperWithCustomDispatcher):
+        def __init__(self, n):
+            self.fs = torch.nn.ModuleList([F(i) for i in range(n)])
+            super().__init__(torch.compile(self.forward))
+
+        def forward(self, x):
+            for f in self.fs:
+                x = f(x)
+            return x
+
+        def __call__(self, x):
+            if len(self.compiled_codes) == 1:
+                with self.dispatch_to_code(0):
+                    return self.forward(x)
+            return self.compiled_callable(x)
+
+Run with ``check=True`` (or ``DEPYF_CHECK_DISPATCH=1``) while developing: every dispatched call then
+evaluates the guards anyway and raises ``DispatchGuardError`` naming the guard that failed.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import types
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from depyf._torch_private_optim import run_only_eval_frame
+
+__all__ = ["CHECK_ENV_VAR", "DispatchGuardError", "TorchCompileWrapperWithCustomDispatcher"]
+
+CHECK_ENV_VAR = "DEPYF_CHECK_DISPATCH"
+
+_MISSING = object()
+
+
+class DispatchGuardError(RuntimeError):
+    """A dispatched call whose guards fail: ``torch.compile`` would not have run that compiled code."""
+
+    def __init__(self, function: str, code_index: int, failed: list[str]) -> None:
+        self.function = function
+        self.code_index = code_index
+        self.failed_guards = failed
+        lines = "\n".join(f"  - {part}" for part in failed)
+        super().__init__(
+            f"{function} was dispatched to compiled_codes[{code_index}], but guards of that code fail for "
+            f"this call, so torch.compile would have used another cache entry or recompiled:\n{lines}\n"
+            "Skipping these guards may give wrong results: call compiled_callable(...) for such inputs, "
+            "or dispatch them to a compiled code whose guards hold."
+        )
+
+
+class TorchCompileWrapperWithCustomDispatcher:
+    """Base class that records Dynamo's compiled code for a method and can run it without guards.
+
+    ``compiled_callable`` must be ``torch.compile`` applied to a bound method of this object
+    (``torch.compile(self.forward)``, the default when omitted). Works for plain objects and
+    ``nn.Module`` subclasses; a subclass that is also an ``nn.Module`` must run ``nn.Module.__init__``
+    before assigning submodules, as usual.
+
+    Attributes:
+        compiled_callable: the guarded ``torch.compile`` callable.
+        compiled_codes: Dynamo's transformed code objects for the method, one per compilation of
+            this instance, in order.
+    """
+
+    def __init__(self, compiled_callable: Callable[..., Any] | None = None, *, check: bool | None = None) -> None:
+        from depyf import _torch_private_optim as private
+
+        if compiled_callable is None:
+            import torch
+
+            compiled_callable = torch.compile(self.forward)  # type: ignore[attr-defined]
+        method = _wrapped_method(compiled_callable, self)
+        if check is None:
+            check = os.environ.get(CHECK_ENV_VAR, "").strip() not in ("", "0", "false", "False")
+        # object.__setattr__: an nn.Module must not register the compiled callable as a submodule.
+        setattr_ = object.__setattr__
+        setattr_(self, "compiled_callable", compiled_callable)
+        setattr_(self, "compiled_codes", [])
+        setattr_(self, "_depyf_method", method.__func__)
+        setattr_(self, "_depyf_check", bool(check))
+        setattr_(self, "_depyf_dispatchers", [])
+        handle = private.register_bytecode_hook(_recording_hook(self, method.__func__))
+        weakref.finalize(self, handle.remove)
+
+    def dispatch_to_code(self, index: int) -> _CodeDispatch:
+        """Context manager: inside it, ``self.<method>(...)`` runs ``compiled_codes[index]`` directly.
+
+        Dynamo's guards are not evaluated (unless in checked mode), which is the point and the risk.
+        Resume functions after graph breaks still run their own compiled code, guarded by Dynamo.
+        """
+        try:
+            if index >= 0:
+                return self._depyf_dispatchers[index]
+        except IndexError:
+            pass
+        return self._depyf_new_dispatch(index)
+
+    def _depyf_new_dispatch(self, index: int) -> _CodeDispatch:
+        dispatchers = self._depyf_dispatchers
+        if not -len(self.compiled_codes) <= index < len(self.compiled_codes):
+            name = self._depyf_method.__qualname__
+            raise IndexError(
+                f"dispatch_to_code({index}): {name} has {len(self.compiled_codes)} compiled code(s); "
+                "call compiled_callable(...) first so Dynamo compiles it"
+            )
+        if index < 0:
+            return self.dispatch_to_code(index % len(self.compiled_codes))
+        while len(dispatchers) <= index:
+            dispatchers.append(_CodeDispatch(self, len(dispatchers)))
+        return dispatchers[index]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Default: the guarded compiled callable. Override to dispatch (see the module docstring)."""
+        return self.compiled_callable(*args, **kwargs)
+
+
+def _wrapped_method(compiled_callable: Callable[..., Any], owner: object) -> types.MethodType:
+    """The bound method of ``owner`` that ``compiled_callable`` compiles; a clear error otherwise."""
+    original = getattr(compiled_callable, "_torchdynamo_orig_callable", compiled_callable)
+    if isinstance(original, types.MethodType) and original.__self__ is owner:
+        if not isinstance(original.__func__, types.FunctionType):
+            raise TypeError(f"cannot dispatch {original!r}: it is not a Python function")
+        if not hasattr(owner, "__dict__"):
+            raise TypeError(f"{type(owner).__qualname__} has no __dict__ (uses __slots__); dispatch needs one")
+        return original
+    raise TypeError(
+        "TorchCompileWrapperWithCustomDispatcher needs torch.compile applied to a method of the same "
+        f"object, as in super().__init__(torch.compile(self.forward)); got {original!r}"
+    )
+
+
+def _recording_hook(owner: TorchCompileWrapperWithCustomDispatcher, func: types.FunctionType) -> Callable:
+    """A bytecode hook appending Dynamo's output for ``func`` to ``owner.compiled_codes``.
+
+    Holds ``owner`` weakly. Many instances share one method code object, so the hook looks at the
+    frame being compiled and records only compilations where ``self`` is ``owner``.
+    """
+    from depyf import _torch_private_optim as private
+
+    owner_ref = weakref.ref(owner)
+    original_code = func.__code__
+    self_name = original_code.co_varnames[0] if original_code.co_argcount else None
+
+    def hook(code: types.CodeType, new_code: types.CodeType) -> None:
+        if code is not original_code:
+            return None
+        wrapper = owner_ref()
+        if wrapper is None:
+            return None
+        frame_locals = private.compiling_frame_locals()
+        if frame_locals is not None and self_name is not None and frame_locals.get(self_name) is not wrapper:
+            return None  # another instance of the same class compiled
+        wrapper.compiled_codes.append(new_code)
+        return None
+
+    return hook
+
+
+def _has_resume_functions(code: types.CodeType) -> bool:
+    """Whether Dynamo's code continues in resume functions (it had graph breaks)."""
+    if any(name.startswith("__resume_at_") for name in code.co_names):
+        return True
+    if "__nested_resume_fns" in code.co_varnames:
+        return True
+    return any(
+        isinstance(const, types.CodeType) and const.co_name.startswith("torch_dynamo_resume_in_")
+        for const in code.co_consts
+    )
+
+
+class _CodeDispatch:
+    """The context manager returned by ``dispatch_to_code``; one per code index, reused across calls.
+
+    Entering puts a bound method running the compiled code into the instance ``__dict__``, which
+    shadows the class's method for ``self.<name>`` on this instance only; leaving restores it. Kept
+    to two dictionary writes because it runs on every call.
+    """
+
+    __slots__ = ("_namespace", "_name", "_replacement", "_saved", "_set_eval_frame", "_prior_callbacks")
+
+    def __init__(self, owner: TorchCompileWrapperWithCustomDispatcher, index: int) -> None:
+        from depyf import _torch_private_optim as private
+
+        func = owner._depyf_method
+        code = owner.compiled_codes[index]
+        lean_code = private.lean_profiler_hooks(code, func.__globals__)
+        fast = types.FunctionType(lean_code, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
+        fast.__kwdefaults__ = func.__kwdefaults__
+        fast.__qualname__ = func.__qualname__
+        if owner._depyf_check:
+            function = _checked(owner, func, code, index, fast)
+        else:
+            function = fast
+        self._namespace = owner.__dict__
+        self._name = func.__name__
+        self._replacement = types.MethodType(function, owner)
+        self._saved: list[Any] = []
+        self._prior_callbacks: list[Any] = []
+        # After a graph break the transformed code calls resume functions. Dynamo's "run only" mode
+        # makes them use their compiled code (guarded, never recompiled) instead of running eagerly.
+        self._set_eval_frame = private.set_eval_frame() if _has_resume_functions(code) else None
+
+    def __enter__(self) -> None:
+        namespace = self._namespace
+        self._saved.append(namespace.get(self._name, _MISSING))
+        namespace[self._name] = self._replacement
+        if self._set_eval_frame is not None:
+            self._prior_callbacks.append(self._set_eval_frame(run_only_eval_frame))
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._set_eval_frame is not None:
+            self._set_eval_frame(self._prior_callbacks.pop())
+        saved = self._saved.pop()
+        if saved is _MISSING:
+            del self._namespace[self._name]
+        else:
+            self._namespace[self._name] = saved
+
+
+def _checked(
+    owner: TorchCompileWrapperWithCustomDispatcher,
+    func: types.FunctionType,
+    code: types.CodeType,
+    index: int,
+    fast: types.FunctionType,
+) -> Callable[..., Any]:
+    """``fast`` preceded by an evaluation of the guards Dynamo attached to ``code``."""
+    from depyf import _torch_private_optim as private
+
+    signature = inspect.signature(func)
+    free_vars = dict(zip(code.co_freevars, func.__closure__ or ()))
+    name = func.__qualname__
+    guard_manager: list[Any] = []
+
+    def find_guard_manager() -> Any:
+        if not guard_manager:
+            for entry in private.cache_entries(func.__code__):
+                if entry.code is code:
+                    guard_manager.append(entry.guard_manager)
+                    break
+            else:
+                raise RuntimeError(
+                    f"checked dispatch of {name}: Dynamo no longer holds a cache entry for "
+                    f"compiled_codes[{index}] (evicted, reset, or replaced by another bytecode hook), "
+                    "so its guards cannot be evaluated"
+                )
+        return guard_manager[0]
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        frame_locals = dict(bound.arguments)
+        for var, cell in free_vars.items():
+            frame_locals[var] = cell.cell_contents
+        failed = private.failed_guards(find_guard_manager(), frame_locals)
+        if failed is not None:
+            raise DispatchGuardError(name, index, failed)
+        return fast(*args, **kwargs)
+
+    checked.__qualname__ = name
+    return checked
