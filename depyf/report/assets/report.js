@@ -377,7 +377,7 @@
     var left;
     var marks = breaks.map(function (b) { return b.lineno; });
     if (f.source) {
-      left = '<div class="pane-title"><span>original: ' + esc(f.qualname || f.name) + "</span><span>" +
+      left = '<div class="pane-title"><span>original</span><span>' +
         esc((f.filename || "") + ":" + (f.firstlineno || "")) + "</span></div>" +
         codeBlock(f.source, {first: f.firstlineno || 1, marks: marks, links: false});
     } else {
@@ -387,7 +387,7 @@
         "</span></div>" + (parent && parent.source ? codeBlock(parent.source, {first: parent.firstlineno || 1,
           marks: [f.resumes.at_line], links: false}) : '<div class="box muted">No source available.</div>');
     }
-    var right = '<div class="pane-title"><span>transformed: ' + esc(e.transformed_name || "") + "</span><span>" +
+    var right = '<div class="pane-title"><span>transformed by Dynamo</span><span>' +
       (e.transformed_code_file ? link("file/" + e.transformed_code_file, esc(e.transformed_code_file)) : "") +
       "</span></div>" + codeBlock(FILES[e.transformed_code_file], {id: "transformed-code"});
     h.push('<div class="split' + (layoutStacked ? " stacked" : "") + '"><div class="pane original">' + left +
