@@ -86,11 +86,10 @@ def _enter_no_compile(restore: contextlib.ExitStack) -> None:
             if frame.f_code not in warned and adapter.should_compile_frame(frame):
                 warned.add(frame.f_code)
                 code = frame.f_code
-                warnings.warn(
-                    f"depyf.debug(): {code.co_name} ({code.co_filename}:{frame.f_lineno}) would need a new "
-                    "compilation; it runs uncompiled inside depyf.debug(). Call it under "
-                    "depyf.prepare_debug() first to debug its compiled code.",
-                    DebugWarning, stacklevel=1)
+                warnings.warn_explicit(
+                    f"depyf.debug(): {code.co_name} would need a new compilation; it runs uncompiled "
+                    "inside depyf.debug(). Call it under depyf.prepare_debug() first to debug its "
+                    "compiled code.", DebugWarning, code.co_filename, frame.f_lineno)
         except Exception:
             pass
         return adapter.run_frame_uncompiled()
@@ -162,7 +161,7 @@ def _pause(frame: types.FrameType | None, pause: bool | None) -> None:
     if debugger is not None:
         if pause is not False:
             # Reuse the running session: a new Pdb would not know its breakpoints.
-            debugger.set_trace(frame)
+            _stop_in(debugger, frame)
         return
     if pause is None:
         pause = _stdin_is_terminal()
@@ -177,6 +176,26 @@ def _pause(frame: types.FrameType | None, pause: bool | None) -> None:
         pdb.Pdb().set_trace(frame)  # stop in the user's frame, not in this module
     else:
         breakpoint()  # honour a custom hook (ipdb, PYTHONBREAKPOINT=...)
+
+
+def _stop_in(debugger: bdb.Bdb, frame: types.FrameType | None) -> None:
+    """Make a running bdb debugger stop at the next line of ``frame``.
+
+    ``Bdb.set_trace`` would stop at the next line anywhere, which is inside bdb itself when the
+    debugger is already tracing; this is its body with "step" narrowed to ``frame``.
+    """
+    if frame is None:
+        debugger.set_trace()
+        return
+    sys.settrace(None)
+    debugger.reset()
+    outer: types.FrameType | None = frame
+    while outer is not None:
+        outer.f_trace = debugger.trace_dispatch
+        debugger.botframe = outer
+        outer = outer.f_back
+    debugger._set_stopinfo(frame, None)  # stdlib bdb (3.8+): the "next" command's stop rule
+    sys.settrace(debugger.trace_dispatch)
 
 
 def _attached_pdb() -> bdb.Bdb | None:
