@@ -45,6 +45,18 @@ class PopExceptStmt(ast.stmt):
     _fields = ()
 
 
+class ReraiseStmt(ast.stmt):
+    """Pseudo statement: RERAISE of the exception being handled (end of an except chain)."""
+
+    _fields = ()
+
+
+class ExceptAsStmt(ast.stmt):
+    """Pseudo statement: the caught exception stored into ``name``."""
+
+    _fields = ("name",)
+
+
 @dataclass
 class Stop:
     """Why a run stopped: ``ins`` is the control instruction (None: fell into a new block)."""
@@ -86,7 +98,11 @@ class Executor:
                 return i + 1, Stop(ins, cond)
             if op in ("JUMP", "FOR_ITER", "ASYNC_FOR_ITER", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
                 if op == "RETURN_VALUE":
-                    out.append(ast.Return(self.value(self.pop(stack, ins), ins)))
+                    item = self.pop(stack, ins)
+                    if isinstance(item, v.CompAccumulator):
+                        out.append(ast.Return(None))
+                    else:
+                        out.append(ast.Return(self.value(item, ins)))
                 elif op == "RAISE_VARARGS":
                     out.append(self._raise(ins, stack))
                 return i + 1, Stop(ins)
@@ -162,6 +178,9 @@ class Executor:
     def _store(self, target: ast.expr, item, ins, stack, out) -> None:
         if isinstance(item, v.Hole):
             item.fill(target)
+            return
+        if isinstance(item, v.ExcValue) and isinstance(target, ast.Name):
+            out.append(ExceptAsStmt(target.id))
             return
         if isinstance(item, v.FunctionValue) and isinstance(target, ast.Name) \
                 and item.code.co_name == target.id:
@@ -462,9 +481,7 @@ class Executor:
         if len(real) == 2:
             # (unbound method, self) pair from a method load: treat as bound attribute call
             func, self_arg = real
-            if isinstance(func, v.WithExit):
-                return func, [self_arg]
-            return self.value(func, ins), [self.value(self_arg, ins)]
+            return func, [self_arg]
         if len(real) != 1:
             raise self.error(ins, "call without a callable")
         return real[0], []
@@ -474,11 +491,13 @@ class Executor:
         func, prefix = self._callable(ins, stack)
         if isinstance(func, v.WithExit):
             out.append(WithExitStmt(func))
-            stack.append(ast.Constant(None))
+            stack.append(v.NULL)
             return
         if isinstance(func, v.BuildClass):
             stack.append(self._build_class(args, kwnames, ins))
             return
+        if prefix and isinstance(func, v.FunctionValue) and not args:
+            args, prefix = prefix, []
         npos = len(args) - len(kwnames)
         if isinstance(func, v.FunctionValue) and not kwnames and npos == 1 \
                 and isinstance(args[0], v.Iterator) and func.code.co_name.startswith("<") \
@@ -497,7 +516,7 @@ class Executor:
                 stack.append(target)
                 return
         func = self.value(func, ins)
-        values = prefix + [self.value(a, ins) for a in args]
+        values = [self.value(a, ins) for a in prefix + args]
         pos = values[:len(values) - len(kwnames)] if kwnames else values
         kws = [ast.keyword(name, val) for name, val in zip(kwnames, values[len(values) - len(kwnames):])]
         stack.append(ast.Call(func, pos, kws))
@@ -512,6 +531,7 @@ class Executor:
         args = self.value(self.pop(stack, ins), ins)
         func, prefix = self._callable(ins, stack)
         func = self.value(func, ins)
+        prefix = [self.value(p, ins) for p in prefix]
         if isinstance(args, ast.Tuple):
             pos = list(prefix) + list(args.elts)
         elif isinstance(args, ast.List):
@@ -652,8 +672,7 @@ class Executor:
             item.is_async = True
             stack.append(item)
             return
-        if isinstance(item, ast.Constant) and item.value is None and stack and \
-                isinstance(stack[-1], v.WithExit):
+        if isinstance(item, v.Null):
             stack.append(item)  # awaiting __aexit__(None, None, None): part of the with exit
             return
         stack.append(ast.Await(self.value(item, ins)))

@@ -1,12 +1,243 @@
-"""Top of the pipeline: code object -> ast -> source text (placeholder until the core lands)."""
+"""Top of the pipeline: code objects -> ast definitions -> source text."""
 
 from __future__ import annotations
 
 import ast
+import sys
 import types
 
+from depyf.decompiler import values as v
+from depyf.decompiler.cleanup import strip_trailing_return_none, tidy
 from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.executor import AppendStmt
+from depyf.decompiler.expressions import load, negate
+from depyf.decompiler.instructions import normalize
+from depyf.decompiler.structure import Structurer
+
+CO_VARARGS, CO_VARKEYWORDS = 0x04, 0x08
+CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR = 0x20, 0x80, 0x200
+CO_HAS_DOCSTRING = 0x4000000
+MAX_DEPTH = 60
+
+
+def _qualname(code: types.CodeType) -> str:
+    return getattr(code, "co_qualname", code.co_name)
+
+
+class Nested:
+    """Decompiles code objects met inside another one (functions, lambdas, classes, comprehensions)."""
+
+    def __init__(self, depth: int = 0):
+        self.depth = depth
+
+    def child(self) -> Nested:
+        if self.depth >= MAX_DEPTH:
+            raise DecompilationError("code objects nested too deeply")
+        return Nested(self.depth + 1)
+
+    # -- statements of a code object -----------------------------------------------------
+    def statements(self, code: types.CodeType) -> tuple[list[ast.stmt], Structurer]:
+        instrs, entries = normalize(code)
+        structurer = Structurer(code, instrs, entries, self.child())
+        body = structurer.body()
+        return tidy(body), structurer
+
+    # -- functions ---------------------------------------------------------------------
+    def arguments(self, code: types.CodeType, defaults: list, kwdefaults: dict,
+                  annotations: dict) -> ast.arguments:
+        names = code.co_varnames
+        npos, nkw = code.co_argcount, code.co_kwonlyargcount
+        nposonly = code.co_posonlyargcount
+
+        def arg(name: str) -> ast.arg:
+            return ast.arg(name, annotations.get(name))
+
+        posonly = [arg(n) for n in names[:nposonly]]
+        regular = [arg(n) for n in names[nposonly:npos]]
+        kwonly = [arg(n) for n in names[npos:npos + nkw]]
+        k = npos + nkw
+        vararg = kwarg = None
+        if code.co_flags & CO_VARARGS:
+            vararg = arg(names[k])
+            k += 1
+        if code.co_flags & CO_VARKEYWORDS:
+            kwarg = arg(names[k])
+        kw_defaults = [kwdefaults.get(a.arg) for a in kwonly]
+        return ast.arguments(posonly, regular, vararg, kwonly, kw_defaults, kwarg, list(defaults))
+
+    def function_def(self, fn: v.FunctionValue, name: str | None = None) -> ast.stmt:
+        code = fn.code
+        body, structurer = self.statements(code)
+        body = strip_trailing_return_none(body)
+        decls: list[ast.stmt] = []
+        if structurer.executor.globals_declared:
+            decls.append(ast.Global(sorted(structurer.executor.globals_declared)))
+        if structurer.executor.nonlocals_declared:
+            decls.append(ast.Nonlocal(sorted(structurer.executor.nonlocals_declared)))
+        doc = self.docstring(code)
+        if doc is not None:
+            decls.insert(0, ast.Expr(ast.Constant(doc)))
+        body = decls + body
+        if code.co_flags & (CO_GENERATOR | CO_ASYNC_GENERATOR) and not _contains_yield(body):
+            body.append(ast.If(ast.Constant(False), [ast.Expr(ast.Yield(None))], []))
+        args = self.arguments(code, fn.defaults, fn.kwdefaults, fn.annotations)
+        kind = ast.AsyncFunctionDef if code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR) else ast.FunctionDef
+        extra = {"type_params": fn.type_params} if sys.version_info >= (3, 12) else {}
+        node = kind(name or code.co_name, args, body or [ast.Pass()], list(fn.decorators),
+                    fn.annotations.get("return"), None, **extra)
+        return node
+
+    def docstring(self, code: types.CodeType) -> str | None:
+        if code.co_name == "<lambda>" or code.co_name.startswith("<"):
+            return None
+        if sys.version_info >= (3, 14):
+            has = code.co_flags & CO_HAS_DOCSTRING
+            return code.co_consts[0] if has else None
+        if code.co_consts and isinstance(code.co_consts[0], str):
+            return code.co_consts[0]
+        return None
+
+    def lambda_or_error(self, fn: v.FunctionValue, ins) -> ast.expr:
+        code = fn.code
+        if code.co_name != "<lambda>" or fn.decorators:
+            raise DecompilationError(f"function {code.co_name} used as a value", qualname=_qualname(code))
+        body, _ = self.statements(code)
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+            if code.co_flags & CO_GENERATOR and body and isinstance(body[-1], ast.Return):
+                exprs = [s.value for s in body[:-1] if isinstance(s, ast.Expr)]
+                if len(exprs) == len(body) - 1 and len(exprs) == 1:
+                    return ast.Lambda(self.arguments(code, fn.defaults, fn.kwdefaults, {}), exprs[0])
+            raise DecompilationError("lambda body is not one expression", qualname=_qualname(code))
+        return ast.Lambda(self.arguments(code, fn.defaults, fn.kwdefaults, {}), body[0].value)
+
+    # -- comprehensions ------------------------------------------------------------------
+    def comprehension(self, fn: v.FunctionValue, iterable: ast.expr, ins) -> ast.expr:
+        code = fn.code
+        body, _ = self.statements(code)
+        body = [s for s in body if not (isinstance(s, ast.Return))]
+        if len(body) != 1 or not isinstance(body[0], (ast.For, ast.AsyncFor)):
+            raise DecompilationError("unrecognised comprehension body", qualname=_qualname(code))
+        generators: list[ast.comprehension] = []
+        element = self._generators(body, generators, code)
+        generators[0].iter = iterable
+        kind = code.co_name
+        if kind == "<listcomp>":
+            return ast.ListComp(element[0], generators)
+        if kind == "<setcomp>":
+            return ast.SetComp(element[0], generators)
+        if kind == "<dictcomp>":
+            return ast.DictComp(element[1], element[0], generators)
+        return ast.GeneratorExp(element[0], generators)
+
+    def _generators(self, body: list, generators: list, code) -> tuple:
+        fail = DecompilationError("unrecognised comprehension body", qualname=_qualname(code))
+        while True:
+            if len(body) == 1 and isinstance(body[0], (ast.For, ast.AsyncFor)) and not body[0].orelse:
+                loop = body[0]
+                generators.append(ast.comprehension(loop.target, loop.iter, [],
+                                                    int(isinstance(loop, ast.AsyncFor))))
+                body = loop.body
+                continue
+            if not generators:
+                raise fail
+            if len(body) >= 1 and isinstance(body[0], ast.If) and not body[0].orelse:
+                node = body[0]
+                if len(node.body) == 1 and isinstance(node.body[0], ast.Continue) and len(body) > 1:
+                    generators[-1].ifs.append(negate(node.test))
+                    body = body[1:]
+                    continue
+                if len(body) == 1:
+                    generators[-1].ifs.append(node.test)
+                    body = node.body
+                    continue
+            if len(body) == 1 and isinstance(body[0], AppendStmt):
+                stmt = body[0]
+                return (stmt.value, stmt.key) if stmt.key is not None else (stmt.value, None)
+            if len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Yield):
+                return (body[0].value.value, None)
+            raise fail
+
+    # -- classes -----------------------------------------------------------------------
+    def class_def(self, fn: v.FunctionValue, name: str, bases: list, keywords: list, ins) -> ast.ClassDef:
+        body, structurer = self.statements(fn.code)
+        cleaned = []
+        for k, stmt in enumerate(body):
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                target = stmt.targets[0].id
+                if target in ("__module__", "__qualname__", "__firstlineno__", "__static_attributes__",
+                              "__classdictcell__", "__classcell__"):
+                    continue
+                if target == "__doc__" and isinstance(stmt.value, ast.Constant) and not cleaned:
+                    cleaned.append(ast.Expr(stmt.value))
+                    continue
+            if isinstance(stmt, ast.Return) and k == len(body) - 1:
+                continue
+            cleaned.append(stmt)
+        if structurer.executor.globals_declared:
+            cleaned.insert(0, ast.Global(sorted(structurer.executor.globals_declared)))
+        extra = {"type_params": []} if sys.version_info >= (3, 12) else {}
+        return ast.ClassDef(name, bases, keywords, cleaned or [ast.Pass()], [], **extra)
+
+
+def _contains_yield(body: list) -> bool:
+    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+    return False
+
+
+def code_to_ast(code: types.CodeType, defaults: dict[str, ast.expr] | None = None) -> ast.Module:
+    """The whole definition of ``code`` as a module: ``def``/``lambda`` or the module body."""
+    nested = Nested()
+    if code.co_name == "<module>":
+        body, structurer = nested.statements(code)
+        body = strip_trailing_return_none(body)
+        if structurer.executor.globals_declared:
+            pass
+        if body and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1 \
+                and isinstance(body[0].targets[0], ast.Name) and body[0].targets[0].id == "__doc__" \
+                and isinstance(body[0].value, ast.Constant):
+            body[0] = ast.Expr(body[0].value)
+        return ast.Module(body or [ast.Pass()], [])
+    fn = v.FunctionValue(code)
+    if defaults:
+        fn.defaults, fn.kwdefaults = _split_defaults(code, defaults)
+    if code.co_name == "<lambda>":
+        expr = nested.lambda_or_error(fn, None)
+        return ast.Module([ast.Expr(expr)], [])
+    name = code.co_name if code.co_name.isidentifier() else "_" + "".join(
+        c if c.isalnum() else "_" for c in code.co_name)
+    return ast.Module([nested.function_def(fn, name)], [])
+
+
+def _split_defaults(code, defaults: dict[str, ast.expr]):
+    npos, nkw = code.co_argcount, code.co_kwonlyargcount
+    positional = code.co_varnames[:npos]
+    pos_defaults = []
+    started = False
+    for name in positional:
+        if name in defaults:
+            started = True
+            pos_defaults.append(defaults[name])
+        elif started:
+            return [], {}  # a gap: defaults were not all literal, show none
+    if pos_defaults and len(pos_defaults) != sum(1 for n in positional if n in defaults):
+        return [], {}
+    kwonly = {n: defaults[n] for n in code.co_varnames[npos:npos + nkw] if n in defaults}
+    return pos_defaults, kwonly
 
 
 def code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None = None) -> str:
-    raise DecompilationError("decompiler core not implemented yet", qualname=getattr(code, "co_qualname", code.co_name))
+    """Readable Python source for ``code`` (see ``code_to_ast``)."""
+    tree = code_to_ast(code, defaults)
+    ast.fix_missing_locations(tree)
+    try:
+        return ast.unparse(tree) + "\n"
+    except Exception as exc:  # unparse of a malformed tree is our bug: report it as such
+        raise DecompilationError(f"could not print the recovered syntax tree ({exc})",
+                                 qualname=_qualname(code)) from exc
+
+
+del load

@@ -1,0 +1,862 @@
+"""Control-flow recovery: blocks and exception ranges -> nested ast statements.
+
+``Structurer.emit`` walks the code from a position, letting the executor turn straight-line
+instructions into statements, and decides at each control instruction what statement it is:
+
+- loops: FOR_ITER headers, and targets of backward jumps (``while``); 3.11+ duplicates a
+  ``while`` test at the bottom of the loop, which is recognised and folded back;
+- conditionals: chains of conditional jumps are folded into ``and``/``or`` conditions, the join
+  is the nearest common post-dominator of both branches inside the enclosing loop;
+- ``try``/``with``: the exception table tells which blocks each handler protects. Leaving a
+  protected region goes through an exit sequence (a ``finally`` body copy, a with's
+  ``__exit__`` call, POP_EXCEPT) that is skipped; what follows is a return, break, continue or
+  the normal exit.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from depyf.decompiler import values as v
+from depyf.decompiler.cfg import ControlFlowGraph
+from depyf.decompiler.dominators import EXIT, common_post_dominator, post_dominators
+from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.executor import ExceptAsStmt, Executor, ReraiseStmt, Stop
+from depyf.decompiler.expressions import bool_op, negate
+
+MAX_STEPS = 200_000
+
+
+@dataclass
+class Loop:
+    header: int                      # position of FOR_ITER or of the loop test
+    continues: frozenset[int]        # positions a jump to which is ``continue``
+    breaks: frozenset[int]           # positions a jump to which is ``break``
+    blocks: frozenset[int]           # block indices of the loop (for post-dominators)
+    body_start: int | None = None    # first body position of a while loop with a folded test
+
+
+@dataclass
+class Layer:
+    """A protected region being emitted: leaving it goes through ``kind``'s exit sequence."""
+
+    kind: str                        # "try", "finally", "with", "handler"
+    target: int                      # handler offset whose coverage defines the region
+    finally_ops: list | None = None  # for "finally": the (opname, argval) of the finally body
+    normal_exits: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Context:
+    stops: frozenset[int] = frozenset()
+    loop: Loop | None = None
+    layers: tuple = ()
+
+    def with_stops(self, *extra: int | None) -> Context:
+        return Context(self.stops | {x for x in extra if x is not None}, self.loop, self.layers)
+
+
+class Structurer:
+    """Recovers the statements of one code object."""
+
+    def __init__(self, code, instrs, entries, nested):
+        self.code = code
+        self.instrs = instrs
+        self.cfg = ControlFlowGraph(instrs, entries)
+        self.executor = Executor(code, instrs, nested)
+        self.qualname = getattr(code, "co_qualname", code.co_name)
+        self.steps = 0
+        self._pdoms: dict[int | None, dict[int, int]] = {}
+        self.back_edge_targets = self._back_edge_targets()
+
+    # -- entry -------------------------------------------------------------------------
+    def body(self) -> list[ast.stmt]:
+        return self.emit(0, Context(), [])
+
+    def error(self, pos: int | None, message: str) -> DecompilationError:
+        ins = self.instrs[pos] if pos is not None and pos < len(self.instrs) else None
+        return DecompilationError(message, qualname=self.qualname, offset=ins.offset if ins else None,
+                                  opname=ins.opname if ins else None)
+
+    # -- analyses ----------------------------------------------------------------------
+    def _back_edge_targets(self) -> dict[int, list[int]]:
+        """Position of every backward jump target -> positions of the jumps to it."""
+        found: dict[int, list[int]] = {}
+        for i, ins in enumerate(self.instrs):
+            if ins.target is not None and ins.opname not in ("FOR_ITER", "ASYNC_FOR_ITER"):
+                t = self.cfg.pos(ins.target)
+                if t is not None and t <= i:
+                    found.setdefault(t, []).append(i)
+        return found
+
+    def loop_blocks(self, header: int, sources: list[int]) -> frozenset[int]:
+        """Blocks of the natural loop: those reaching a back-edge source without the header."""
+        hb = self.cfg.block_of[header]
+        body = {hb}
+        work = [self.cfg.block_of[s] for s in sources]
+        while work:
+            b = work.pop()
+            if b in body:
+                continue
+            body.add(b)
+            work.extend(self.cfg.blocks[b].preds)
+            work.extend(self.cfg.blocks[b].exc_preds)
+        return frozenset(body)
+
+    def ipdom(self, loop: Loop | None) -> dict[int, int]:
+        key = loop.header if loop else None
+        if key not in self._pdoms:
+            blocks = self.cfg.blocks
+            if loop is None:
+                nodes = {b.index for b in blocks}
+                succs = {b.index: list(b.succs) for b in blocks}
+            else:
+                nodes = set(loop.blocks) - {self.cfg.block_of[loop.header]}
+                cont = {self.cfg.block_of[p] for p in loop.continues}
+                succs = {n: [s for s in blocks[n].succs if s not in cont] for n in nodes}
+                succs = {n: [s for s in ss if s in nodes] or ([] if not ss else []) for n, ss in succs.items()}
+            self._pdoms[key] = post_dominators(nodes, succs)
+        return self._pdoms[key]
+
+    def join_of(self, a: int, b: int, ctx: Context) -> int | None:
+        ipdom = self.ipdom(ctx.loop)
+        ba, bb = self.cfg.block_of[a], self.cfg.block_of[b]
+        if ba not in ipdom or bb not in ipdom:
+            return None
+        j = common_post_dominator(ba, bb, ipdom)
+        return None if j == EXIT else self.cfg.blocks[j].start
+
+    # -- the walk ----------------------------------------------------------------------
+    def tick(self, pos):
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise self.error(pos, "control flow too complex (step limit reached)")
+
+    def emit(self, pos: int | None, ctx: Context, stack: list) -> list[ast.stmt]:
+        """Statements from ``pos`` until a stop, an exit of the region, or a terminator."""
+        out: list[ast.stmt] = []
+        n = len(self.instrs)
+        visited: set[int] = set()
+        while pos is not None and pos < n:
+            self.tick(pos)
+            if pos in ctx.stops:
+                break
+            if self.cfg.is_leader(pos):
+                if pos in visited:
+                    raise self.error(pos, "irreducible control flow")
+                visited.add(pos)
+                if ctx.layers and not self.covered(pos, ctx.layers[-1]):
+                    self.leave_region(pos, ctx, stack, out)
+                    break
+                if ctx.loop is not None and pos in ctx.loop.continues and pos != ctx.loop.header:
+                    break
+                started = self.try_start(pos, ctx, stack, out)
+                if started is not False:
+                    pos = started
+                    continue
+                loop_next = self.try_loop(pos, ctx, stack, out)
+                if loop_next is not False:
+                    pos = loop_next
+                    continue
+            limit = self.cfg.block_at(pos).end
+            for s in ctx.stops:
+                if pos < s < limit:
+                    limit = s
+            end, stop = self.executor.run(pos, limit, stack, out)
+            if stop.ins is None:
+                pos = end
+                continue
+            pos = self.control(end - 1, stop, ctx, stack, out)
+        return out
+
+    # -- jumps -------------------------------------------------------------------------
+    def classify(self, target: int | None, ctx: Context) -> str:
+        """What a jump to ``target`` means here: 'stop', 'continue', 'break' or 'goto'."""
+        if target is None:
+            return "goto"
+        if target not in ctx.stops and self.cfg.is_leader(target):
+            block = self.cfg.block_at(target)
+            only = self.instrs[block.start]
+            if block.end - block.start == 1 and only.opname == "JUMP":
+                inner = self.classify(self.cfg.pos(only.target), ctx) if self.cfg.pos(only.target) != target \
+                    else "goto"
+                if inner in ("continue", "break", "stop"):
+                    return inner
+        if target in ctx.stops:
+            return "stop"
+        if ctx.loop is not None:
+            if target in ctx.loop.continues:
+                return "continue"
+            if target in ctx.loop.breaks:
+                return "break"
+        if ctx.layers and not self.covered(target, ctx.layers[-1]):
+            return "leave"
+        return "goto"
+
+    def control(self, i: int, stop: Stop, ctx: Context, stack: list, out: list) -> int | None:
+        ins = stop.ins
+        op = ins.opname
+        if op == "RETURN_VALUE" or op == "RAISE_VARARGS":
+            return None
+        if op == "RERAISE":
+            out.append(ReraiseStmt())
+            return None
+        if op == "JUMP":
+            target = self.cfg.pos(ins.target)
+            kind = self.classify(target, ctx)
+            if kind == "continue":
+                if target == ctx.loop.header or True:
+                    out.append(ast.Continue())
+                return None
+            if kind == "break":
+                out.append(ast.Break())
+                return None
+            if kind == "stop":
+                return None
+            if kind == "leave":
+                self.leave_region(target, ctx, stack, out)
+                return None
+            if target is not None and target <= i and not self.cfg.is_leader(target):
+                raise self.error(i, "backward jump into a block")
+            return target
+        if op in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+            return self.value_bool_op(i, ins, ctx, stack, out)
+        if op in ("FOR_ITER", "ASYNC_FOR_ITER"):
+            raise self.error(i, "FOR_ITER outside a loop header")
+        return self.conditional(i, stop.condition, ctx, stack, out)
+
+    # -- conditionals ------------------------------------------------------------------
+    def branches(self, i: int) -> tuple[int | None, int | None]:
+        """(position when the condition is true, position when false) of the jump at ``i``."""
+        ins = self.instrs[i]
+        target = self.cfg.pos(ins.target)
+        fall = i + 1 if i + 1 < len(self.instrs) else None
+        if ins.opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_NONE"):
+            # POP_JUMP_IF_NONE's condition was rewritten to ``x is None``: jump when true
+            return (fall, target) if ins.opname == "POP_JUMP_IF_FALSE" else (target, fall)
+        return target, fall
+
+    def pure_condition(self, pos: int, stack: list, members: set[int]):
+        """If the block at ``pos`` only computes a condition and jumps, return (cond, true, false)."""
+        if pos is None or not self.cfg.is_leader(pos):
+            return None
+        block = self.cfg.block_at(pos)
+        if not set(block.preds) <= members or block.exc_preds:
+            return None
+        if pos in self.back_edge_targets:
+            return None
+        trial = list(stack)
+        scratch: list = []
+        try:
+            end, stop = self.executor.run(pos, block.end, trial, scratch)
+        except DecompilationError:
+            return None
+        if scratch or stop.ins is None or stop.ins.opname not in (
+                "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
+            return None
+        if len(trial) != len(stack) or any(a is not b for a, b in zip(trial, stack)):
+            return None
+        t, f = self.branches(end - 1)
+        return stop.condition, t, f, block.index
+
+    def conditional(self, i: int, cond, ctx: Context, stack: list, out: list) -> int | None:
+        t, f = self.branches(i)
+        members = {self.cfg.block_of[i]}
+        while True:
+            merged = False
+            for side in ("t", "f"):
+                x = t if side == "t" else f
+                other = f if side == "t" else t
+                if self.classify(x, ctx) != "goto":
+                    continue
+                pc = self.pure_condition(x, stack, members)
+                if pc is None:
+                    continue
+                cx, t2, f2, xb = pc
+                if side == "t" and f2 == other:
+                    cond, t, f = bool_op(ast.And, cond, cx), t2, other
+                elif side == "t" and t2 == other:
+                    cond, t, f = bool_op(ast.And, cond, negate(cx)), f2, other
+                elif side == "f" and t2 == other:
+                    cond, t, f = bool_op(ast.Or, cond, cx), other, f2
+                elif side == "f" and f2 == other:
+                    cond, t, f = bool_op(ast.Or, cond, negate(cx)), other, t2
+                else:
+                    continue
+                members.add(xb)
+                merged = True
+                break
+            if not merged:
+                break
+        kt, kf = self.classify(t, ctx), self.classify(f, ctx)
+        if kt != "goto" and kf == "goto":
+            self.exit_statement(t, kt, ctx, stack, out, cond)
+            return f
+        if kf != "goto" and kt == "goto":
+            self.exit_statement(f, kf, ctx, stack, out, negate(cond))
+            return t
+        if kt != "goto" and kf != "goto":
+            then = self.exit_only(t, kt, ctx, stack)
+            other = self.exit_only(f, kf, ctx, stack)
+            out.append(ast.If(cond, then or [ast.Pass()], other))
+            return None
+        join = self.join_of(t, f, ctx)
+        inner = ctx.with_stops(join)
+        s_then, s_else = list(stack), list(stack)
+        then = self.emit(t, inner, s_then)
+        other = self.emit(f, inner, s_else)
+        if len(s_then) == len(stack) + 1 and len(s_else) == len(stack) + 1 and not then and not other \
+                and join is not None:
+            stack.append(ast.IfExp(cond, self.executor.value(s_then[-1], self.instrs[i]),
+                                   self.executor.value(s_else[-1], self.instrs[i])))
+            return join
+        if len(s_then) != len(s_else) and join is not None and then and other:
+            raise self.error(i, "branches leave different stacks")
+        if join is not None:
+            keep = s_then if len(s_then) >= len(s_else) else s_else
+            stack[:] = keep if then else (s_else if other else keep)
+        out.append(ast.If(cond, then or [ast.Pass()], other))
+        return join
+
+    def exit_only(self, pos, kind, ctx, stack) -> list:
+        out: list = []
+        self.exit_statement(pos, kind, ctx, list(stack), out, None)
+        return out
+
+    def exit_statement(self, pos, kind, ctx, stack, out, cond) -> None:
+        """``if cond: <break|continue|leave>``; with cond None the bare statement."""
+        body: list = []
+        if kind == "continue":
+            body.append(ast.Continue())
+        elif kind == "break":
+            body.append(ast.Break())
+        elif kind == "leave":
+            self.leave_region(pos, ctx, list(stack), body)
+        if cond is None:
+            out.extend(body)
+        elif kind == "stop":
+            # jumping to the region's end: ``if not cond: <rest>`` is emitted by the caller
+            out.append(ast.If(cond, [ast.Pass()], []))
+        else:
+            out.append(ast.If(cond, body or [ast.Pass()], []))
+
+    def value_bool_op(self, i, ins, ctx, stack, out) -> int | None:
+        """``a and b`` / ``a or b`` (and chained comparisons) in value position."""
+        target = self.cfg.pos(ins.target)
+        left = stack.pop()
+        is_and = ins.opname == "JUMP_IF_FALSE_OR_POP"
+        tail = self.instrs[target:target + 2] if target is not None else []
+        chained = len(tail) == 2 and tail[0].opname == "SWAP" and tail[0].argval == 2 \
+            and tail[1].opname == "POP_TOP"
+        if chained:
+            end = target + 2
+            region = ctx.with_stops(target, end)
+            right_stack = list(stack)
+            stmts = self.emit(i + 1, region, right_stack)
+            if stmts or len(right_stack) != len(stack):
+                raise self.error(i, "unrecognised chained comparison")
+            right = right_stack[-1]
+            middle = stack.pop()
+            stack.append(self.merge_compare(left, right, middle, i))
+            return end
+        right_stack = list(stack)
+        stmts = self.emit(i + 1, ctx.with_stops(target), right_stack)
+        if stmts or len(right_stack) != len(stack) + 1:
+            raise self.error(i, "value-position and/or with statements inside")
+        right = self.executor.value(right_stack[-1], ins)
+        stack.append(bool_op(ast.And if is_and else ast.Or, self.executor.value(left, ins), right))
+        return target
+
+    def merge_compare(self, left, right, middle, i):
+        if isinstance(left, ast.Compare) and isinstance(right, ast.Compare) and right.left is middle:
+            return ast.Compare(left.left, left.ops + right.ops, left.comparators + right.comparators)
+        if isinstance(left, ast.Compare) and isinstance(right, ast.BoolOp):
+            return ast.BoolOp(ast.And(), [left, right])
+        raise self.error(i, "unrecognised chained comparison")
+
+    # -- loops -------------------------------------------------------------------------
+    def try_loop(self, pos: int, ctx: Context, stack: list, out: list):
+        ins = self.instrs[pos]
+        if ctx.loop is not None and pos in (ctx.loop.header, ctx.loop.body_start):
+            return False
+        if ins.opname in ("FOR_ITER", "ASYNC_FOR_ITER"):
+            return self.for_loop(pos, ctx, stack, out)
+        inverted = self.inverted_while(pos, ctx, stack)
+        if inverted is not None:
+            return self.while_loop(pos, ctx, stack, out, inverted)
+        if pos in self.back_edge_targets:
+            return self.while_loop(pos, ctx, stack, out, None)
+        return False
+
+    def exits_of(self, blocks: frozenset[int], header: int, exit_pos: int | None) -> set[int]:
+        """Positions where a jump out of the loop is ``break`` (and where those breaks land)."""
+        last = max(self.cfg.blocks[b].end for b in blocks)
+        found: set[int] = set()
+        for b in blocks:
+            for s in self.cfg.blocks[b].succs:
+                if s in blocks:
+                    continue
+                p = self.cfg.blocks[s].start
+                if p == exit_pos or p == header:
+                    continue
+                final = self.follow_trivial(p)
+                if final is not None and (final >= last or final == exit_pos):
+                    found.add(p)
+                    found.add(final)
+        return found
+
+    def follow_trivial(self, p: int | None) -> int | None:
+        """Follow blocks made only of POP_TOP and a forward JUMP; the position finally reached."""
+        for _ in range(16):
+            if p is None or p >= len(self.instrs):
+                return p
+            block = self.cfg.block_at(p)
+            ops = self.instrs[block.start:block.end]
+            if ops and ops[-1].opname == "JUMP" and all(o.opname == "POP_TOP" for o in ops[:-1]):
+                t = self.cfg.pos(ops[-1].target)
+                if t is None or t <= p:
+                    return p
+                p = t
+                continue
+            return p
+        return p
+
+    def break_target(self, found: set[int], exit_pos, pos):
+        """The single place breaks land (the largest of the resolved positions)."""
+        finals = {self.follow_trivial(p) for p in found}
+        return self.single(finals - {None}, pos, "breaks leave the loop to different places")
+
+    def for_loop(self, pos, ctx, stack, out):
+        ins = self.instrs[pos]
+        exit_pos = self.cfg.pos(ins.target)
+        sources = self.back_edge_targets.get(pos, [])
+        blocks = self.loop_blocks(pos, sources) if sources else frozenset({self.cfg.block_of[pos]})
+        breaks = self.exits_of(blocks, pos, exit_pos)
+        iterator = stack[-1] if stack else None
+        if isinstance(iterator, ast.Name) and iterator.id == ".0":
+            iterator = stack[-1] = v.Iterator(iterator)
+        if not isinstance(iterator, v.Iterator):
+            raise self.error(pos, "for loop without an iterator")
+        break_target = self.break_target(breaks, exit_pos, pos)
+        loop = Loop(pos, frozenset({pos}), frozenset({exit_pos} | breaks), blocks)
+        hole = v.Hole()
+        body_stack = stack + [hole]
+        body = self.emit(pos + 1, Context(ctx.stops, loop, ctx.layers), body_stack)
+        if hole.target is None:
+            raise self.error(pos, "for loop target not found")
+        stack.pop()
+        orelse: list = []
+        after = exit_pos
+        if break_target is not None and break_target != exit_pos:
+            orelse = self.emit(exit_pos, ctx.with_stops(break_target), list(stack))
+            after = break_target
+        node_type = ast.AsyncFor if iterator.is_async else ast.For
+        out.append(node_type(hole.target, iterator.iterable, strip_continue(body) or [ast.Pass()], orelse))
+        return after
+
+    def single(self, items: set, pos, message):
+        if len(items) > 1:
+            raise self.error(pos, message)
+        return next(iter(items), None)
+
+    def inverted_while(self, pos, ctx, stack):
+        """3.11+ ``while test: body``: test at ``pos``, body, then the test again jumping back.
+
+        Returns (test_end, body_start, exit_pos, bottom_test_start, back_jump) or None.
+        """
+        block = self.cfg.block_at(pos)
+        test_end = None
+        k = pos
+        # the test: straight instructions ending in a conditional jump whose fallthrough is the body
+        while k < len(self.instrs):
+            op = self.instrs[k].opname
+            if op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
+                test_end = k
+                if (k + 1) in self.back_edge_targets:
+                    break
+                k += 1
+                continue
+            if op in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "FOR_ITER", "ASYNC_FOR_ITER",
+                      "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP") or self.instrs[k].opname.startswith("STORE") \
+                    and not (k > pos and self.instrs[k - 1].opname == "COPY"):
+                return None
+            k += 1
+        if test_end is None or block.start != pos:
+            return None
+        body_start = test_end + 1
+        sources = self.back_edge_targets.get(body_start)
+        if not sources:
+            return None
+        back = max(sources)
+        n_test = test_end - pos + 1
+        bottom = back - n_test + 1
+        if bottom <= body_start:
+            return None
+        top_ops = self.instrs[pos:test_end + 1]
+        bottom_ops = self.instrs[bottom:back + 1]
+        for a, b in zip(top_ops, bottom_ops):
+            if a.target is not None or b.target is not None:
+                if (a.target is None) != (b.target is None):
+                    return None
+                continue
+            if a.opname != b.opname or a.argval != b.argval:
+                return None
+        exit_ins = self.instrs[test_end]
+        t, f = self.branches(test_end)
+        exit_pos = f if t == body_start else t
+        return test_end, body_start, exit_pos, bottom, back
+
+    def while_loop(self, pos, ctx, stack, out, inverted):
+        if inverted is not None:
+            test_end, body_start, exit_pos, bottom, back = inverted
+            sources = self.back_edge_targets.get(body_start, []) + self.back_edge_targets.get(pos, [])
+            blocks = self.loop_blocks(pos, sources) | self.loop_blocks(body_start, sources)
+            breaks = self.exits_of(blocks, pos, exit_pos)
+            break_target = self.break_target(breaks, exit_pos, pos)
+            loop = Loop(pos, frozenset({pos, bottom}), frozenset({exit_pos} | breaks), blocks, body_start)
+            # the test itself, evaluated once at the top
+            test_stack = list(stack)
+            scratch: list = []
+            cond = self.loop_test(pos, test_end, body_start, exit_pos, test_stack, scratch, ctx)
+            body = self.emit(body_start, Context(ctx.stops | {bottom}, loop, ctx.layers), list(stack))
+            orelse: list = []
+            after = exit_pos
+            if break_target is not None and break_target != exit_pos:
+                orelse = self.emit(exit_pos, ctx.with_stops(break_target), list(stack))
+                after = break_target
+            out.append(ast.While(cond, strip_continue(body) or [ast.Pass()], orelse))
+            return after
+        sources = self.back_edge_targets[pos]
+        blocks = self.loop_blocks(pos, sources)
+        breaks = self.exits_of(blocks, pos, None)
+        break_target = self.break_target(breaks, None, pos)
+        loop = Loop(pos, frozenset({pos}), frozenset(breaks), blocks)
+        body = self.emit_loop_body_from_header(pos, loop, ctx, stack)
+        out.append(ast.While(ast.Constant(True), strip_continue(body) or [ast.Pass()], []))
+        return break_target
+
+    def emit_loop_body_from_header(self, pos, loop, ctx, stack):
+        inner = Context(ctx.stops, loop, ctx.layers)
+        out: list = []
+        block = self.cfg.block_at(pos)
+        body_stack = list(stack)
+        end, stop = self.executor.run(pos, block.end, body_stack, out)
+        if stop.ins is None:
+            out.extend(self.emit(end, inner, body_stack))
+            return out
+        nxt = self.control(end - 1, stop, inner, body_stack, out)
+        if nxt is not None and nxt != pos:
+            out.extend(self.emit(nxt, inner, body_stack))
+        return out
+
+    def loop_test(self, pos, test_end, body_start, exit_pos, stack, scratch, ctx):
+        """The condition under which a while loop's test enters the body."""
+        block = self.cfg.block_at(pos)
+        end, stop = self.executor.run(pos, block.end, stack, scratch)
+        if scratch:
+            raise self.error(pos, "while test with statements")
+        cond = stop.condition
+        t, f = self.branches(end - 1)
+        members = {self.cfg.block_of[pos]}
+        while True:
+            if t == body_start and f == exit_pos:
+                return cond
+            if f == body_start and t == exit_pos:
+                return negate(cond)
+            merged = False
+            for side in ("t", "f"):
+                x = t if side == "t" else f
+                other = f if side == "t" else t
+                if x in (body_start, exit_pos):
+                    continue
+                pc = self.pure_condition(x, stack, members | set(self.cfg.blocks[self.cfg.block_of[x]].preds))
+                if pc is None:
+                    continue
+                cx, t2, f2, xb = pc
+                if side == "t" and f2 == other:
+                    cond, t, f = bool_op(ast.And, cond, cx), t2, other
+                elif side == "t" and t2 == other:
+                    cond, t, f = bool_op(ast.And, cond, negate(cx)), f2, other
+                elif side == "f" and t2 == other:
+                    cond, t, f = bool_op(ast.Or, cond, cx), other, f2
+                elif side == "f" and f2 == other:
+                    cond, t, f = bool_op(ast.Or, cond, negate(cx)), other, t2
+                else:
+                    continue
+                members.add(xb)
+                merged = True
+                break
+            if not merged:
+                raise self.error(pos, "unrecognised while-loop test")
+
+    # -- try / with ----------------------------------------------------------------------
+    def covered(self, pos: int, layer: Layer) -> bool:
+        return layer.target in self.cfg.handler_chain(pos)
+
+    def active_targets(self, ctx: Context) -> set[int]:
+        return {layer.target for layer in ctx.layers}
+
+    def try_start(self, pos: int, ctx: Context, stack: list, out: list):
+        chain = self.cfg.handler_chain(pos)
+        active = self.active_targets(ctx)
+        candidates = [t for t in chain if t not in active and self.is_try_handler(t)]
+        if not candidates:
+            return False
+        # the outermost new handler starts first; inner ones start inside its body
+        for t in chain:
+            if t in active:
+                break
+        outer = None
+        for t in chain:
+            if t in active:
+                break
+            if t in candidates:
+                outer = t
+        if outer is None:
+            return False
+        return self.emit_protected(pos, outer, ctx, stack, out)
+
+    def is_try_handler(self, target: int) -> bool:
+        p = self.cfg.pos(target)
+        return p is not None and self.instrs[p].opname == "PUSH_EXC_INFO"
+
+    def handler_kind(self, target: int) -> str:
+        p = self.cfg.pos(target)
+        nxt = self.instrs[p + 1] if p + 1 < len(self.instrs) else None
+        if nxt is not None and nxt.opname == "WITH_EXCEPT_START":
+            return "with"
+        if self.is_except_handler(p):
+            return "try"
+        return "finally"
+
+    def is_except_handler(self, p: int) -> bool:
+        """PUSH_EXC_INFO followed by a type test, or a bare ``except:`` (POP_TOP of the exception)."""
+        k = p + 1
+        if self.instrs[k].opname == "POP_TOP":
+            return True
+        while k < len(self.instrs) and k < p + 64:
+            op = self.instrs[k].opname
+            if op in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH"):
+                return True
+            if op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "JUMP", "RETURN_VALUE", "RERAISE",
+                      "RAISE_VARARGS", "STORE_FAST", "STORE_NAME", "POP_TOP", "CALL", "CALL_KW"):
+                return False
+            k += 1
+        return False
+
+    def finally_ops(self, target: int) -> list:
+        """Instructions of a finally handler's body, between PUSH_EXC_INFO and its RERAISE 0."""
+        p = self.cfg.pos(target)
+        cleanup = self.cfg.handler_at[p]
+        end = p + 1
+        last = None
+        while end < len(self.instrs) and cleanup is not None and cleanup.target in self.cfg.handler_chain(end):
+            if self.instrs[end].opname == "RERAISE" and self.instrs[end].argval == 0:
+                last = end
+            end += 1
+        if last is None:
+            raise self.error(p, "finally handler without RERAISE")
+        return [(i.opname, i.argval if i.target is None else None) for i in self.instrs[p + 1:last]]
+
+    def emit_protected(self, pos: int, target: int, ctx: Context, stack: list, out: list):
+        kind = self.handler_kind(target)
+        layer = Layer(kind, target)
+        if kind == "finally":
+            layer.finally_ops = self.finally_ops(target)
+        entry_stack = list(stack)
+        body_ctx = Context(frozenset(), ctx.loop, ctx.layers + (layer,))
+        body_stack = list(stack)
+        body = self.emit(pos, body_ctx, body_stack)
+        after = self.single(set(layer.normal_exits), pos, "try body leaves at different places")
+        if kind == "with":
+            if len(stack) < 2 or not isinstance(stack[-1], v.WithEnter):
+                raise self.error(pos, "with body without a context manager")
+            enter = stack[-1]
+            items = [ast.withitem(enter.manager, enter.target)]
+            node = (ast.AsyncWith if enter.is_async else ast.With)(items, body or [ast.Pass()])
+            out.append(node)
+            del stack[-2:]
+            return after
+        hpos = self.cfg.pos(target)
+        depth = self.cfg.handler_at[pos].depth if False else None
+        del depth
+        handler_stack = [x for x in entry_stack]
+        handler_stack = handler_stack[: self.entry_depth(pos, target)] + [v.ExcValue()]
+        if kind == "finally":
+            fin_layer = Layer("handler", self.cfg.handler_at[hpos].target if self.cfg.handler_at[hpos] else -2)
+            fin_ctx = Context(frozenset(), ctx.loop, ctx.layers + (fin_layer,))
+            final = self.emit(hpos, fin_ctx, handler_stack)
+            if final and isinstance(final[-1], ReraiseStmt):
+                final.pop()
+            node = ast.Try(body or [ast.Pass()], [], [], final or [ast.Pass()])
+            if len(node.body) == 1 and isinstance(node.body[0], ast.Try) and not node.body[0].finalbody:
+                inner = node.body[0]
+                node = ast.Try(inner.body, inner.handlers, inner.orelse, node.finalbody)
+            out.append(node)
+            return after
+        # except clauses
+        cleanup = self.cfg.handler_at[hpos]
+        h_layer = Layer("handler", cleanup.target if cleanup else -2)
+        h_ctx = Context(frozenset(), ctx.loop, ctx.layers + (h_layer,))
+        h_stmts = self.emit(hpos, h_ctx, handler_stack)
+        handlers = self.except_clauses(h_stmts, pos)
+        h_after = self.single(set(h_layer.normal_exits), pos, "except clauses continue at different places")
+        orelse: list = []
+        if after is not None and h_after is not None and after != h_after:
+            orelse = self.emit(after, ctx.with_stops(h_after), list(entry_stack))
+            after = h_after
+        elif after is None:
+            after = h_after
+        out.append(ast.Try(body or [ast.Pass()], handlers, orelse, []))
+        return after
+
+    def entry_depth(self, pos: int, target: int) -> int:
+        for e in self.cfg.entries:
+            if e.target == target and e.start <= self.instrs[pos].offset < e.end:
+                return e.depth
+        for e in self.cfg.entries:
+            if e.target == target:
+                return e.depth
+        return 0
+
+    def except_clauses(self, stmts: list, pos) -> list[ast.ExceptHandler]:
+        handlers = []
+        while True:
+            if len(stmts) == 1 and isinstance(stmts[0], ReraiseStmt):
+                return handlers
+            if len(stmts) == 1 and isinstance(stmts[0], ast.If) and _is_match(stmts[0].test):
+                node = stmts[0]
+                typ = node.test.args[0]
+                body = list(node.body)
+                name = None
+                if body and isinstance(body[0], ExceptAsStmt):
+                    name = body.pop(0).name
+                handlers.append(ast.ExceptHandler(typ, name, body or [ast.Pass()]))
+                stmts = node.orelse
+                if not stmts:
+                    return handlers
+                continue
+            if stmts and isinstance(stmts[0], ast.If) and _is_match(stmts[0].test) and not stmts[0].orelse:
+                node = stmts[0]
+                body = list(node.body)
+                name = None
+                if body and isinstance(body[0], ExceptAsStmt):
+                    name = body.pop(0).name
+                handlers.append(ast.ExceptHandler(node.test.args[0], name, body or [ast.Pass()]))
+                stmts = stmts[1:]
+                continue
+            # a bare except: the remaining statements
+            body = [s for s in stmts]
+            handlers.append(ast.ExceptHandler(None, None, body or [ast.Pass()]))
+            return handlers
+
+    def leave_region(self, pos: int, ctx: Context, stack: list, out: list) -> None:
+        """Control leaves the innermost protected region at ``pos``: skip its exit sequence(s)."""
+        layers = list(ctx.layers)
+        p = pos
+        first = layers[-1]
+        k = len(layers) - 1
+        first_exit = None
+        while True:
+            layer = layers[k]
+            p = self.skip_exit(layer, p, stack)
+            if first_exit is None:
+                first_exit = p
+            if k > 0 and not self.covered(p, layers[k - 1]) if p is not None else False:
+                k -= 1
+                continue
+            break
+        kind = self.final_kind(p, ctx)
+        if kind is None:
+            first.normal_exits.append(first_exit)
+            return
+        if kind == "return":
+            out.append(ast.Return(self.return_value(p, stack)))
+        elif kind == "break":
+            out.append(ast.Break())
+        elif kind == "continue":
+            out.append(ast.Continue())
+
+    def final_kind(self, p, ctx) -> str | None:
+        if p is None or p >= len(self.instrs):
+            return None
+        ins = self.instrs[p]
+        if ins.opname == "RETURN_VALUE":
+            return "return"
+        if ins.opname == "LOAD_CONST" and p + 1 < len(self.instrs) and self.instrs[p + 1].opname == "RETURN_VALUE":
+            return "return"
+        if ins.opname == "JUMP" and ctx.loop is not None:
+            t = self.cfg.pos(ins.target)
+            if t in ctx.loop.continues:
+                return "continue"
+            if t in ctx.loop.breaks:
+                return "break"
+        return None
+
+    def return_value(self, p, stack):
+        ins = self.instrs[p]
+        if ins.opname == "LOAD_CONST":
+            return self.executor_value_const(ins)
+        for item in reversed(stack):
+            if isinstance(item, ast.expr):
+                return item
+        raise self.error(p, "return value not found")
+
+    def executor_value_const(self, ins):
+        scratch: list = []
+        self.executor.op_LOAD_CONST(ins, scratch, [])
+        return scratch[0]
+
+    def skip_exit(self, layer: Layer, p: int | None, stack: list) -> int | None:
+        if p is None:
+            return None
+        ins = self.instrs
+        if layer.kind == "finally":
+            ops = layer.finally_ops
+            got = [(i.opname, i.argval if i.target is None else None) for i in ins[p:p + len(ops)]]
+            if got != ops:
+                raise self.error(p, "finally body copy not found on exit")
+            return p + len(ops)
+        if layer.kind == "with":
+            k = p
+            limit = p + 8
+            while k < len(ins) and k < limit:
+                if ins[k].opname == "CALL" and ins[k].argval == 2:
+                    k += 1
+                    if k < len(ins) and ins[k].opname == "AWAIT":
+                        k += 1
+                    if k < len(ins) and ins[k].opname == "POP_TOP":
+                        k += 1
+                    return k
+                k += 1
+            raise self.error(p, "with exit call not found")
+        if layer.kind == "handler":
+            k = p
+            if k < len(ins) and ins[k].opname == "POP_EXCEPT":
+                k += 1
+            if k + 2 < len(ins) and ins[k].opname == "LOAD_CONST" and ins[k].argval is None \
+                    and ins[k + 1].opname in ("STORE_FAST", "STORE_NAME", "STORE_DEREF", "STORE_GLOBAL") \
+                    and ins[k + 2].opname in ("DELETE_FAST", "DELETE_NAME", "DELETE_DEREF", "DELETE_GLOBAL") \
+                    and ins[k + 1].argval == ins[k + 2].argval:
+                k += 3
+            return k
+        return p
+
+
+def _is_match(test) -> bool:
+    return isinstance(test, ast.Call) and isinstance(test.func, ast.Name) \
+        and test.func.id in ("__exception_matches__", "__exception_group_matches__")
+
+
+def strip_continue(body: list) -> list:
+    """Drop ``continue`` statements that end a loop body (directly or at the end of an if)."""
+    if not body:
+        return body
+    last = body[-1]
+    if isinstance(last, ast.Continue):
+        return body[:-1]
+    if isinstance(last, ast.If):
+        last.body = strip_continue(last.body) or [ast.Pass()]
+        last.orelse = strip_continue(last.orelse)
+    return body
