@@ -374,7 +374,9 @@ def verify_equivalence(obj: object) -> tuple[bool, list[str]]:
     for key, value in old_sig.items():
         if new_sig[key] != value:
             problems.append(f"{key} differ: original {value!r}, recompiled {new_sig[key]!r}")
-    if set(code.co_names) != set(new.co_names):
+    if code.co_code == new.co_code:
+        problems.append("note: the bytecode is identical")
+    elif set(code.co_names) != set(new.co_names):
         missing = sorted(set(code.co_names) - set(new.co_names))
         extra = sorted(set(new.co_names) - set(code.co_names))
         problems.append(f"note: names used differ (only in original: {missing}, only in recompiled: {extra})")
