@@ -73,7 +73,9 @@ class TorchCompileWrapperWithCustomDispatcher:
             this instance, in order.
     """
 
-    def __init__(self, compiled_callable: Callable[..., Any] | None = None, *, check: bool | None = None) -> None:
+    def __init__(
+        self, compiled_callable: Callable[..., Any] | None = None, *, check: bool | None = None
+    ) -> None:
         from depyf import _torch_private_optim as private
 
         if compiled_callable is None:
@@ -112,13 +114,34 @@ class TorchCompileWrapperWithCustomDispatcher:
             name = self._depyf_method.__qualname__
             raise IndexError(
                 f"dispatch_to_code({index}): {name} has {len(self.compiled_codes)} compiled code(s); "
-                "call compiled_callable(...) first so Dynamo compiles it"
+                "call compiled_callable(...) first so Dynamo compiles it (or adopt_cached_code(...) "
+                "when another instance of the class compiled it)"
             )
         if index < 0:
             return self.dispatch_to_code(index % len(self.compiled_codes))
         while len(dispatchers) <= index:
             dispatchers.append(_CodeDispatch(self, len(dispatchers)))
         return dispatchers[index]
+
+    def adopt_cached_code(self, *args: Any, **kwargs: Any) -> int | None:
+        """Record Dynamo's cached code for this call when it was compiled for another instance.
+
+        Instances of one class share the method's code object and so Dynamo's cache: when another
+        instance already compiled code whose guards hold for this one, Dynamo reuses it and this
+        instance records nothing. This evaluates the guards of every cached code for
+        ``self.<method>(*args, **kwargs)`` and returns the index in ``compiled_codes`` of the first
+        one whose guards hold (appending it if new), or None.
+        """
+        from depyf import _torch_private_optim as private
+
+        method = self._depyf_method
+        frame_locals = _frame_locals(method, inspect.signature(method), (self, *args), kwargs)
+        for entry in private.cache_entries(method.__code__):
+            if private.failed_guards(entry.guard_manager, frame_locals) is None:
+                if entry.code not in self.compiled_codes:
+                    self.compiled_codes.append(entry.code)
+                return self.compiled_codes.index(entry.code)
+        return None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Default: the guarded compiled callable. Override to dispatch (see the module docstring)."""
@@ -132,7 +155,9 @@ def _wrapped_method(compiled_callable: Callable[..., Any], owner: object) -> typ
         if not isinstance(original.__func__, types.FunctionType):
             raise TypeError(f"cannot dispatch {original!r}: it is not a Python function")
         if not hasattr(owner, "__dict__"):
-            raise TypeError(f"{type(owner).__qualname__} has no __dict__ (uses __slots__); dispatch needs one")
+            raise TypeError(
+                f"{type(owner).__qualname__} has no __dict__ (uses __slots__); dispatch needs one"
+            )
         return original
     raise TypeError(
         "TorchCompileWrapperWithCustomDispatcher needs torch.compile applied to a method of the same "
@@ -195,7 +220,9 @@ class _CodeDispatch:
         func = owner._depyf_method
         code = owner.compiled_codes[index]
         lean_code = private.lean_profiler_hooks(code, func.__globals__)
-        fast = types.FunctionType(lean_code, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
+        fast = types.FunctionType(
+            lean_code, func.__globals__, func.__name__, func.__defaults__, func.__closure__
+        )
         fast.__kwdefaults__ = func.__kwdefaults__
         fast.__qualname__ = func.__qualname__
         if owner._depyf_check:
@@ -239,7 +266,6 @@ def _checked(
     from depyf import _torch_private_optim as private
 
     signature = inspect.signature(func)
-    free_vars = dict(zip(code.co_freevars, func.__closure__ or ()))
     name = func.__qualname__
     guard_manager: list[Any] = []
 
@@ -258,11 +284,7 @@ def _checked(
         return guard_manager[0]
 
     def checked(*args: Any, **kwargs: Any) -> Any:
-        bound = signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        frame_locals = dict(bound.arguments)
-        for var, cell in free_vars.items():
-            frame_locals[var] = cell.cell_contents
+        frame_locals = _frame_locals(func, signature, args, kwargs)
         failed = private.failed_guards(find_guard_manager(), frame_locals)
         if failed is not None:
             raise DispatchGuardError(name, index, failed)
@@ -270,3 +292,15 @@ def _checked(
 
     checked.__qualname__ = name
     return checked
+
+
+def _frame_locals(
+    func: types.FunctionType, signature: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> dict[str, Any]:
+    """The locals ``func``'s frame starts with for this call: what Dynamo's guards read as ``L[...]``."""
+    bound = signature.bind(*args, **kwargs)
+    bound.apply_defaults()
+    frame_locals = dict(bound.arguments)
+    for var, cell in zip(func.__code__.co_freevars, func.__closure__ or (), strict=True):
+        frame_locals[var] = cell.cell_contents
+    return frame_locals

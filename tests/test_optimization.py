@@ -1,0 +1,394 @@
+"""The guard-skipping dispatcher: same results as torch.compile, guards checked on request."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from depyf import _torch_private_optim as private  # noqa: E402
+from depyf.optimization import (  # noqa: E402
+    CHECK_ENV_VAR,
+    DispatchGuardError,
+    TorchCompileWrapperWithCustomDispatcher,
+)
+
+pytestmark = pytest.mark.torch
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    """Instances of one class share Dynamo's cache for the method; start each test from an empty one."""
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+class AddConstant(torch.nn.Module):
+    def __init__(self, i: int) -> None:
+        super().__init__()
+        self.i = i
+
+    def forward(self, x):
+        return x + self.i
+
+
+class Chain(TorchCompileWrapperWithCustomDispatcher):
+    """The tutorial's example: a plain object holding submodules."""
+
+    def __init__(self, n: int, backend: str = "eager", **kwargs) -> None:
+        self.fs = torch.nn.ModuleList([AddConstant(i) for i in range(n)])
+        super().__init__(torch.compile(self.forward, backend=backend, **kwargs))
+
+    def forward(self, x):
+        for f in self.fs:
+            x = f(x)
+        return x
+
+    def __call__(self, x):
+        if len(self.compiled_codes) == 1:
+            with self.dispatch_to_code(0):
+                return self.forward(x)
+        return self.compiled_callable(x)
+
+
+class ModuleChain(torch.nn.Module, TorchCompileWrapperWithCustomDispatcher):
+    """The same as an nn.Module subclass."""
+
+    def __init__(self, n: int, check: bool | None = None) -> None:
+        torch.nn.Module.__init__(self)
+        self.fs = torch.nn.ModuleList([AddConstant(i) for i in range(n)])
+        self.scale = torch.nn.Parameter(torch.tensor(2.0))
+        TorchCompileWrapperWithCustomDispatcher.__init__(
+            self, torch.compile(self.forward, backend="eager"), check=check
+        )
+
+    def forward(self, x):
+        for f in self.fs:
+            x = f(x)
+        return x * self.scale
+
+
+class Counting:
+    """A backend that runs the graph as is and counts how often each compiled graph runs."""
+
+    def __init__(self) -> None:
+        self.compiled = 0
+        self.runs = 0
+
+    def __call__(self, gm, example_inputs):
+        self.compiled += 1
+
+        def run(*args):
+            self.runs += 1
+            return gm.forward(*args)
+
+        return run
+
+
+def test_dispatched_output_equals_compiled_for_plain_object():
+    chain = Chain(5)
+    x = torch.randn(4)
+    expected = chain.compiled_callable(x)
+    assert len(chain.compiled_codes) == 1
+    assert torch.equal(chain(x), expected)
+    assert torch.equal(chain(x + 1), chain.compiled_callable(x + 1))
+
+
+def test_dispatched_output_equals_compiled_with_inductor_and_fullgraph():
+    chain = Chain(3, backend="inductor", fullgraph=True)
+    x = torch.randn(4)
+    expected = chain.compiled_callable(x)
+    assert torch.equal(chain(x), expected)
+
+
+def test_nn_module_subclass_dispatches_and_stays_a_module():
+    mod = ModuleChain(3)
+    x = torch.randn(4)
+    expected = mod.compiled_callable(x)
+    with mod.dispatch_to_code(0):
+        got = mod.forward(x)
+    assert torch.equal(got, expected)
+    # The wrapper's own attributes must not become submodules or parameters.
+    assert [name for name, _ in mod.named_parameters()] == ["scale"]
+    assert "compiled_callable" not in dict(mod.named_modules())
+    assert "forward" not in mod.__dict__
+
+
+def test_dispatch_runs_the_compiled_code_not_the_original():
+    counting = Counting()
+
+    class Obj(TorchCompileWrapperWithCustomDispatcher):
+        def __init__(self):
+            super().__init__(torch.compile(self.forward, backend=counting))
+
+        def forward(self, x):
+            return torch.sin(x) + 1
+
+    obj = Obj()
+    x = torch.randn(3)
+    obj.compiled_callable(x)
+    runs = counting.runs
+    with obj.dispatch_to_code(0):
+        assert torch.equal(obj.forward(x), torch.sin(x) + 1)
+    assert counting.runs == runs + 1  # the compiled graph ran, not eager Python
+
+
+def test_compiled_codes_grow_with_recompilations():
+    chain = Chain(2)
+    floats = torch.randn(3)
+    ints = torch.arange(3)
+    chain.compiled_callable(floats)
+    assert len(chain.compiled_codes) == 1
+    chain.compiled_callable(ints)  # dtype guard fails: Dynamo recompiles
+    assert len(chain.compiled_codes) == 2
+    assert all(isinstance(code, types.CodeType) for code in chain.compiled_codes)
+    with chain.dispatch_to_code(1):
+        assert torch.equal(chain.forward(ints), ints + 1)
+    with chain.dispatch_to_code(0):
+        assert torch.equal(chain.forward(floats), floats + 1)
+
+
+def test_only_the_instance_that_compiled_records_the_code():
+    first, second = Chain(2), Chain(2)
+    first.compiled_callable(torch.randn(3))
+    assert len(first.compiled_codes) == 1
+    assert second.compiled_codes == []
+    x = torch.randn(3)
+    second.compiled_callable(x)  # Dynamo reuses the code compiled for `first`: nothing recorded
+    assert second.compiled_codes == []
+    assert second.adopt_cached_code(x) == 0
+    assert second.compiled_codes == first.compiled_codes
+    assert torch.equal(second(x), x + 1)
+    assert Chain(3).adopt_cached_code(x) is None  # three submodules: the cached guards fail
+
+
+def test_graph_break_resume_functions_keep_their_compiled_graph():
+    counting = Counting()
+
+    class Broken(TorchCompileWrapperWithCustomDispatcher):
+        def __init__(self):
+            super().__init__(torch.compile(self.forward, backend=counting))
+
+        def forward(self, x):
+            y = torch.cos(x) * 2
+            torch._dynamo.graph_break()
+            return torch.sin(y) + 1
+
+    obj = Broken()
+    x = torch.randn(5)
+    expected = obj.compiled_callable(x)
+    assert counting.compiled == 2  # one graph before the break, one in the resume function
+    runs = counting.runs
+    with obj.dispatch_to_code(0):
+        got = obj.forward(x)
+    assert torch.equal(got, expected)
+    assert counting.runs == runs + 2  # both graphs ran: the resume function used its compiled code
+    assert counting.compiled == 2  # and nothing was compiled again
+
+
+def test_graph_break_inside_a_submodule_nested_resume():
+    class Breaks(torch.nn.Module):
+        def forward(self, x):
+            x = x * 3
+            torch._dynamo.graph_break()
+            return x - 1
+
+    class Outer(TorchCompileWrapperWithCustomDispatcher):
+        def __init__(self):
+            self.inner = Breaks()
+            super().__init__(torch.compile(self.forward, backend="eager"))
+
+        def forward(self, x):
+            y = self.inner(x) + 2
+            return y * y
+
+    obj = Outer()
+    x = torch.randn(4)
+    expected = obj.compiled_callable(x)
+    assert len(obj.compiled_codes) == 1
+    with obj.dispatch_to_code(0):
+        assert torch.equal(obj.forward(x), expected)
+    with obj.dispatch_to_code(0):
+        assert torch.equal(obj.forward(x + 1), obj.compiled_callable(x + 1))
+
+
+def test_checked_mode_names_the_failed_guard():
+    chain = Chain.__new__(Chain)
+    chain.fs = torch.nn.ModuleList([AddConstant(i) for i in range(2)])
+    TorchCompileWrapperWithCustomDispatcher.__init__(
+        chain, torch.compile(chain.forward, backend="eager"), check=True
+    )
+    floats = torch.randn(3)
+    chain.compiled_callable(floats)
+    assert torch.equal(chain(floats), floats + 1)  # guards hold: dispatched normally
+    with pytest.raises(DispatchGuardError) as info:
+        chain(torch.arange(3))  # int64 input: the float code's dtype guard fails
+    error = info.value
+    assert error.code_index == 0
+    assert error.function.endswith("Chain.forward")
+    assert any("L['x']" in part and "dtype" in part for part in error.failed_guards)
+    assert "L['x']" in str(error) and "compiled_codes[0]" in str(error)
+    assert "forward" not in chain.__dict__  # the method is restored after the error
+
+
+def test_checked_mode_catches_a_changed_module_attribute():
+    mod = ModuleChain(2, check=True)
+    x = torch.randn(3)
+    mod.compiled_callable(x)
+    mod.fs[1].i = 5  # the compiled graph baked in 1
+    with pytest.raises(DispatchGuardError, match=r"fs"):
+        with mod.dispatch_to_code(0):
+            mod.forward(x)
+
+
+def test_checked_mode_from_environment_variable(monkeypatch):
+    monkeypatch.setenv(CHECK_ENV_VAR, "1")
+    chain = Chain(2)
+    chain.compiled_callable(torch.randn(3))
+    with pytest.raises(DispatchGuardError):
+        chain(torch.arange(3))
+    monkeypatch.setenv(CHECK_ENV_VAR, "0")
+    torch._dynamo.reset()
+    unchecked = Chain(2)
+    unchecked.compiled_callable(torch.randn(3))
+    with unchecked.dispatch_to_code(0):
+        unchecked.forward(torch.randn(3))  # no check, no error
+
+
+def test_method_restored_after_exceptions_and_nesting():
+    chain = Chain(1)
+    chain.compiled_callable(torch.randn(2))
+    original = chain.forward
+    with pytest.raises(ZeroDivisionError):
+        with chain.dispatch_to_code(0):
+            raise ZeroDivisionError
+    assert "forward" not in chain.__dict__
+    with chain.dispatch_to_code(0):
+        with chain.dispatch_to_code(0):
+            assert chain.forward.__func__.__code__ is not original.__func__.__code__
+        assert chain.forward.__func__.__code__ is not original.__func__.__code__
+    assert chain.forward == original
+
+
+def test_default_call_and_default_compiled_callable():
+    class Default(TorchCompileWrapperWithCustomDispatcher):
+        def __init__(self):
+            super().__init__()
+
+        def forward(self, x):
+            return x * 2
+
+    obj = Default()
+    x = torch.randn(2)
+    assert torch.equal(obj(x), x * 2)  # the guarded torch.compile path
+    assert len(obj.compiled_codes) == 1
+
+
+def test_clear_errors_for_misuse():
+    chain = Chain(1)
+    with pytest.raises(IndexError, match=r"has 0 compiled code.*call compiled_callable"):
+        chain.dispatch_to_code(0)
+
+    def free_function(x):
+        return x
+
+    class Wrong(TorchCompileWrapperWithCustomDispatcher):
+        pass
+
+    with pytest.raises(TypeError, match=r"method of the same object"):
+        Wrong(torch.compile(free_function))
+
+
+# One test per private torch API in depyf/_torch_private_optim.py.
+
+
+def test_private_register_bytecode_hook_sees_each_transformation():
+    seen = []
+
+    def f(x):
+        return x - 3
+
+    handle = private.register_bytecode_hook(lambda code, new: seen.append((code, new)) and None)
+    try:
+        torch.compile(f, backend="eager")(torch.randn(2))
+    finally:
+        handle.remove()
+    assert [code for code, _ in seen] == [f.__code__]
+    assert isinstance(seen[0][1], types.CodeType) and seen[0][1] is not f.__code__
+
+
+def test_private_cache_entries_expose_code_and_guards():
+    def f(x):
+        return x * 5
+
+    seen = []
+    handle = private.register_bytecode_hook(lambda code, new: seen.append(new) and None)
+    try:
+        torch.compile(f, backend="eager")(torch.randn(2))
+    finally:
+        handle.remove()
+    entries = private.cache_entries(f.__code__)
+    assert [entry.code for entry in entries] == seen
+    assert private.failed_guards(entries[0].guard_manager, {"x": torch.randn(2)}) is None
+
+
+def test_private_compiling_frame_locals_is_the_compiled_frame():
+    found = []
+
+    def f(x, marker):
+        return x + 1
+
+    def hook(code, new):
+        if code is f.__code__:
+            found.append(private.compiling_frame_locals())
+
+    handle = private.register_bytecode_hook(hook)
+    try:
+        torch.compile(f, backend="eager")(torch.randn(2), "the marker")
+    finally:
+        handle.remove()
+    assert found and found[0]["marker"] == "the marker"
+    assert private.compiling_frame_locals() is None  # outside a compilation
+
+
+def test_private_failed_guards_names_the_guard():
+    def f(x):
+        return x + 2
+
+    torch.compile(f, backend="eager")(torch.randn(2))
+    manager = private.cache_entries(f.__code__)[0].guard_manager
+    failed = private.failed_guards(manager, {"x": torch.arange(2)})
+    assert failed and any("L['x']" in part for part in failed)
+
+
+def test_private_set_eval_frame_run_only_mode_never_compiles():
+    counting = Counting()
+
+    def f(x):
+        return x + 4
+
+    compiled = torch.compile(f, backend=counting)
+    compiled(torch.randn(2))
+    set_eval_frame = private.set_eval_frame()
+    prior = set_eval_frame(private.run_only_eval_frame)
+    try:
+        assert torch.equal(f(torch.ones(2)), torch.ones(2) + 4)  # cached code runs
+        f(torch.arange(2))  # guard miss: runs eagerly, no compilation
+    finally:
+        set_eval_frame(prior)
+    assert counting.runs == 2 and counting.compiled == 1
+
+
+def test_private_lean_profiler_hooks_keep_the_profiler_range():
+    chain = Chain(2)
+    x = torch.randn(3)
+    chain.compiled_callable(x)
+    original = chain.compiled_codes[0]
+    lean = private.lean_profiler_hooks(original, Chain.forward.__globals__)
+    assert lean is not original and "__import_torch_dot__dynamo_dot_utils" not in lean.co_names
+    with torch.profiler.profile() as prof:
+        assert torch.equal(chain(x), x + 1)
+    assert "Pregraph bytecode" in {event.name for event in prof.events()}
