@@ -1,5 +1,7 @@
 # The seed example without its depyf lines: what `depyf run` is meant to run unchanged.
 import torch
+
+
 @torch.compile
 def toy_example(a, b):
     x = a / (torch.abs(a) + 1)
@@ -7,9 +9,11 @@ def toy_example(a, b):
         b = b * -1
     return x * b
 
+
 def main():
     for _ in range(100):
         toy_example(torch.randn(10), torch.randn(10))
+
 
 if __name__ == "__main__":
     main()
