@@ -241,3 +241,18 @@ def _caller_frame() -> types.FrameType | None:
     while frame is not None and frame.f_code.co_filename in skip:
         frame = frame.f_back
     return frame
+
+
+class _CallableModule(types.ModuleType):
+    """Calling this module calls ``debug``.
+
+    Why: ``depyf.torch`` exports a function named ``debug``; importing this submodule rebinds
+    ``depyf.torch.debug`` to the module whenever the package imports it lazily. Being callable
+    keeps ``depyf.debug()`` working whichever of the two that name ends up holding.
+    """
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return debug(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

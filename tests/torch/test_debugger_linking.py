@@ -1,0 +1,148 @@
+"""``link_graph_module``/``link_inductor_output``: code runs from the written file, results unchanged."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from depyf.torch.linking import LinkWarning, link_graph_module, link_inductor_output  # noqa: E402
+
+pytestmark = pytest.mark.torch
+
+
+def _capture(fn, *args, link_to: Path | None = None):
+    """Compile ``fn`` with the eager backend; return the captured graph modules and the result."""
+    from torch._dynamo.backends.debugging import eager
+
+    graphs = []
+
+    def backend(gm, example_inputs):
+        compiled = eager(gm, example_inputs)
+        graphs.append(gm)
+        if link_to is not None:
+            assert link_graph_module(gm, str(link_to / f"graph_{len(graphs) - 1}.py")) is None
+        return compiled
+
+    torch._dynamo.reset()
+    try:
+        result = torch.compile(fn, backend=backend)(*args)
+    finally:
+        torch._dynamo.reset()
+    return graphs, result
+
+
+def _forward_code(gm):
+    return type(gm).__dict__["forward"].__code__
+
+
+def toy(a, b):
+    x = a / (torch.abs(a) + 1)
+    return x * b
+
+
+def test_linked_graph_runs_from_the_written_file(tmp_path: Path) -> None:
+    a, b = torch.randn(10), torch.randn(10)
+    graphs, result = _capture(toy, a, b, link_to=tmp_path)
+    path = tmp_path / "graph_0.py"
+    text = path.read_text()
+    ast.parse(text)
+    code = _forward_code(graphs[0])
+    assert code.co_filename == str(path)
+    lines = text.splitlines()
+    assert "torch.abs" in lines[code.co_firstlineno] or "l_a_ = L_a_" in lines[code.co_firstlineno]
+    assert torch.equal(result, toy(a, b))
+    # The bound method a backend returned earlier runs the linked code too.
+    assert torch.equal(graphs[0].forward(a, b)[0], toy(a, b))
+
+
+def test_line_numbers_match_the_file(tmp_path: Path) -> None:
+    seen = []
+
+    def tracer(frame, event, arg):
+        if frame.f_code.co_filename.endswith("graph_0.py"):
+            seen.append(frame.f_lineno)
+            return tracer
+        return None
+
+    a, b = torch.randn(10), torch.randn(10)
+    graphs, _ = _capture(toy, a, b, link_to=tmp_path)
+    sys.settrace(tracer)
+    try:
+        graphs[0](a, b)
+    finally:
+        sys.settrace(None)
+    lines = (tmp_path / "graph_0.py").read_text().splitlines()
+    executed = {lines[n - 1].strip() for n in seen if n > 0}
+    assert any(line.startswith("abs_1") and "torch.abs(l_a_)" in line for line in executed), executed
+    assert any(line.startswith("return") for line in executed), executed
+
+
+def test_nested_graph_modules_are_linked(tmp_path: Path) -> None:
+    def branchy(x):
+        return torch.cond(x.sum() > 0, lambda x: x.sin(), lambda x: x.cos(), (x,))
+
+    x = torch.randn(4)
+    graphs, result = _capture(branchy, x, link_to=tmp_path)
+    path = str(tmp_path / "graph_0.py")
+    children = dict(graphs[0].named_children())
+    assert {"cond_true_0", "cond_false_0"} <= set(children)
+    for child in children.values():
+        assert _forward_code(child).co_filename == path
+    assert torch.equal(result, x.sin() if x.sum() > 0 else x.cos())
+
+
+def test_mismatching_source_is_not_linked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    graphs, _ = _capture(toy, torch.randn(10), torch.randn(10))
+    gm = graphs[0]
+    before = _forward_code(gm)
+    wrong = "def forward(self, L_a_, L_b_):\n    return (L_a_,)\n"
+    monkeypatch.setattr(gm, "print_readable", lambda **kwargs: "class GraphModule(torch.nn.Module):\n    "
+                        + wrong.replace("\n    ", "\n        "))
+    monkeypatch.setattr(type(gm), "code", property(lambda self: wrong))
+    with pytest.warns(LinkWarning, match="reading only"):
+        reason = link_graph_module(gm, str(tmp_path / "wrong.py"))
+    assert reason is not None and "does not compile to the running code" in reason
+    assert _forward_code(gm) is before
+
+
+def test_link_never_raises(tmp_path: Path) -> None:
+    with pytest.warns(LinkWarning):
+        assert link_graph_module(object(), str(tmp_path / "x.py")) is not None
+    import types
+
+    with pytest.warns(LinkWarning, match="no source file"):
+        assert link_inductor_output(types.ModuleType("m"), str(tmp_path / "y.py")) is not None
+
+
+def test_inductor_module_functions_run_from_the_written_file(tmp_path: Path) -> None:
+    """A module laid out like Inductor's output code (``Runner.call`` bound to ``call``)."""
+    import importlib.util
+
+    source = tmp_path / "cache" / "cabc.py"
+    source.parent.mkdir()
+    source.write_text(
+        "import torch\n\n"
+        "class Runner:\n"
+        "    def call(self, args):\n"
+        "        a, = args\n"
+        "        args.clear()\n"
+        "        return (torch.abs(a) + 1,)\n\n"
+        "runner = Runner()\ncall = runner.call\n\n"
+        "def get_args():\n    return [torch.ones(3)]\n"
+    )
+    spec = importlib.util.spec_from_file_location("cabc", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    call = module.call
+    target = tmp_path / "dump" / "__compiled_fn_1.output_code.0.py"
+    assert link_inductor_output(module, str(target)) is None
+    assert target.read_text() == source.read_text()
+    assert call.__func__.__code__.co_filename == str(target)
+    assert module.get_args.__code__.co_filename == str(target)
+    x = torch.randn(3)
+    assert torch.equal(call([x])[0], torch.abs(x) + 1)

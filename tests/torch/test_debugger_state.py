@@ -1,0 +1,159 @@
+"""``depyf.debug()``: nothing new compiles inside, every setting is restored, no hang without stdin;
+and one test per private torch API in ``depyf/torch/_adapter_debug.py``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from depyf.torch import _adapter_debug as adapter  # noqa: E402
+from depyf.torch.debug import DebugWarning, debug, set_last_dump_dir  # noqa: E402
+
+debug_module = sys.modules["depyf.torch.debug"]
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_debugger_support import child_env  # noqa: E402
+
+pytestmark = pytest.mark.torch
+
+
+def _torch_state():
+    eval_frame = torch._dynamo.eval_frame
+    stance = eval_frame._stance
+    return (eval_frame._callback_from_stance, stance.stance, stance.skip_guard_eval_unsafe, stance.backend,
+            sys.gettrace(), torch._C._dynamo.eval_frame.get_eval_frame_callback())
+
+
+@pytest.fixture
+def counting_compile():
+    from torch._dynamo.backends.debugging import eager
+
+    compiled = []
+
+    def backend(gm, example_inputs):
+        compiled.append(gm)
+        return eager(gm, example_inputs)
+
+    def scale(x):
+        return x * 2 + 1
+
+    torch._dynamo.reset()
+    yield torch.compile(scale, backend=backend), compiled
+    torch._dynamo.reset()
+
+
+def test_nothing_new_compiles_inside_and_a_warning_says_so(counting_compile, capsys) -> None:
+    fn, compiled = counting_compile
+    x = torch.randn(4)
+    assert torch.equal(fn(x), x * 2 + 1)
+    assert len(compiled) == 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with debug(pause=False):
+            assert torch.equal(fn(x), x * 2 + 1)  # cached compiled code still runs
+            y = torch.randn(3, 5, dtype=torch.float64)  # would need a recompilation
+            assert torch.equal(fn(y), y * 2 + 1)
+            assert torch.equal(fn(y), y * 2 + 1)
+    assert len(compiled) == 1
+    messages = [str(w.message) for w in caught if issubclass(w.category, DebugWarning)]
+    assert len(messages) == 1 and "scale would need a new compilation" in messages[0], messages
+    fn(y)  # compiles normally again once the block is left
+    assert len(compiled) == 2
+
+
+def test_every_setting_is_restored(counting_compile) -> None:
+    before = _torch_state()
+    with debug(pause=False):
+        assert _torch_state() != before
+    assert _torch_state() == before
+    with pytest.raises(KeyError), debug(pause=False):
+        raise KeyError("user error inside the block")
+    assert _torch_state() == before
+
+
+def test_guide_lists_dumped_code_files(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(debug_module, "_last_dump_dir", None)
+    for name in ("__transformed_code_0_for_f.py", "__compiled_fn_1.forward.0.py", "full_code_for_f_0.py",
+                 "index.md", "notes.txt"):
+        (tmp_path / name).write_text("")
+    set_last_dump_dir(str(tmp_path))
+    with debug(pause=False):
+        pass
+    err = capsys.readouterr().err
+    for name in ("__transformed_code_0_for_f.py", "__compiled_fn_1.forward.0.py", "full_code_for_f_0.py"):
+        assert str(tmp_path / name) in err
+    assert "index.md" not in err and "notes.txt" not in err
+
+
+def test_no_pause_and_no_hang_without_a_terminal(tmp_path: Path) -> None:
+    program = tmp_path / "program.py"
+    program.write_text(textwrap.dedent("""
+        import torch, depyf
+        f = torch.compile(lambda x: x + 1, backend="eager")
+        f(torch.ones(2))
+        with depyf.debug():
+            print("RESULT", f(torch.ones(2)).tolist())
+        with depyf.debug():  # the name still works after the submodule was imported
+            print("RESULT", f(torch.ones(2)).tolist())
+    """))
+    env = child_env()
+    env.pop("DEPYF_DEBUG_PAUSE")
+    done = subprocess.run([sys.executable, str(program)], cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "RESULT [2.0, 2.0]" in done.stdout
+    assert "not pausing: stdin is not a terminal" in done.stderr
+
+
+# --- one test per private API in _adapter_debug ------------------------------------------------------
+
+
+def test_adapter_callback_from_stance_patch_wraps_and_restores() -> None:
+    original = torch._dynamo.eval_frame._callback_from_stance
+    seen = []
+    restore = adapter.dynamo_callback_from_stance_patch(lambda result, callback: seen.append(callback) or result)
+    try:
+        assert torch._dynamo.eval_frame._callback_from_stance(None) is None
+        assert seen == [None]
+    finally:
+        restore()
+    assert torch._dynamo.eval_frame._callback_from_stance is original
+
+
+def test_adapter_should_compile_frame() -> None:
+    def with_tensor(t):
+        return sys._getframe()
+
+    def without_tensor(n):
+        return sys._getframe()
+
+    assert adapter.should_compile_frame(with_tensor(torch.ones(1)))
+    assert not adapter.should_compile_frame(without_tensor(3))
+
+
+def test_adapter_run_frame_uncompiled() -> None:
+    result = adapter.run_frame_uncompiled()
+    assert result.apply_to_code is False
+    assert result.frame_exec_strategy.cur_action == torch._dynamo.types.FrameAction.SKIP
+
+
+@pytest.mark.slow
+def test_adapter_inductor_loaded_modules() -> None:
+    torch._dynamo.reset()
+    before = {id(m) for m in adapter.inductor_loaded_modules()}
+    torch.compile(lambda x: x.sin() + 1, backend="inductor")(torch.ones(3))
+    new = [m for m in adapter.inductor_loaded_modules() if id(m) not in before]
+    torch._dynamo.reset()
+    assert any(callable(getattr(m, "call", None)) for m in new)
+
+
+def test_adapter_names_what_is_missing() -> None:
+    with pytest.raises(adapter.UnsupportedTorchError, match=r"torch\._dynamo\.eval_frame\._no_such_api"):
+        adapter._private("torch._dynamo.eval_frame", "_no_such_api")
