@@ -1,0 +1,225 @@
+"""Write ``__compiled_fn_<n>.<stage>.<k>.py`` files and make the running graphs come from them.
+
+Graph modules we can reach (Dynamo's captured graph, AOTAutograd's forward/backward/inference
+graphs, Inductor's output module) are handed to ``depyf.torch.linking`` so the file we write is
+the code that runs (breakpoints hit). Stages we only see as text (joint graph, pre/post-grad
+graphs) are written from the structured trace.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from depyf.torch import adapter
+from depyf.torch.files import DumpFiles
+from depyf.torch.trace import GRAPH_STAGES, TraceEvent
+
+_SHORT_NAME = re.compile(r"^(__compiled_fn_\d+)")
+
+
+def short_graph_name(global_name: str) -> str:
+    """``__compiled_fn_3_<uuid>`` -> ``__compiled_fn_3`` (the name used for files)."""
+    match = _SHORT_NAME.match(global_name)
+    return match.group(1) if match else global_name
+
+
+@dataclass
+class GraphRecord:
+    """What the dump knows about one graph."""
+
+    name: str                       # short name, e.g. __compiled_fn_1
+    global_name: str                # the global the transformed code calls
+    compile_key: str | None
+    files: list[dict[str, str]] = field(default_factory=list)  # {"stage", "file"}
+    linked: list[str] = field(default_factory=list)           # files that run (breakpoints hit)
+
+
+def _linking() -> Any:
+    try:
+        from depyf.torch import linking
+    except Exception:  # noqa: BLE001 - the module may not exist yet or fail to import
+        return None
+    return linking
+
+
+class GraphDumper:
+    """Collects graph files for one ``prepare_debug`` session."""
+
+    def __init__(self, files: DumpFiles, warn: Callable[[str], None]):
+        self.files = files
+        self.warn = warn
+        self.graphs: dict[str, GraphRecord] = {}          # short name -> record
+        self.by_compile: dict[str, list[str]] = {}       # compile key -> short names
+        self._local = threading.local()
+        self._pending: dict[tuple[str, str], list[str]] = {}  # (graph, stage) -> files from the trace
+        self._counts: dict[tuple[str, str], int] = {}
+        self.active = True
+        self.captured_via_gm = False
+
+    # --- naming ---------------------------------------------------------------------------------
+    def _current(self, compile_key: str | None = None) -> str | None:
+        stack = getattr(self._local, "stack", None)
+        if stack:
+            return stack[-1]
+        key = compile_key if compile_key is not None else adapter.compile_key()
+        names = self.by_compile.get(key or "", [])
+        return names[-1] if names else None
+
+    def _push(self, name: str) -> None:
+        if not hasattr(self._local, "stack"):
+            self._local.stack = []
+        self._local.stack.append(name)
+
+    def _pop(self) -> None:
+        self._local.stack.pop()
+
+    def _record(self, global_name: str, compile_key: str | None) -> GraphRecord:
+        name = short_graph_name(global_name)
+        record = self.graphs.get(name)
+        if record is None:
+            record = GraphRecord(name, global_name, compile_key)
+            self.graphs[name] = record
+            self.by_compile.setdefault(compile_key or "", []).append(name)
+        return record
+
+    def _new_path(self, graph: str, stage: str) -> str:
+        k = self._counts.get((graph, stage), 0)
+        self._counts[(graph, stage)] = k + 1
+        relative = f"{graph}.{stage}.{k}.py"
+        self.graphs[graph].files.append({"stage": stage, "file": relative})
+        return relative
+
+    # --- graph modules ----------------------------------------------------------------------------
+    def around_user_compiler(self, call: Callable[[Any, list[Any]], Any], gm: Any, inputs: list[Any]) -> Any:
+        """Dynamo calls the backend through here: dump and link the captured graph first."""
+        if not self.active:
+            return call(gm, inputs)
+        name = None
+        try:
+            global_name = adapter.graph_backend_id(gm)
+            if global_name:
+                name = self._record(global_name, adapter.compile_key()).name
+                self.captured_via_gm = True
+                self._write_graph_module(name, "captured_graph", gm)
+        except Exception as exc:  # noqa: BLE001
+            self.warn(f"could not dump the captured graph: {exc!r}")
+        if name is None:
+            return call(gm, inputs)
+        self._push(name)
+        try:
+            return call(gm, inputs)
+        finally:
+            self._pop()
+
+    def wrap_aot_compiler(self, stage: str, compiler: Callable[..., Any]) -> Callable[..., Any]:
+        """Wrap an AOTAutograd compiler so its graph module is dumped and linked before compiling."""
+        owner = self._current()
+        dump_stage = "forward" if stage == "inference" else stage
+
+        def compile_with_dump(gm: Any, example_inputs: Any, *args: Any, **kwargs: Any) -> Any:
+            name = owner or self._current()
+            if not self.active or name is None or name not in self.graphs:
+                return compiler(gm, example_inputs, *args, **kwargs)
+            try:
+                self._write_graph_module(name, dump_stage, gm)
+            except Exception as exc:  # noqa: BLE001
+                self.warn(f"could not dump the {dump_stage} graph of {name}: {exc!r}")
+            self._push(name)
+            try:
+                return compiler(gm, example_inputs, *args, **kwargs)
+            finally:
+                self._pop()
+
+        for attr in ("__name__", "__qualname__"):
+            try:
+                setattr(compile_with_dump, attr, getattr(compiler, attr))
+            except (AttributeError, TypeError):
+                pass
+        return compile_with_dump
+
+    def on_inductor_module(self, module: Any, path: str) -> None:
+        """Inductor loaded generated Python: if it is a graph's output code, make it run from the dump."""
+        if not self.active or not callable(getattr(module, "call", None)):
+            return
+        name = self._current()
+        if name is None or name not in self.graphs:
+            return
+        try:
+            relative = self._take_pending(name, "output_code")
+            target = self.files.path(relative)
+            linking = _linking()
+            link = getattr(linking, "link_inductor_output", None) if linking else None
+            if link is not None:
+                try:
+                    link(module, target)
+                    self.graphs[name].linked.append(relative)
+                    self.files.note_written(relative)
+                    return
+                except Exception as exc:  # noqa: BLE001
+                    self.warn(f"could not link Inductor output code of {name}: {exc!r}")
+            if not os.path.exists(target):
+                with open(path, encoding="utf-8") as src:
+                    self.files.write(relative, src.read())
+        except Exception as exc:  # noqa: BLE001
+            self.warn(f"could not dump Inductor output code of {name}: {exc!r}")
+
+    def _take_pending(self, name: str, stage: str) -> str:
+        pending = self._pending.get((name, stage))
+        if pending:
+            return pending.pop(0)
+        return self._new_path(name, stage)
+
+    def _write_graph_module(self, name: str, stage: str, gm: Any) -> None:
+        relative = self._take_pending(name, stage)
+        target = self.files.path(relative)
+        linking = _linking()
+        link = getattr(linking, "link_graph_module", None) if linking else None
+        if link is not None:
+            try:
+                link(gm, target)
+                self.graphs[name].linked.append(relative)
+                self.files.note_written(relative)
+                return
+            except Exception as exc:  # noqa: BLE001
+                self.warn(f"could not link the {stage} graph of {name}: {exc!r}")
+        self.files.write(relative, readable_graph_source(gm))
+
+    # --- text from the structured trace ---------------------------------------------------------
+    def on_trace(self, event: TraceEvent) -> None:
+        stage = GRAPH_STAGES.get(event.kind)
+        if stage is None or not self.active or not event.payload:
+            return
+        if stage == "captured_graph" and self.captured_via_gm:
+            return
+        name = self._current(event.compile_key)
+        if name is None:
+            return
+        relative = self._new_path(name, stage)
+        self.files.write(relative, event.payload if event.payload.endswith("\n") else event.payload + "\n")
+        if stage in ("forward", "backward", "output_code"):
+            # The graph module (or module) arrives later; it is linked into this same file.
+            self._pending.setdefault((name, stage), []).append(relative)
+
+    def graph_names_in(self, code_names: tuple[str, ...]) -> list[str]:
+        """Short names of graphs a transformed code calls (in order of first use)."""
+        out = []
+        for global_name in code_names:
+            if global_name.startswith("__compiled_fn"):
+                short = short_graph_name(global_name)
+                if short not in out:
+                    out.append(short)
+        return out
+
+
+def readable_graph_source(gm: Any) -> str:
+    """A graph module's code with shapes, as torch prints it (used when linking is unavailable)."""
+    try:
+        text = gm.print_readable(print_output=False, include_stride=True, include_device=True)
+    except Exception:  # noqa: BLE001
+        text = getattr(gm, "code", repr(gm))
+    return text if text.endswith("\n") else text + "\n"

@@ -1,0 +1,317 @@
+"""One ``prepare_debug`` session: hooks in, records what Dynamo did, writes the dump at the end."""
+
+from __future__ import annotations
+
+import marshal
+import re
+import sys
+import threading
+import types
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from depyf.torch import adapter
+from depyf.torch.files import DumpFiles
+from depyf.torch.full_code import EntryView, FunctionView, original_source_of, render_function
+from depyf.torch.graphs import GraphDumper
+from depyf.torch.guards import GuardClause, clauses_from_leaves
+from depyf.torch.trace import GRAPH_STAGES, TraceEvent
+from depyf.torch.transformed import TransformedCode, dis_listing, safe_decompile, transform
+
+
+class DepyfWarning(UserWarning):
+    """Something depyf could not do; the user's program is unaffected."""
+
+
+_RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<parent>.+)_at_(?P<line>\d+)$")
+_TRACE_KINDS = set(GRAPH_STAGES) | {"dynamo_graph_break_reason", "recompile_reasons"}
+
+
+@dataclass
+class EntryRecord:
+    """A transformed code that went through our bytecode hook."""
+
+    number: int
+    function_name: str
+    compile_key: str | None
+    result: TransformedCode
+    file: str
+    graphs: list[str] = field(default_factory=list)
+    clauses: list[GuardClause] = field(default_factory=list)
+
+    @property
+    def transformed_name(self) -> str:
+        return f"__transformed_code_{self.number}_for_{self.function_name}"
+
+    @property
+    def guard_name(self) -> str:
+        return f"__guard_{self.number}_for_{self.function_name}"
+
+
+@dataclass
+class FunctionRecord:
+    """An original code object Dynamo compiled (a user function or a resume function)."""
+
+    code: types.CodeType
+    serial: int                       # how many earlier records share this name
+    entries: list[EntryRecord] = field(default_factory=list)
+    compile_keys: list[str] = field(default_factory=list)
+    live_entries: list[EntryRecord] = field(default_factory=list)  # cached now, in lookup order
+
+    @property
+    def name(self) -> str:
+        return self.code.co_name
+
+    @property
+    def kind(self) -> str:
+        return "resume" if _RESUME.match(self.name) else "user"
+
+    @property
+    def full_code_file(self) -> str:
+        return f"full_code_for_{self.name}_{self.serial}.py"
+
+    @property
+    def dispatch_name(self) -> str:
+        return f"__dispatch_for_{self.name}" + (f"_{self.serial}" if self.serial else "")
+
+
+class DumpSession:
+    """Hooks into torch while active; ``finish()`` writes full_code files and the index."""
+
+    def __init__(self, dump_dir: str, *, clean_wild_fx_code: bool = True, log_bytecode: bool = False,
+                 backend_hint: str | None = None):
+        self.files = DumpFiles(dump_dir, adapter.distributed_rank())
+        self.clean_wild_fx_code = clean_wild_fx_code
+        self.log_bytecode = log_bytecode
+        self.warnings: list[str] = []
+        self.functions: dict[types.CodeType, FunctionRecord] = {}
+        self.by_run_code: dict[int, EntryRecord] = {}
+        self._name_serials: dict[str, int] = {}
+        self._entry_numbers: dict[str, int] = {}
+        self.trace_events: dict[str, list[TraceEvent]] = {}
+        self.backends: set[str] = set()
+        self.graphs = GraphDumper(self.files, self.warn)
+        self._undo: list[Callable[[], None]] = []
+        self._lock = threading.RLock()
+        self.active = False
+
+    # --- lifecycle --------------------------------------------------------------------------------
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+        warnings.warn(f"depyf: {message}", DepyfWarning, stacklevel=2)
+
+    def start(self) -> None:
+        from depyf.torch import trace
+
+        if self.files.subdir is None or self.files.subdir.startswith("rank_"):
+            self.files.remove_stale()
+        self.active = True
+        steps: list[tuple[str, Callable[[], Callable[[], None]]]] = [
+            ("bytecode hook", lambda: adapter.register_bytecode_hook(self._bytecode_hook).remove),
+            ("structured trace", lambda: trace.attach(self._on_trace, _TRACE_KINDS)),
+            ("captured graph seam", lambda: adapter.patch_call_user_compiler(self.graphs.around_user_compiler)),
+            ("AOTAutograd seam", lambda: adapter.patch_aot_compilers(self.graphs.wrap_aot_compiler)),
+            ("Inductor seam", lambda: adapter.patch_inductor_module_loader(self.graphs.on_inductor_module)),
+            ("compile caches", self._disable_caches),
+        ]
+        for what, step in steps:
+            try:
+                self._undo.append(step())
+            except Exception as exc:  # noqa: BLE001
+                self.warn(f"could not install the {what}: {exc!r}; the dump will lack what it provides")
+
+    def _disable_caches(self) -> Callable[[], None]:
+        ctx = adapter.compile_caches_disabled()
+        ctx.__enter__()
+        return lambda: ctx.__exit__(None, None, None)
+
+    def stop(self) -> None:
+        """Remove every hook and patch (in reverse order); nothing of depyf stays in torch."""
+        self.active = False
+        self.graphs.active = False
+        while self._undo:
+            undo = self._undo.pop()
+            try:
+                undo()
+            except Exception as exc:  # noqa: BLE001
+                self.warn(f"could not remove a hook cleanly: {exc!r}")
+
+    # --- hooks --------------------------------------------------------------------------------
+    def _on_trace(self, event: TraceEvent) -> None:
+        if not self.active:
+            return
+        with self._lock:
+            self.trace_events.setdefault(event.compile_key or "", []).append(event)
+        self.graphs.on_trace(event)
+
+    def _function_record(self, code: types.CodeType) -> FunctionRecord:
+        record = self.functions.get(code)
+        if record is None:
+            serial = self._name_serials.get(code.co_name, 0)
+            self._name_serials[code.co_name] = serial + 1
+            record = FunctionRecord(code, serial)
+            self.functions[code] = record
+        return record
+
+    def _next_entry_number(self, name: str) -> int:
+        n = self._entry_numbers.get(name, 0)
+        self._entry_numbers[name] = n + 1
+        return n
+
+    def _bytecode_hook(self, code: types.CodeType, dynamo_code: types.CodeType) -> types.CodeType | None:
+        if not self.active:
+            return None
+        try:
+            with self._lock:
+                return self._handle_transformed(code, dynamo_code)
+        except Exception as exc:  # noqa: BLE001 - never break the user's compilation
+            self.warn(f"internal error while dumping {code.co_name}: {exc!r}; Dynamo's bytecode runs")
+            return None
+
+    def _handle_transformed(self, code: types.CodeType, dynamo_code: types.CodeType) -> types.CodeType | None:
+        record = self._function_record(code)
+        key = adapter.compile_key()
+        if key:
+            record.compile_keys.append(key)
+        number = self._next_entry_number(code.co_name)
+        function_name = f"__transformed_code_{number}_for_{code.co_name}"
+        relative = f"{function_name}.py"
+        result = transform(dynamo_code, function_name, self.files.path(relative))
+        self.files.write(relative, result.file_text)
+        entry = EntryRecord(number, code.co_name, key, result, relative,
+                            self.graphs.graph_names_in(dynamo_code.co_names))
+        record.entries.append(entry)
+        self.by_run_code[id(result.code_to_run)] = entry
+        self.by_run_code[id(dynamo_code)] = entry
+        if self.log_bytecode:
+            self._write_bytecode(function_name, code, dynamo_code, result)
+        if not result.decompiled:
+            return None
+        return result.code_to_run
+
+    def _write_bytecode(self, name: str, original: types.CodeType, dynamo_code: types.CodeType,
+                        result: TransformedCode) -> None:
+        versions = [("original", original), ("dynamo", dynamo_code)]
+        if result.decompiled:
+            versions.append(("recompiled", result.code_to_run))
+        for label, code in versions:
+            self.files.write(f"bytecode/{name}.{label}.dis.txt", dis_listing(code))
+            self.files.write_bytes(f"bytecode/{name}.{label}.marshal", marshal.dumps(code))
+
+    # --- the end --------------------------------------------------------------------------------
+    def finish(self) -> None:
+        """Write full_code files and the index (after ``stop``: cache entries are complete)."""
+        views = {}
+        for record in list(self.functions.values()):
+            try:
+                views[record.code] = self._function_view(record)
+            except Exception as exc:  # noqa: BLE001
+                self.warn(f"could not describe {record.name}: {exc!r}")
+        children: dict[types.CodeType, list[FunctionRecord]] = {}
+        top_level = []
+        for record in self.functions.values():
+            parent = self._parent_of(record)
+            if parent is not None:
+                children.setdefault(parent.code, []).append(record)
+            else:
+                top_level.append(record)
+
+        def attach(record: FunctionRecord) -> FunctionView | None:
+            view = views.get(record.code)
+            if view is None:
+                return None
+            view.resumes = [v for v in (attach(child) for child in children.get(record.code, [])) if v]
+            return view
+
+        for record in top_level:
+            view = attach(record)
+            if view is None:
+                continue
+            try:
+                self.files.write(record.full_code_file, render_function(view))
+            except Exception as exc:  # noqa: BLE001
+                self.warn(f"could not write {record.full_code_file}: {exc!r}")
+        from depyf.torch import index
+
+        index.write_index(self, top_level, children)
+        self.files.release()
+
+    def _parent_of(self, record: FunctionRecord) -> FunctionRecord | None:
+        match = _RESUME.match(record.name)
+        if not match:
+            return None
+        parent_name = match.group("parent")
+        candidates = [r for r in self.functions.values()
+                      if r.name == parent_name and r.code.co_filename == record.code.co_filename
+                      and r is not record]
+        if not candidates:
+            return None
+        line = int(match.group("line"))
+        # The parent whose source range holds the break line, else the latest one.
+        for cand in candidates:
+            lines = [ln for _, _, ln in cand.code.co_lines() if ln is not None]
+            if lines and min(lines) <= line <= max(lines):
+                return cand
+        return candidates[-1]
+
+    def cache_entry_views(self, record: FunctionRecord) -> list[tuple[EntryRecord, list[GuardClause]]]:
+        """Cache entries of ``record.code`` (as Dynamo checks them) with their guard clauses."""
+        out = []
+        try:
+            entries = adapter.cache_entries(record.code)
+        except Exception as exc:  # noqa: BLE001
+            self.warn(f"could not read cache entries of {record.name}: {exc!r}")
+            entries = []
+        seen = set()
+        for entry in entries:
+            if entry.backend:
+                self.backends.add(entry.backend)
+            ours = self.by_run_code.get(id(entry.code))
+            if ours is None:
+                # Compiled before prepare_debug started: show it, but it was never swapped.
+                number = self._next_entry_number(record.name)
+                name = f"__transformed_code_{number}_for_{record.name}"
+                relative = f"{name}.py"
+                result = transform(entry.code, name, self.files.path(relative))
+                result.decompiled = False
+                result.code_to_run = entry.code
+                result.fallback_reason = result.fallback_reason or "compiled before prepare_debug started"
+                self.files.write(relative, result.file_text if result.source is None else
+                                 f"# {name}: compiled before prepare_debug, so Dynamo's bytecode runs.\n"
+                                 f"# Decompiled for reading:\n{result.source}")
+                ours = EntryRecord(number, record.name, entry.compile_key, result, relative,
+                                   self.graphs.graph_names_in(entry.code.co_names))
+                record.entries.append(ours)
+                self.by_run_code[id(entry.code)] = ours
+            seen.add(id(ours))
+            try:
+                leaves = adapter.leaf_guards(entry.guard_manager)
+                clauses = clauses_from_leaves((leaf.kind, leaf.parts) for leaf in leaves)
+            except Exception as exc:  # noqa: BLE001
+                self.warn(f"could not read guards of {ours.transformed_name}: {exc!r}")
+                clauses = []
+            out.append((ours, clauses))
+        return out
+
+    def _function_view(self, record: FunctionRecord) -> FunctionView:
+        entries = []
+        live = self.cache_entry_views(record)
+        record.live_entries = [ours for ours, _ in live]
+        for ours, clauses in live:
+            ours.clauses = clauses
+            result = ours.result
+            entries.append(EntryView(
+                guard_name=ours.guard_name, transformed_name=ours.transformed_name,
+                transformed_file=ours.file, clauses=clauses, source=result.source,
+                runs_decompiled=result.decompiled, fallback_reason=result.fallback_reason,
+                dis_text="" if result.source is not None else dis_listing(result.dynamo_code),
+                graphs=ours.graphs))
+        # A resume function is Dynamo-made bytecode: its "source" is what we decompile from it.
+        source = safe_decompile(record.code) if record.kind == "resume" else original_source_of(record.code)
+        return FunctionView(code=record.code, name=record.name, dispatch_name=record.dispatch_name,
+                            kind=record.kind, original_source=source, entries=entries)
+
+
+def python_version() -> str:
+    return ".".join(str(p) for p in sys.version_info[:3])

@@ -1,0 +1,104 @@
+"""Conservative checks that recompiled code can run in place of Dynamo's bytecode.
+
+Semantic equivalence is undecidable; these checks reject the mistakes a decompiler makes in
+practice: a dropped, duplicated or extra call or attribute access, a global it does not load,
+and a local read where it may be unbound (for example read after ``del``) although Dynamo's code
+never does that. Anything that looks different is rejected: then Dynamo's own bytecode runs.
+"""
+
+from __future__ import annotations
+
+import dis
+import types
+from collections import Counter
+
+_NAME_OPS = {"LOAD_GLOBAL": "global", "LOAD_NAME": "global", "LOAD_ATTR": "attr", "LOAD_METHOD": "attr",
+             "STORE_ATTR": "store_attr", "DELETE_ATTR": "del_attr", "STORE_GLOBAL": "store_global",
+             "DELETE_GLOBAL": "del_global", "IMPORT_NAME": "import", "IMPORT_FROM": "import_from"}
+_CALL_OPS = {"CALL", "CALL_FUNCTION", "CALL_FUNCTION_KW", "CALL_METHOD", "CALL_FUNCTION_EX"}
+_UNCONDITIONAL = {"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP_ABSOLUTE", "JUMP"}
+_TERMINAL = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"}
+
+
+def _instructions(code: types.CodeType) -> list[dis.Instruction]:
+    return [i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "EXTENDED_ARG", "NOP")]
+
+
+def effects(code: types.CodeType) -> Counter[tuple[str, str]]:
+    """Multiset of name-based effects (globals, attributes, imports) and calls, nested code included."""
+    out: Counter[tuple[str, str]] = Counter()
+    for ins in _instructions(code):
+        kind = _NAME_OPS.get(ins.opname)
+        if kind is not None:
+            out[(kind, str(ins.argval))] += 1
+        elif ins.opname in _CALL_OPS:
+            out[("call", "")] += 1
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            out += effects(const)
+    return out
+
+
+def maybe_unbound_loads(code: types.CodeType) -> set[str]:
+    """Locals that some path may read before assigning them (or after deleting them)."""
+    instructions = _instructions(code)
+    if not instructions:
+        return set()
+    index_of = {ins.offset: i for i, ins in enumerate(instructions)}
+    nargs = (code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 0x04)
+             + bool(code.co_flags & 0x08))
+    start = frozenset(code.co_varnames[:nargs]) | frozenset(code.co_cellvars) | frozenset(code.co_freevars)
+    handler_starts = []
+    try:
+        for entry in dis.Bytecode(code).exception_entries:
+            handler_starts.append(entry.target)
+    except AttributeError:
+        pass
+    state: dict[int, frozenset[str]] = {0: start}
+    for target in handler_starts:
+        if target in index_of:
+            # Conservative: a handler may run before anything but the arguments is assigned.
+            state[index_of[target]] = start
+    work = list(state)
+    bad: set[str] = set()
+    visits = 0
+    while work and visits < 200_000:
+        visits += 1
+        i = work.pop()
+        assigned = set(state[i])
+        ins = instructions[i]
+        if ins.opname == "LOAD_FAST" and ins.argval not in assigned:
+            bad.add(str(ins.argval))
+        elif ins.opname == "STORE_FAST":
+            assigned.add(str(ins.argval))
+        elif ins.opname == "DELETE_FAST":
+            assigned.discard(str(ins.argval))
+        successors = []
+        if ins.opname not in _TERMINAL and ins.opname not in _UNCONDITIONAL and i + 1 < len(instructions):
+            successors.append(i + 1)
+        if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
+            target = index_of.get(ins.argval)
+            if target is not None:
+                successors.append(target)
+        frozen = frozenset(assigned)
+        for succ in successors:
+            old = state.get(succ)
+            new = frozen if old is None else old & frozen
+            if old is None or new != old:
+                state[succ] = new
+                work.append(succ)
+    return bad
+
+
+def differences(dynamo_code: types.CodeType, candidate: types.CodeType) -> list[str]:
+    """Reasons ``candidate`` may behave differently from ``dynamo_code`` (empty: accepted)."""
+    problems = []
+    ours, theirs = effects(candidate), effects(dynamo_code)
+    if ours != theirs:
+        extra = sorted((ours - theirs).elements())[:4]
+        missing = sorted((theirs - ours).elements())[:4]
+        problems.append(f"different calls or name accesses (extra {extra}, missing {missing})")
+    unbound = maybe_unbound_loads(candidate) - maybe_unbound_loads(dynamo_code)
+    if unbound:
+        problems.append(f"may read {sorted(unbound)} while unbound")
+    return problems
