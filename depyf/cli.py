@@ -67,6 +67,17 @@ def _script_environment(script: Path, argv: Sequence[str]) -> Iterator[None]:
         sys.argv, sys.path[:] = saved_argv, saved_path
 
 
+def _tell_debugger(dump_dir: str) -> None:
+    """Point ``depyf.debug()`` at the run's dump (it otherwise waits for a finished recording)."""
+    try:
+        from depyf.torch import debug as debug_module
+    except ImportError:
+        return
+    setter = getattr(debug_module, "set_last_dump_dir", None)
+    if callable(setter):
+        setter(dump_dir)
+
+
 @contextlib.contextmanager
 def _fold_inner_prepare_debug(dump_dir: str, notes: list[str]) -> Iterator[None]:
     """Make the script's own ``depyf.prepare_debug(...)`` a no-op while ``depyf run`` records.
@@ -79,10 +90,11 @@ def _fold_inner_prepare_debug(dump_dir: str, notes: list[str]) -> Iterator[None]
     torch_api = sys.modules.get("depyf.torch")
 
     @contextlib.contextmanager
-    def folded_prepare_debug(script_dump_dir: object = None, *args: object, **kwargs: object) -> Iterator[None]:
+    def folded_prepare_debug(script_dump_dir: object = None, *args: object, **kwargs: object) -> Iterator[str]:
         notes.append(f"the script's prepare_debug({str(script_dump_dir)!r}) was folded into "
                      f"this run's dump at {dump_dir}")
-        yield None
+        yield dump_dir
+        _tell_debugger(dump_dir)  # so a later `with depyf.debug():` in the script finds this dump
 
     patched = [(depyf, "prepare_debug")]
     if torch_api is not None and hasattr(torch_api, "prepare_debug"):
@@ -137,8 +149,61 @@ def _load_prepare_debug():
         raise UsageError(f"dumping needs torch and depyf.prepare_debug, which cannot be loaded here ({exc})") from exc
 
 
+_RUN_OPTIONS = {"-o": "output", "--output": "output", "--backend": "backend"}
+_RUN_FLAGS = {"-q": "quiet", "--quiet": "quiet"}
+
+
+def split_run_arguments(args: argparse.Namespace) -> None:
+    """Move depyf's own options found after the script's name out of the script's arguments.
+
+    ``depyf run script.py a b -o dump`` then means what it reads as; tokens after ``--`` always
+    belong to the script.
+    """
+    rest: list[str] = []
+    tokens = list(args.args)
+    while tokens:
+        token = tokens.pop(0)
+        name, eq, value = token.partition("=")
+        if token == "--":
+            rest.extend(tokens)
+            break
+        if token in _RUN_FLAGS:
+            setattr(args, _RUN_FLAGS[token], True)
+        elif token in _RUN_OPTIONS or (eq and name in _RUN_OPTIONS and name.startswith("--")):
+            if not eq:
+                if not tokens:
+                    raise UsageError(f"{token} needs a value")
+                value = tokens.pop(0)
+            setattr(args, _RUN_OPTIONS[name if eq else token], value)
+        elif token.startswith("-o") and len(token) > 2 and not token.startswith("--"):
+            args.output = token[2:]
+        else:
+            rest.append(token)
+    args.args = rest
+
+
+def _run_script(script_file: str, live) -> int:
+    """Run the script as ``__main__``; its exit status, with its errors printed as Python would."""
+    try:
+        runpy.run_path(script_file, run_name="__main__")
+    except SystemExit as exc:
+        live.clear()
+        return _exit_status(exc)
+    except KeyboardInterrupt as exc:
+        live.clear()
+        _print_script_traceback(exc, script_file)
+        return 130
+    except BaseException as exc:  # the script's own error: report it as Python would
+        live.clear()
+        _print_script_traceback(exc, script_file)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from depyf.report.progress import LiveStatus
+
+    split_run_arguments(args)
 
     script = Path(args.script)
     if not script.is_file():
@@ -154,20 +219,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     with LiveStatus(enabled=not args.quiet) as live:
         try:
             with _script_environment(script, args.args), _default_backend(args.backend), \
-                    prepare_debug(str(dump_dir)), _fold_inner_prepare_debug(str(dump_dir), notes):
-                try:
-                    runpy.run_path(script_file, run_name="__main__")
-                except SystemExit as exc:
-                    live.clear()
-                    status = _exit_status(exc)
-                except KeyboardInterrupt as exc:
-                    live.clear()
-                    _print_script_traceback(exc, script_file)
-                    status = 130
-                except BaseException as exc:  # the script's own error: report it as Python would
-                    live.clear()
-                    _print_script_traceback(exc, script_file)
-                    status = EXIT_FAILED
+                    prepare_debug(str(dump_dir)) as actual_dir:
+                if isinstance(actual_dir, (str, os.PathLike)):  # e.g. a per-process subdirectory
+                    dump_dir = Path(actual_dir).resolve()
+                with _fold_inner_prepare_debug(str(dump_dir), notes):
+                    status = _run_script(script_file, live)
         except Exception as exc:  # prepare_debug failed to set up or to write the dump
             dump_failed = exc
     with contextlib.suppress(OSError, ValueError):
@@ -451,7 +507,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
 _MAIN_EPILOG = """\
 examples:
   depyf run train.py --epochs 1            run a script with dumps on, then write the report
-  depyf run -o dumps/ --backend eager t.py dump into dumps/, compile with the eager backend
+  depyf run t.py -o dumps/ --backend eager dump into dumps/, compile with the eager backend
   depyf decompile mypkg.model:Net.forward  print the source of a function's bytecode
   depyf decompile build/mod.cpython-311.pyc
   depyf report depyf_debug_dir             (re)build depyf_debug_dir/index.html
@@ -462,15 +518,16 @@ Each command has its own --help.
 
 _RUN_EPILOG = """\
 The script runs unchanged as __main__, with sys.argv as `python script.py args` sets it; its
-output and exit status are kept. Options for depyf go BEFORE the script: everything after the
-script's name is passed to the script (as with `python -m cProfile`).
+output and exit status are kept. depyf's own options (-o, --backend, -q) may come before or
+after the script; everything else goes to the script. To hand the script an option spelled like
+one of depyf's, put it after `--`: `depyf run train.py -o dump -- -o model.pt`.
 
 If the script calls depyf.prepare_debug(...) itself, that call is folded into this run's dump.
 
 examples:
-  depyf run examples/toy_example.py
-  depyf run -o /tmp/dump train.py --lr 0.1
-  depyf run --backend aot_eager model.py
+  depyf run examples/toy_example.py -o depyf_debug_dir
+  depyf run train.py --lr 0.1 -o /tmp/dump
+  depyf run model.py --backend aot_eager
 """
 
 _DECOMPILE_EPILOG = """\
@@ -517,7 +574,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="backend for torch.compile calls that do not name one (e.g. eager, aot_eager, inductor)")
     run.add_argument("-q", "--quiet", action="store_true", help="no live status and no summary, only the report path")
     run.add_argument("script", help="the Python script to run")
-    run.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    run.add_argument("args", nargs=argparse.REMAINDER,
+                     help="arguments passed to the script (after `--`: all of them, even -o)")
     run.set_defaults(func=cmd_run)
 
     dec = sub.add_parser("decompile", formatter_class=fmt, epilog=_DECOMPILE_EPILOG,

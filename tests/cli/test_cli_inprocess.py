@@ -53,7 +53,7 @@ def test_script_runs_as_main_with_its_argv_and_exit_status(tmp_path, recorder, c
     """)
     facts = tmp_path / "facts.json"
     argv_before, path_before = sys.argv[:], sys.path[:]
-    status = cli.main(["run", "-o", str(tmp_path / "dump"), str(script), str(facts), "--flag", "-o", "x"])
+    status = cli.main(["run", str(script), str(facts), "--flag", "-o", str(tmp_path / "dump"), "--", "-o", "x"])
     assert status == 3
     seen = json.loads(facts.read_text())
     assert seen == {"argv": [str(script), str(facts), "--flag", "-o", "x"], "name": "__main__",
@@ -65,6 +65,25 @@ def test_script_runs_as_main_with_its_argv_and_exit_status(tmp_path, recorder, c
     assert "graph breaks       : 1" in err and f"report             : {tmp_path / 'dump' / 'index.html'}" in err
     assert recorder == [str(tmp_path / "dump")]
     assert (tmp_path / "dump" / "index.html").is_file()
+
+
+@pytest.mark.parametrize("argv, dump, script_args", [
+    (["-o", "A", "s.py", "x"], "A", ["x"]),
+    (["s.py", "x", "-o", "B"], "B", ["x"]),
+    (["s.py", "--output=C", "x", "-q"], "C", ["x"]),
+    (["s.py", "-oD", "--", "-o", "E", "--", "-q"], "D", ["-o", "E", "--", "-q"]),
+    (["--quiet", "s.py", "--backend=eager", "--", "--backend", "x"], "depyf_debug_dir", ["--backend", "x"]),
+])
+def test_depyf_options_before_or_after_the_script(argv, dump, script_args):
+    args = cli.build_parser().parse_args(["run", *argv])
+    cli.split_run_arguments(args)
+    assert (args.script, args.output, args.args) == ("s.py", dump, script_args)
+
+
+def test_option_without_value_after_the_script(recorder, capsys, tmp_path):
+    script = write_script(tmp_path / "s.py", "pass\n")
+    assert cli.main(["run", str(script), "--backend"]) == 2
+    assert "--backend needs a value" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("exit_call, status, message", [
