@@ -69,6 +69,7 @@ class Structurer:
         self.steps = 0
         self._pdoms: dict[int | None, dict[int, int]] = {}
         self.back_edge_targets = self._back_edge_targets()
+        self.while_tests = self.find_while_tests()
 
     # -- entry -------------------------------------------------------------------------
     def body(self) -> list[ast.stmt]:
@@ -142,6 +143,11 @@ class Structurer:
             self.tick(pos)
             if pos in ctx.stops:
                 break
+            if pos in self.while_tests and not self.cfg.is_leader(pos):
+                loop_next = self.try_loop(pos, ctx, stack, out)
+                if loop_next is not False:
+                    pos = loop_next
+                    continue
             if self.cfg.is_leader(pos):
                 if pos in visited:
                     raise self.error(pos, "irreducible control flow")
@@ -161,6 +167,9 @@ class Structurer:
                     continue
             limit = self.cfg.block_at(pos).end
             for s in ctx.stops:
+                if pos < s < limit:
+                    limit = s
+            for s in self.while_tests:
                 if pos < s < limit:
                     limit = s
             end, stop = self.executor.run(pos, limit, stack, out)
@@ -289,18 +298,9 @@ class Structurer:
                 break
             if not merged:
                 break
-        kt, kf = self.classify(t, ctx), self.classify(f, ctx)
-        if kt != "goto" and kf == "goto":
-            self.exit_statement(t, kt, ctx, stack, out, cond)
-            return f
-        if kf != "goto" and kt == "goto":
-            self.exit_statement(f, kf, ctx, stack, out, negate(cond))
-            return t
-        if kt != "goto" and kf != "goto":
-            then = self.exit_only(t, kt, ctx, stack)
-            other = self.exit_only(f, kf, ctx, stack)
-            out.append(ast.If(cond, then or [ast.Pass()], other))
-            return None
+        rt, rf = self.resolve_exit(t, ctx, stack), self.resolve_exit(f, ctx, stack)
+        if rt[0] != "goto" or rf[0] != "goto":
+            return self.conditional_exit(cond, t, f, rt, rf, ctx, stack, out)
         join = self.join_of(t, f, ctx)
         inner = ctx.with_stops(join)
         s_then, s_else = list(stack), list(stack)
@@ -319,27 +319,41 @@ class Structurer:
         out.append(ast.If(cond, then or [ast.Pass()], other))
         return join
 
-    def exit_only(self, pos, kind, ctx, stack) -> list:
-        out: list = []
-        self.exit_statement(pos, kind, ctx, list(stack), out, None)
-        return out
-
-    def exit_statement(self, pos, kind, ctx, stack, out, cond) -> None:
-        """``if cond: <break|continue|leave>``; with cond None the bare statement."""
-        body: list = []
+    def resolve_exit(self, pos, ctx, stack):
+        """('goto', None), ('end', pos) for the region's end, or ('stmt', [break/continue/return])."""
+        kind = self.classify(pos, ctx)
+        if kind == "goto":
+            return ("goto", None)
+        if kind == "stop":
+            return ("end", pos)
         if kind == "continue":
-            body.append(ast.Continue())
-        elif kind == "break":
-            body.append(ast.Break())
-        elif kind == "leave":
-            self.leave_region(pos, ctx, list(stack), body)
-        if cond is None:
-            out.extend(body)
-        elif kind == "stop":
-            # jumping to the region's end: ``if not cond: <rest>`` is emitted by the caller
-            out.append(ast.If(cond, [ast.Pass()], []))
-        else:
-            out.append(ast.If(cond, body or [ast.Pass()], []))
+            return ("stmt", [ast.Continue()])
+        if kind == "break":
+            return ("stmt", [ast.Break()])
+        body: list = []
+        normal = self.leave_region(pos, ctx, list(stack), body)
+        return ("end", None) if normal else ("stmt", body)
+
+    def conditional_exit(self, cond, t, f, rt, rf, ctx, stack, out):
+        """A conditional jump one or both of whose branches leave the current region."""
+        if rt[0] == "stmt" and rf[0] == "goto":
+            out.append(ast.If(cond, rt[1], []))
+            return f
+        if rf[0] == "stmt" and rt[0] == "goto":
+            out.append(ast.If(negate(cond), rf[1], []))
+            return t
+        if rt[0] == "end" and rf[0] == "goto":
+            out.append(ast.If(negate(cond), self.emit(f, ctx, list(stack)) or [ast.Pass()], []))
+            return rt[1]
+        if rf[0] == "end" and rt[0] == "goto":
+            out.append(ast.If(cond, self.emit(t, ctx, list(stack)) or [ast.Pass()], []))
+            return rf[1]
+        then = rt[1] if rt[0] == "stmt" else []
+        other = rf[1] if rf[0] == "stmt" else []
+        if then or other:
+            out.append(ast.If(cond, then or [ast.Pass()], other))
+        end = rt[1] if rt[0] == "end" else rf[1] if rf[0] == "end" else None
+        return end
 
     def value_bool_op(self, i, ins, ctx, stack, out) -> int | None:
         """``a and b`` / ``a or b`` (and chained comparisons) in value position."""
@@ -382,7 +396,7 @@ class Structurer:
             return False
         if ins.opname in ("FOR_ITER", "ASYNC_FOR_ITER"):
             return self.for_loop(pos, ctx, stack, out)
-        inverted = self.inverted_while(pos, ctx, stack)
+        inverted = self.while_tests.get(pos)
         if inverted is not None:
             return self.while_loop(pos, ctx, stack, out, inverted)
         if pos in self.back_edge_targets:
@@ -420,6 +434,20 @@ class Structurer:
                 p = t
                 continue
             return p
+        return p
+
+    def follow_jumps(self, p: int | None) -> int | None:
+        """Follow blocks that are a single forward JUMP."""
+        for _ in range(16):
+            if p is None or p >= len(self.instrs):
+                return p
+            ins = self.instrs[p]
+            if ins.opname != "JUMP":
+                return p
+            t = self.cfg.pos(ins.target)
+            if t is None or t <= p:
+                return p
+            p = t
         return p
 
     def break_target(self, found: set[int], exit_pos, pos):
@@ -460,52 +488,42 @@ class Structurer:
             raise self.error(pos, message)
         return next(iter(items), None)
 
-    def inverted_while(self, pos, ctx, stack):
-        """3.11+ ``while test: body``: test at ``pos``, body, then the test again jumping back.
+    def find_while_tests(self) -> dict[int, tuple]:
+        """Top-of-loop tests that 3.11+ duplicated at the bottom of ``while`` loops.
 
-        Returns (test_end, body_start, exit_pos, bottom_test_start, back_jump) or None.
+        Maps the top test's first position to (test_end, body_start, exit_pos, bottom, back).
         """
-        block = self.cfg.block_at(pos)
-        test_end = None
-        k = pos
-        # the test: straight instructions ending in a conditional jump whose fallthrough is the body
-        while k < len(self.instrs):
-            op = self.instrs[k].opname
-            if op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
-                test_end = k
-                if (k + 1) in self.back_edge_targets:
+        found = {}
+        for body_start, sources in self.back_edge_targets.items():
+            back = max(sources)
+            if self.instrs[back].opname not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE",
+                                                "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
+                continue
+            line = self.instrs[body_start - 1].lineno if body_start > 0 else None
+            k = 0
+            while True:
+                a, b = back - k, body_start - 1 - k
+                if b < 0 or a <= body_start:
+                    break
+                ia, ib = self.instrs[a], self.instrs[b]
+                if (ia.target is None) != (ib.target is None):
+                    break
+                if ia.target is None and (ia.opname != ib.opname or ia.argval != ib.argval):
+                    break
+                if ia.target is not None and not (ia.opname.startswith("POP_JUMP") and ib.opname.startswith("POP_JUMP")):
+                    break
+                if ib.lineno != line:
                     break
                 k += 1
+            if k == 0:
                 continue
-            if op in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "FOR_ITER", "ASYNC_FOR_ITER",
-                      "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP") or self.instrs[k].opname.startswith("STORE") \
-                    and not (k > pos and self.instrs[k - 1].opname == "COPY"):
-                return None
-            k += 1
-        if test_end is None or block.start != pos:
-            return None
-        body_start = test_end + 1
-        sources = self.back_edge_targets.get(body_start)
-        if not sources:
-            return None
-        back = max(sources)
-        n_test = test_end - pos + 1
-        bottom = back - n_test + 1
-        if bottom <= body_start:
-            return None
-        top_ops = self.instrs[pos:test_end + 1]
-        bottom_ops = self.instrs[bottom:back + 1]
-        for a, b in zip(top_ops, bottom_ops):
-            if a.target is not None or b.target is not None:
-                if (a.target is None) != (b.target is None):
-                    return None
+            top, test_end = body_start - k, body_start - 1
+            if not self.instrs[test_end].opname.startswith("POP_JUMP"):
                 continue
-            if a.opname != b.opname or a.argval != b.argval:
-                return None
-        exit_ins = self.instrs[test_end]
-        t, f = self.branches(test_end)
-        exit_pos = f if t == body_start else t
-        return test_end, body_start, exit_pos, bottom, back
+            t, f = self.branches(test_end)
+            exit_pos = f if t == body_start else t
+            found[top] = (test_end, body_start, exit_pos, back - k + 1, back)
+        return found
 
     def while_loop(self, pos, ctx, stack, out, inverted):
         if inverted is not None:
@@ -552,8 +570,7 @@ class Structurer:
 
     def loop_test(self, pos, test_end, body_start, exit_pos, stack, scratch, ctx):
         """The condition under which a while loop's test enters the body."""
-        block = self.cfg.block_at(pos)
-        end, stop = self.executor.run(pos, block.end, stack, scratch)
+        end, stop = self.executor.run(pos, self.cfg.block_at(pos).end, stack, scratch)
         if scratch:
             raise self.error(pos, "while test with statements")
         cond = stop.condition
@@ -751,8 +768,12 @@ class Structurer:
             handlers.append(ast.ExceptHandler(None, None, body or [ast.Pass()]))
             return handlers
 
-    def leave_region(self, pos: int, ctx: Context, stack: list, out: list) -> None:
-        """Control leaves the innermost protected region at ``pos``: skip its exit sequence(s)."""
+    def leave_region(self, pos: int, ctx: Context, stack: list, out: list) -> bool:
+        """Control leaves the innermost protected region at ``pos``: skip its exit sequence(s).
+
+        Returns True for the region's normal exit (recorded in the layer), False when the exit
+        became a statement (return, break, continue) appended to ``out``.
+        """
         layers = list(ctx.layers)
         p = pos
         first = layers[-1]
@@ -769,14 +790,15 @@ class Structurer:
             break
         kind = self.final_kind(p, ctx)
         if kind is None:
-            first.normal_exits.append(first_exit)
-            return
+            first.normal_exits.append(self.follow_jumps(first_exit))
+            return True
         if kind == "return":
             out.append(ast.Return(self.return_value(p, stack)))
         elif kind == "break":
             out.append(ast.Break())
         elif kind == "continue":
             out.append(ast.Continue())
+        return False
 
     def final_kind(self, p, ctx) -> str | None:
         if p is None or p >= len(self.instrs):

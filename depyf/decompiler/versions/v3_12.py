@@ -1,0 +1,553 @@
+"""CPython 3.12 -> the shared instruction model (see ``depyf.decompiler.instructions``).
+
+3.12 differs from 3.11 in ways this module undoes:
+
+- ``LOAD_ATTR`` with the low oparg bit is a method load (3.11's ``LOAD_METHOD``): LOAD_ATTR + PUSH_NULL.
+- ``LOAD_SUPER_ATTR`` replaces ``super()`` + ``LOAD_ATTR``: the implicit ``__class__``/``self`` loads
+  of zero-argument ``super()`` are removed and an explicit call is emitted.
+- ``RETURN_CONST`` -> LOAD_CONST + RETURN_VALUE; ``BINARY_SLICE``/``STORE_SLICE`` -> BUILD_SLICE 2 +
+  BINARY_SUBSCR/STORE_SUBSCR.
+- ``FOR_ITER`` jumps to ``END_FOR`` (which pops the iterator): END_FOR is dropped and the loop
+  exit is the instruction after it.
+- ``and``/``or`` in value position is ``COPY 1; POP_JUMP_IF_X; POP_TOP``: folded into 3.11's
+  ``JUMP_IF_X_OR_POP``.
+- await / yield from loops end in ``END_SEND`` and have ``CLEANUP_THROW`` handlers: the loop folds
+  into AWAIT / YIELD_FROM / ASYNC_FOR_ITER as for 3.11, and the handlers and their table entries go.
+- Generators and coroutines are wrapped in a handler turning StopIteration into RuntimeError
+  (``CALL_INTRINSIC_1 INTRINSIC_STOPITERATION_ERROR; RERAISE 1``): dropped with its entries.
+- PEP 709 inlined list/set/dict comprehensions (``LOAD_FAST_AND_CLEAR`` ... ``END_FOR`` and the
+  restoring stores) are turned back into 3.11's shape: a synthetic ``<listcomp>``/``<setcomp>``/
+  ``<dictcomp>`` code object, ``LOAD_CONST code; MAKE_FUNCTION 0; SWAP 2; CALL 0``. The synthetic
+  code's own instructions are ``BUILD_X 0; LOAD_FAST .0; FOR_ITER ...; RETURN_VALUE``, exactly what
+  3.11 compiles a comprehension into; ``normalize`` returns them when asked for that code object.
+
+Later versions (3.13, 3.14, 3.15) subclass :class:`Translator` and override the hooks.
+"""
+
+from __future__ import annotations
+
+import dis
+import types
+from collections import OrderedDict
+
+from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.instructions import ExceptionEntry, Instr
+
+# Dropped everywhere: no effect on the values the decompiler reconstructs.
+DROP = frozenset({"CACHE", "NOP", "RESUME", "EXTENDED_ARG", "MAKE_CELL", "COPY_FREE_VARS"})
+JUMPS = {
+    "JUMP_FORWARD": "JUMP", "JUMP_BACKWARD": "JUMP", "JUMP_BACKWARD_NO_INTERRUPT": "JUMP",
+    "POP_JUMP_IF_FALSE": "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_IF_NONE": "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
+}
+# Same name and stack effect as in the shared model; argval as ``dis`` gives it.
+SAME = frozenset({
+    "POP_TOP", "PUSH_NULL", "COPY", "SWAP", "RETURN_VALUE", "LOAD_CONST", "LOAD_FAST", "STORE_FAST",
+    "DELETE_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLOSURE",
+    "LOAD_NAME", "STORE_NAME", "DELETE_NAME", "STORE_GLOBAL", "DELETE_GLOBAL", "STORE_ATTR",
+    "DELETE_ATTR", "BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR", "UNARY_NEGATIVE", "UNARY_NOT",
+    "UNARY_INVERT", "IS_OP", "CONTAINS_OP", "BUILD_TUPLE", "BUILD_LIST", "BUILD_SET",
+    "BUILD_MAP", "BUILD_CONST_KEY_MAP", "BUILD_STRING", "BUILD_SLICE", "LIST_APPEND", "SET_ADD", "MAP_ADD",
+    "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE", "DICT_MERGE", "UNPACK_SEQUENCE", "UNPACK_EX", "GET_ITER",
+    "GET_LEN", "MATCH_CLASS", "MATCH_MAPPING", "MATCH_SEQUENCE", "MATCH_KEYS", "LOAD_BUILD_CLASS",
+    "SETUP_ANNOTATIONS", "IMPORT_NAME", "IMPORT_FROM", "LOAD_ASSERTION_ERROR", "RAISE_VARARGS",
+    "RERAISE", "PUSH_EXC_INFO", "POP_EXCEPT", "CHECK_EXC_MATCH", "CHECK_EG_MATCH", "WITH_EXCEPT_START",
+    "BEFORE_WITH", "BEFORE_ASYNC_WITH", "GET_AITER", "YIELD_VALUE", "GET_YIELD_FROM_ITER", "GET_AWAITABLE",
+    "GET_ANEXT", "END_ASYNC_FOR", "LOAD_LOCALS", "LOAD_FROM_DICT_OR_DEREF", "LOAD_FROM_DICT_OR_GLOBALS",
+})
+# Translated by a method of Translator (``op_<NAME>``).
+SPECIAL = frozenset({
+    "LOAD_GLOBAL", "LOAD_ATTR", "LOAD_SUPER_ATTR", "KW_NAMES", "CALL", "CALL_FUNCTION_EX", "BINARY_OP",
+    "FORMAT_VALUE", "RETURN_CONST", "BINARY_SLICE", "STORE_SLICE", "FOR_ITER", "END_FOR", "SEND",
+    "END_SEND", "CLEANUP_THROW", "RETURN_GENERATOR", "MAKE_FUNCTION", "COMPARE_OP", "CALL_INTRINSIC_1",
+    "CALL_INTRINSIC_2", "LOAD_FAST_AND_CLEAR",
+})
+HANDLED = frozenset(DROP | set(JUMPS) | SAME | SPECIAL)
+
+CONVERSIONS = {0: None, 1: "s", 2: "r", 3: "a"}
+_OR_POP = {"POP_JUMP_IF_FALSE": "JUMP_IF_FALSE_OR_POP", "POP_JUMP_IF_TRUE": "JUMP_IF_TRUE_OR_POP"}
+_COMPREHENSION_NAMES = {"BUILD_LIST": "<listcomp>", "BUILD_SET": "<setcomp>", "BUILD_MAP": "<dictcomp>"}
+_CO_FLAGS_KEPT = 0x0001 | 0x0002 | 0x0010  # OPTIMIZED, NEWLOCALS, NESTED
+
+_TEMPLATE = compile("lambda: None", "<comprehension>", "eval").co_consts[0]
+# Synthetic comprehension code objects -> their normalised instructions (bounded, most recent kept).
+_SYNTHETIC: OrderedDict[int, tuple[types.CodeType, list[Instr], list[ExceptionEntry]]] = OrderedDict()
+_SYNTHETIC_LIMIT = 4096
+
+
+def synthetic_instructions(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]] | None:
+    """The instructions of a synthetic comprehension code object made by a translator, if it is one."""
+    entry = _SYNTHETIC.get(id(code))
+    if entry is None or entry[0] is not code:
+        return None
+    return [_copy(i) for i in entry[1]], list(entry[2])
+
+
+def _remember(code: types.CodeType, instrs: list[Instr], table: list[ExceptionEntry]) -> None:
+    _SYNTHETIC[id(code)] = (code, instrs, table)
+    while len(_SYNTHETIC) > _SYNTHETIC_LIMIT:
+        _SYNTHETIC.popitem(last=False)
+
+
+def _copy(ins: Instr) -> Instr:
+    return Instr(ins.opname, ins.offset, ins.arg, ins.argval, ins.target, ins.lineno, ins.slots, dict(ins.extra))
+
+
+class Translator:
+    """Translates one code object's raw instructions into the shared model.
+
+    Subclasses for later versions override the class attributes and ``op_<NAME>`` methods.
+    """
+
+    HANDLED = HANDLED
+    DROP = DROP
+    JUMPS = JUMPS
+    SAME = SAME
+    # What follows END_FOR at a loop exit and also belongs to it (3.13: POP_TOP, 3.14: POP_ITER).
+    END_FOR_TAIL: frozenset[str] = frozenset()
+    # Opnames dropped before pattern matching (3.13+: TO_BOOL, 3.14+: NOT_TAKEN).
+    INVISIBLE: frozenset[str] = frozenset()
+    # True where LOAD_GLOBAL pushes its NULL after the global (3.13+), False where before (3.12).
+    NULL_AFTER_GLOBAL = False
+
+    def __init__(self, code: types.CodeType):
+        self.code = code
+        self.qualname = getattr(code, "co_qualname", code.co_name)
+        all_raw = list(dis.get_instructions(code))
+        self.all_offsets = [r.offset for r in all_raw]
+        self.end_offset = all_raw[-1].offset + 2 if all_raw else 0
+        self.dropped: set[int] = set()
+        self.raw = []
+        for ins in all_raw:
+            if ins.opname not in self.HANDLED and ins.opname not in self.INVISIBLE:
+                raise DecompilationError(f"unsupported opcode {ins.opname}", qualname=self.qualname,
+                                         offset=ins.offset, opname=ins.opname)
+            if ins.opname in self.DROP or ins.opname in self.INVISIBLE:
+                self.dropped.add(ins.offset)
+            else:
+                self.raw.append(ins)
+        self.pos = {ins.offset: k for k, ins in enumerate(self.raw)}
+        self.table = [ExceptionEntry(e.start, e.end, e.target, e.depth, e.lasti)
+                      for e in dis.Bytecode(code).exception_entries]
+        self.dead_handlers: set[int] = set()  # handler targets whose entries are removed
+        self.kw_names: tuple | None = None
+        self._find_dead_handlers()
+
+    # -- driver --------------------------------------------------------------------------
+    def normalize(self) -> tuple[list[Instr], list[ExceptionEntry]]:
+        out = self.translate(0, len(self.raw))
+        return out, self.remap(out, self.table)
+
+    def translate(self, start: int, end: int) -> list[Instr]:
+        """Translate ``raw[start:end]`` into a new instruction list."""
+        out: list[Instr] = []
+        i = start
+        while i < end:
+            ins = self.raw[i]
+            if ins.offset in self.dropped:
+                i += 1
+                continue
+            name = ins.opname
+            handler = getattr(self, "op_" + name, None)
+            if handler is not None:
+                i = handler(i, ins, out)
+                continue
+            if name in self.JUMPS:
+                i = self.jump(i, ins, out)
+                continue
+            if name in self.SAME:
+                self.emit(out, ins, name, ins.argval)
+                i += 1
+                continue
+            raise DecompilationError(f"no translation for {name}", qualname=self.qualname, offset=ins.offset,
+                                     opname=name)
+        return out
+
+    def emit(self, out: list[Instr], ins: dis.Instruction, opname: str, argval: object = None,
+             target: int | None = None, *, arg: int | None = -1, slots: int = 2, **extra: object) -> Instr:
+        line = ins.positions.lineno if ins.positions else None
+        new = Instr(opname, ins.offset, ins.arg if arg == -1 else arg, argval, target, line, slots, dict(extra))
+        out.append(new)
+        return new
+
+    def drop(self, *instructions: dis.Instruction) -> None:
+        self.dropped.update(i.offset for i in instructions)
+
+    def error(self, ins: dis.Instruction, message: str) -> DecompilationError:
+        return DecompilationError(message, qualname=self.qualname, offset=ins.offset, opname=ins.opname)
+
+    def at(self, k: int) -> dis.Instruction | None:
+        return self.raw[k] if 0 <= k < len(self.raw) else None
+
+    def index(self, offset: int) -> int:
+        return self.pos[offset]
+
+    # -- handlers that disappear -----------------------------------------------------------
+    def _find_dead_handlers(self) -> None:
+        """CLEANUP_THROW handlers, the StopIteration wrapper and comprehension cleanups."""
+        for target in {e.target for e in self.table}:
+            k = self.pos.get(target)
+            if k is None:
+                continue
+            ins = self.raw[k]
+            if ins.opname == "CLEANUP_THROW":
+                self.dead_handlers.add(target)
+                self.drop(ins)
+                nxt = self.at(k + 1)
+                if nxt is not None and nxt.opname in self.JUMPS and self.JUMPS[nxt.opname] == "JUMP":
+                    self.drop(nxt)
+            elif ins.opname == "CALL_INTRINSIC_1" and self.intrinsic_name(ins) == "INTRINSIC_STOPITERATION_ERROR":
+                self.dead_handlers.add(target)
+                self.drop(ins)
+                nxt = self.at(k + 1)
+                if nxt is not None and nxt.opname == "RERAISE":
+                    self.drop(nxt)
+
+    def _drop_comprehension_cleanup(self, target: int) -> None:
+        """``SWAP 2; POP_TOP; (SWAP n; STORE_FAST x)...; RERAISE 0`` restoring shadowed names."""
+        k = self.pos.get(target)
+        if k is None:
+            return
+        self.dead_handlers.add(target)
+        while k < len(self.raw):
+            ins = self.raw[k]
+            self.drop(ins)
+            if ins.opname == "RERAISE":
+                return
+            if ins.opname not in ("SWAP", "POP_TOP", "STORE_FAST"):
+                raise self.error(ins, "unexpected instruction in a comprehension's cleanup handler")
+            k += 1
+
+    # -- jumps and loops -------------------------------------------------------------------
+    def jump(self, i: int, ins: dis.Instruction, out: list[Instr]) -> int:
+        name = self.JUMPS[ins.opname]
+        if name in _OR_POP and out and out[-1].opname == "COPY" and out[-1].argval == 1:
+            nxt = self.at(i + 1)
+            if nxt is not None and nxt.opname == "POP_TOP" and nxt.offset not in self.dropped:
+                # COPY 1; POP_JUMP_IF_X L; POP_TOP  ==  JUMP_IF_X_OR_POP L
+                copy = out.pop()
+                out.append(Instr(_OR_POP[name], copy.offset, None, None, ins.argval, copy.lineno))
+                self.drop(ins, nxt)
+                return i + 2
+        self.emit(out, ins, name, target=ins.argval)
+        return i + 1
+
+    def op_FOR_ITER(self, i, ins, out):
+        self.emit(out, ins, "FOR_ITER", target=self.loop_exit(ins))
+        return i + 1
+
+    def loop_exit(self, for_iter: dis.Instruction) -> int:
+        """Offset after the END_FOR (and its tail) that ``for_iter`` jumps to; drops them."""
+        k = self.pos.get(for_iter.argval)
+        if k is None:
+            return for_iter.argval
+        end_for = self.raw[k]
+        if end_for.opname != "END_FOR":
+            return for_iter.argval
+        self.drop(end_for)
+        tail = self.at(k + 1)
+        if tail is not None and tail.opname in self.END_FOR_TAIL:
+            self.drop(tail)
+            k += 1
+        after = self.at(k + 1)
+        return after.offset if after is not None else self.end_offset
+
+    def op_END_FOR(self, i, ins, out):
+        raise self.error(ins, "END_FOR that no FOR_ITER exits through")
+
+    # -- loads, calls ----------------------------------------------------------------------
+    def op_LOAD_GLOBAL(self, i, ins, out):
+        push_null = bool(ins.arg & 1)
+        if push_null and not self.NULL_AFTER_GLOBAL:
+            self.emit(out, ins, "PUSH_NULL")
+        self.emit(out, ins, "LOAD_GLOBAL", ins.argval)
+        if push_null and self.NULL_AFTER_GLOBAL:
+            self.emit(out, ins, "PUSH_NULL")
+        return i + 1
+
+    def op_LOAD_ATTR(self, i, ins, out):
+        self.emit(out, ins, "LOAD_ATTR", ins.argval)
+        if ins.arg & 1:
+            self.emit(out, ins, "PUSH_NULL")
+        return i + 1
+
+    def op_LOAD_SUPER_ATTR(self, i, ins, out):
+        """``super`` ``__class__`` ``self`` LOAD_SUPER_ATTR -> ``super()`` (or ``super(a, b)``) + LOAD_ATTR."""
+        two_args = bool(ins.arg & 2)
+        if not two_args:
+            # Zero-argument super(): the compiler loaded __class__ and the first argument itself.
+            if len(out) < 3 or out[-1].opname not in ("LOAD_FAST", "LOAD_DEREF", "LOAD_FAST_CHECK") \
+                    or out[-2].opname not in ("LOAD_DEREF", "LOAD_FAST", "LOAD_FAST_CHECK"):
+                raise self.error(ins, "zero-argument super() without its implicit loads")
+            self.dropped.add(out.pop().offset)
+            self.dropped.add(out.pop().offset)
+        self.emit(out, ins, "CALL", 2 if two_args else 0, slots=1)
+        self.emit(out, ins, "LOAD_ATTR", ins.argval)
+        if ins.arg & 1:
+            self.emit(out, ins, "PUSH_NULL")
+        return i + 1
+
+    def op_KW_NAMES(self, i, ins, out):
+        self.kw_names = self.code.co_consts[ins.arg]
+        self.drop(ins)
+        return i + 1
+
+    def op_CALL(self, i, ins, out):
+        if self.kw_names is not None:
+            self.emit(out, ins, "LOAD_CONST", self.kw_names)
+            self.emit(out, ins, "CALL_KW", ins.arg)
+            self.kw_names = None
+        else:
+            self.emit(out, ins, "CALL", ins.arg)
+        return i + 1
+
+    def op_CALL_FUNCTION_EX(self, i, ins, out):
+        self.emit(out, ins, "CALL_FUNCTION_EX", bool(ins.arg & 1))
+        return i + 1
+
+    def op_MAKE_FUNCTION(self, i, ins, out):
+        self.emit(out, ins, "MAKE_FUNCTION", ins.arg or 0)
+        return i + 1
+
+    # -- operators -------------------------------------------------------------------------
+    def op_BINARY_OP(self, i, ins, out):
+        self.emit(out, ins, "BINARY_OP", dis._nb_ops[ins.arg][1])
+        return i + 1
+
+    def op_COMPARE_OP(self, i, ins, out):
+        self.emit(out, ins, "COMPARE_OP", dis.cmp_op[ins.arg >> self.COMPARE_SHIFT])
+        return i + 1
+
+    COMPARE_SHIFT = 4
+
+    def op_BINARY_SLICE(self, i, ins, out):
+        self.emit(out, ins, "BUILD_SLICE", 2, arg=2)
+        self.emit(out, ins, "BINARY_SUBSCR")
+        return i + 1
+
+    def op_STORE_SLICE(self, i, ins, out):
+        self.emit(out, ins, "BUILD_SLICE", 2, arg=2)
+        self.emit(out, ins, "STORE_SUBSCR")
+        return i + 1
+
+    def op_RETURN_CONST(self, i, ins, out):
+        self.emit(out, ins, "LOAD_CONST", ins.argval)
+        self.emit(out, ins, "RETURN_VALUE")
+        return i + 1
+
+    def op_FORMAT_VALUE(self, i, ins, out):
+        self.emit(out, ins, "FORMAT_VALUE", (CONVERSIONS[ins.arg & 3], bool(ins.arg & 4)))
+        return i + 1
+
+    def intrinsic_name(self, ins: dis.Instruction) -> str:
+        descs = dis._intrinsic_1_descs if ins.opname == "CALL_INTRINSIC_1" else dis._intrinsic_2_descs
+        return descs[ins.arg]
+
+    def op_CALL_INTRINSIC_1(self, i, ins, out):
+        self.emit(out, ins, "CALL_INTRINSIC_1", self.intrinsic_name(ins))
+        return i + 1
+
+    op_CALL_INTRINSIC_2 = op_CALL_INTRINSIC_1
+
+    def op_RETURN_GENERATOR(self, i, ins, out):
+        self.drop(ins)
+        nxt = self.at(i + 1)
+        if nxt is not None and nxt.opname == "POP_TOP":
+            self.drop(nxt)
+            return i + 2
+        return i + 1
+
+    # -- await, yield from, async for ------------------------------------------------------
+    def op_SEND(self, i, ins, out):
+        """``GETTER; LOAD_CONST None; SEND L; YIELD_VALUE; RESUME; JUMP_BACKWARD_NO_INTERRUPT; L: END_SEND``."""
+        if len(out) < 2 or out[-1].opname != "LOAD_CONST" or out[-1].argval is not None:
+            raise self.error(ins, "SEND outside an await/yield-from loop")
+        self.dropped.add(out.pop().offset)
+        getter = out[-1]
+        k = i
+        while k < len(self.raw) and self.raw[k].offset < ins.argval:
+            self.drop(self.raw[k])
+            k += 1
+        end_send = self.at(k)
+        if end_send is None or end_send.opname != "END_SEND":
+            raise self.error(ins, "SEND loop without END_SEND")
+        self.drop(end_send)
+        if getter.opname == "GET_YIELD_FROM_ITER":
+            getter.opname = "YIELD_FROM"
+        elif getter.opname == "GET_AWAITABLE":
+            getter.opname = "AWAIT"
+        elif getter.opname == "GET_ANEXT":
+            self._async_for(getter)
+        else:
+            raise self.error(ins, f"SEND after {getter.opname}")
+        return k + 1
+
+    def _async_for(self, getter: Instr) -> None:
+        handler = next((e.target for e in self.table if e.start <= getter.offset < e.end), None)
+        k = self.pos.get(handler) if handler is not None else None
+        if k is None or self.raw[k].opname != "END_ASYNC_FOR":
+            raise DecompilationError("async for without END_ASYNC_FOR", qualname=self.qualname,
+                                     offset=getter.offset, opname="GET_ANEXT")
+        getter.opname = "ASYNC_FOR_ITER"
+        after = self.at(k + 1)
+        getter.target = after.offset if after is not None else self.end_offset
+        getter.extra["end_async_for"] = handler
+        self.dead_handlers.add(handler)
+        self.drop(self.raw[k])
+
+    def op_END_SEND(self, i, ins, out):
+        raise self.error(ins, "END_SEND outside an await/yield-from loop")
+
+    def op_CLEANUP_THROW(self, i, ins, out):
+        raise self.error(ins, "CLEANUP_THROW outside an await/yield-from handler")
+
+    # -- PEP 709 inlined comprehensions ----------------------------------------------------
+    def op_LOAD_FAST_AND_CLEAR(self, i, ins, out):
+        """``LOAD_FAST_AND_CLEAR x..; SWAP n; BUILD_X 0; SWAP 2; FOR_ITER..END_FOR; restores``."""
+        k = i
+        hidden: list[dis.Instruction] = []
+        while self.raw[k].opname == "LOAD_FAST_AND_CLEAR":
+            hidden.append(self.raw[k])
+            k += 1
+        swap, build = self.at(k), self.at(k + 1)
+        if swap is None or swap.opname != "SWAP" or swap.arg != len(hidden) + 1 \
+                or build is None or build.opname not in _COMPREHENSION_NAMES or build.arg != 0:
+            raise self.error(ins, "LOAD_FAST_AND_CLEAR outside an inlined comprehension")
+        first_loop = self.comprehension_loop_start(k + 2)
+        loop_end, body_end = self.comprehension_loop_end(first_loop)
+        for e in self.table:
+            if build.offset <= e.start < self.raw[loop_end - 1].offset and e.target not in self.dead_handlers \
+                    and self.raw[self.index(e.target)].opname != "END_ASYNC_FOR":
+                self._drop_comprehension_cleanup(e.target)
+        synthetic = self.synthetic_comprehension(build, hidden, first_loop, loop_end, body_end)
+        self.drop(*hidden, swap, build)
+        self.emit(out, ins, "LOAD_CONST", synthetic)
+        self.emit(out, ins, "MAKE_FUNCTION", 0, arg=0)
+        self.emit(out, ins, "SWAP", 2, arg=2)
+        self.emit(out, ins, "CALL", 0, arg=0)
+        # The saved values of the hidden names sit under the result, in the order SWAP n+1 left them.
+        saved: list[str | None] = [None, *(h.argval for h in hidden)]
+        saved[0], saved[-1] = saved[-1], saved[0]
+        return self.comprehension_epilogue(body_end, [*saved[:-1], None], out)
+
+    def comprehension_loop_end(self, first_loop: int) -> tuple[int, int]:
+        """``(end of the loop's instructions, index after its exit cleanup)`` (exclusive indices)."""
+        loop = self.raw[first_loop]
+        if loop.opname == "FOR_ITER":
+            end_for = self.index(loop.argval)
+            tail = self.at(end_for + 1)
+            return end_for, end_for + 1 + (1 if tail is not None and tail.opname in self.END_FOR_TAIL else 0)
+        if loop.opname == "GET_ANEXT":
+            handler = next((e.target for e in self.table if e.start <= loop.offset < e.end), None)
+            k = self.pos.get(handler) if handler is not None else None
+            if k is not None and self.raw[k].opname == "END_ASYNC_FOR":
+                return k + 1, k + 1
+        raise self.error(loop, "inlined comprehension without a loop")
+
+    def comprehension_loop_start(self, k: int) -> int:
+        """Index of the outermost FOR_ITER after ``BUILD_X 0`` (3.12: after ``SWAP 2``)."""
+        swap = self.at(k)
+        if swap is None or swap.opname != "SWAP" or swap.arg != 2:
+            raise self.error(self.raw[k - 1], "inlined comprehension without its SWAP")
+        self.drop(swap)
+        return k + 1
+
+    def synthetic_comprehension(self, build, hidden, first_loop, loop_end, body_end):
+        """A code object standing for the comprehension; its instructions are kept in ``_SYNTHETIC``."""
+        body: list[Instr] = []
+        self.emit(body, build, build.opname, 0, arg=0)
+        self.emit(body, self.raw[first_loop], "LOAD_FAST", ".0", arg=0, synthetic=True)
+        body.extend(self.translate(first_loop, loop_end))
+        exit_offset = self.raw[body_end].offset if body_end < len(self.raw) else self.end_offset
+        body.append(Instr("RETURN_VALUE", exit_offset, None, None, None, body[-1].lineno if body else None))
+        for k in range(loop_end, body_end):
+            self.drop(self.raw[k])
+        name = _COMPREHENSION_NAMES[build.opname]
+        varnames = (".0",) + tuple(dict.fromkeys(h.argval for h in hidden))
+        lineno = build.positions.lineno if build.positions and build.positions.lineno else self.code.co_firstlineno
+        replacements = {"co_name": name, "co_argcount": 1, "co_posonlyargcount": 0, "co_kwonlyargcount": 0,
+                        "co_flags": (self.code.co_flags & _CO_FLAGS_KEPT) | 0x0010 | 0x0003,
+                        "co_varnames": varnames, "co_nlocals": len(varnames), "co_filename": self.code.co_filename,
+                        "co_firstlineno": lineno}
+        if hasattr(self.code, "co_qualname"):
+            replacements["co_qualname"] = f"{self.qualname}.{name}"
+        # The template's bytecode never touches a local, so any co_varnames is valid for it.
+        synthetic = _TEMPLATE.replace(**replacements)
+        _remember(synthetic, self.retarget(body, [self.raw[k].offset for k in range(first_loop, body_end)]), [])
+        return synthetic
+
+    def comprehension_epilogue(self, k: int, tail: list[str | None], out: list[Instr]) -> int:
+        """Drop the stores restoring the shadowed names; keep what consumes the result.
+
+        After the loop the stack ends ``saved_1 .. saved_n result``; the compiler restores with
+        ``SWAP n+1; STORE_FAST x_n .. x_1`` but may have moved a store of the result first.
+        """
+        tail = list(tail)  # names of the saved values, bottom first; None marks the result
+        while any(x is not None for x in tail):
+            ins = self.at(k)
+            if ins is None:
+                raise DecompilationError("inlined comprehension without its restores", qualname=self.qualname)
+            if ins.opname in self.JUMPS and self.JUMPS[ins.opname] == "JUMP" and ins.argval > ins.offset:
+                self.drop(ins)  # over the cleanup handler placed between loop and restores
+                k = self.index(ins.argval)
+                continue
+            if ins.opname == "SWAP" and ins.arg <= len(tail):
+                tail[-1], tail[-ins.arg] = tail[-ins.arg], tail[-1]
+                self.drop(ins)
+            elif ins.opname == "STORE_FAST" and tail[-1] is not None:
+                if tail[-1] != ins.argval:
+                    raise self.error(ins, "inlined comprehension restores the wrong name")
+                tail.pop()
+                self.drop(ins)
+            elif tail[-1] is None and ins.opname in ("STORE_FAST", "POP_TOP"):
+                tail.pop()
+                self.emit(out, ins, ins.opname, ins.argval)
+            else:
+                raise self.error(ins, "unexpected instruction while restoring a comprehension's names")
+            k += 1
+        return k
+
+    # -- offsets and the exception table ---------------------------------------------------
+    def retarget(self, instrs: list[Instr], offsets: list[int]) -> list[Instr]:
+        """Point every jump of ``instrs`` at a kept instruction (dropped ones forward to the next)."""
+        kept = sorted({ins.offset for ins in instrs})
+        forward: dict[int, int] = {}
+        j = 0
+        for off in sorted(set(offsets) | set(kept)):
+            while j < len(kept) and kept[j] < off:
+                j += 1
+            if j < len(kept):
+                forward[off] = kept[j]
+        end = max(kept) + 2 if kept else 0
+        for ins in instrs:
+            if ins.target is not None:
+                ins.target = forward.get(ins.target, end if ins.target not in kept else ins.target)
+        return instrs
+
+    def remap(self, out: list[Instr], table: list[ExceptionEntry]) -> list[ExceptionEntry]:
+        self.retarget(out, self.all_offsets)
+        kept = sorted({ins.offset for ins in out})
+        forward: dict[int, int] = {}
+        j = 0
+        for off in sorted(set(self.all_offsets) | {self.end_offset}):
+            while j < len(kept) and kept[j] < off:
+                j += 1
+            forward[off] = kept[j] if j < len(kept) else self.end_offset
+        entries = []
+        for e in table:
+            if e.target in self.dead_handlers or e.target in self.dropped:
+                continue
+            start, end = forward.get(e.start, self.end_offset), forward.get(e.end, self.end_offset)
+            target = forward.get(e.target)
+            if target is None or target == self.end_offset or start >= end:
+                continue
+            entries.append(ExceptionEntry(start, end, target, e.depth, e.lasti))
+        return entries
+
+
+def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
+    """The normalised instructions and exception table of ``code`` (compiled by CPython 3.12)."""
+    synthetic = synthetic_instructions(code)
+    if synthetic is not None:
+        return synthetic
+    return Translator(code).normalize()
