@@ -60,7 +60,7 @@ SPECIAL = frozenset({
     "LOAD_GLOBAL", "LOAD_ATTR", "LOAD_SUPER_ATTR", "KW_NAMES", "CALL", "CALL_FUNCTION_EX", "BINARY_OP",
     "FORMAT_VALUE", "RETURN_CONST", "BINARY_SLICE", "STORE_SLICE", "FOR_ITER", "END_FOR", "SEND",
     "END_SEND", "CLEANUP_THROW", "RETURN_GENERATOR", "MAKE_FUNCTION", "COMPARE_OP", "CALL_INTRINSIC_1",
-    "CALL_INTRINSIC_2", "LOAD_FAST_AND_CLEAR",
+    "CALL_INTRINSIC_2", "LOAD_FAST_AND_CLEAR", "YIELD_VALUE",
 })
 HANDLED = frozenset(DROP | set(JUMPS) | SAME | SPECIAL)
 
@@ -349,6 +349,10 @@ class Translator:
 
     op_CALL_INTRINSIC_2 = op_CALL_INTRINSIC_1
 
+    def op_YIELD_VALUE(self, i, ins, out):
+        self.emit(out, ins, "YIELD_VALUE")  # the oparg (stack depth) means nothing to the model
+        return i + 1
+
     def op_RETURN_GENERATOR(self, i, ins, out):
         self.drop(ins)
         nxt = self.at(i + 1)
@@ -419,7 +423,7 @@ class Translator:
             if build.offset <= e.start < self.raw[loop_end - 1].offset and e.target not in self.dead_handlers \
                     and self.raw[self.index(e.target)].opname != "END_ASYNC_FOR":
                 self._drop_comprehension_cleanup(e.target)
-        synthetic = self.synthetic_comprehension(build, hidden, first_loop, loop_end, body_end)
+        synthetic = self.synthetic_comprehension(build, self.raw[k + 2], hidden, first_loop, loop_end, body_end)
         self.drop(*hidden, swap, build)
         self.emit(out, ins, "LOAD_CONST", synthetic)
         self.emit(out, ins, "MAKE_FUNCTION", 0, arg=0)
@@ -452,11 +456,13 @@ class Translator:
         self.drop(swap)
         return k + 1
 
-    def synthetic_comprehension(self, build, hidden, first_loop, loop_end, body_end):
+    def synthetic_comprehension(self, build, anchor, hidden, first_loop, loop_end, body_end):
         """A code object standing for the comprehension; its instructions are kept in ``_SYNTHETIC``."""
         body: list[Instr] = []
         self.emit(body, build, build.opname, 0, arg=0)
-        self.emit(body, self.raw[first_loop], "LOAD_FAST", ".0", arg=0, synthetic=True)
+        # At the offset of the (dropped) instruction after BUILD_X: jumps back to the loop must
+        # land on FOR_ITER, not on this load.
+        self.emit(body, anchor, "LOAD_FAST", ".0", arg=0, synthetic=True)
         body.extend(self.translate(first_loop, loop_end))
         exit_offset = self.raw[body_end].offset if body_end < len(self.raw) else self.end_offset
         body.append(Instr("RETURN_VALUE", exit_offset, None, None, None, body[-1].lineno if body else None))
