@@ -77,8 +77,9 @@ def match_mappings(v):
     return "no"
 
 
-@cases((Point(0, 0),), (Point(0, 5),), (Point(3, 3),), (Point(1, 2),), (3,))
-def match_class_patterns(p):
+@cases(((0, 0),), ((0, 5),), ((3, 3),), ((1, 2),), (3,))
+def match_class_patterns(v):
+    p = Point(*v) if isinstance(v, tuple) else v
     match p:
         case Point(x=0, y=0):
             return "origin"

@@ -1,0 +1,204 @@
+"""``decompile`` accepts every object that runs bytecode, and rejects the rest with a clear error."""
+
+from __future__ import annotations
+
+import ast
+import dis
+import types
+
+import pytest
+from corpus import async_code, generators, toplevel
+from corpus._cases import Call
+from corpus_harness import BACKEND, IDENTITY, layout_differences, parse_source, run_case, same, with_code
+
+import depyf
+from depyf import DecompilationError
+
+Shape, Square, Counter = toplevel.Shape, toplevel.Square, toplevel.Counter
+
+
+def _recompiled_function(func: types.FunctionType) -> types.FunctionType:
+    rec = BACKEND.recompile(func.__code__)
+    assert not layout_differences(func.__code__, rec.code)
+    return with_code(func, rec.code)
+
+
+def _defines(src: str, name: str) -> bool:
+    tree = ast.parse(src)
+    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name for n in ast.walk(tree))
+
+
+@pytest.mark.parametrize("obj, name", [
+    (Shape.area, "area"),
+    (Square(2).area, "area"),
+    (Shape.__dict__["unit_name"], "unit_name"),
+    (Shape.unit_name, "unit_name"),
+    (Shape.__dict__["square"], "square"),
+    (Square.square, "square"),
+    (Square.describe, "describe"),
+    (Counter.__iter__, "__iter__"),
+    (Counter.fetch, "fetch"),
+], ids=["function", "bound-method", "staticmethod", "static-via-class", "classmethod", "bound-classmethod",
+        "super-method", "generator-method", "coroutine-method"])
+def test_methods_decompile_to_their_def(obj, name):
+    src = BACKEND.decompile(obj)
+    parse_source(src, compile_too=False)
+    assert _defines(src, name), src
+
+
+def test_property_decompiles_getter_and_setter():
+    src = BACKEND.decompile(Shape.perimeter)
+    parse_source(src, compile_too=False)
+    assert [n.name for n in ast.parse(src).body if isinstance(n, ast.FunctionDef)] == ["perimeter", "perimeter"]
+
+
+def test_lambda_decompiles_to_an_expression_or_def():
+    src = BACKEND.decompile(toplevel.LAMBDA)
+    parse_source(src)
+    assert "lambda" in src or "def " in src
+    new = _recompiled_function(toplevel.LAMBDA)
+    assert new(3) == 9 and new(2, k=3) == 8
+
+
+def test_super_method_recompiles_with_its_class_cell():
+    new = _recompiled_function(Square.describe)
+    assert new(Square(3)) == Square(3).describe()
+
+
+def test_static_and_class_methods_recompile():
+    assert _recompiled_function(Shape.__dict__["unit_name"].__func__)(True) == "units"
+    square = _recompiled_function(Shape.__dict__["square"].__func__)
+    assert isinstance(square(Square, 2), Square)
+
+
+def test_property_accessors_recompile():
+    getter = _recompiled_function(Shape.perimeter.fget)
+    setter = _recompiled_function(Shape.perimeter.fset)
+    sq = Square(2)
+    assert getter(sq) == 8
+    setter(sq, 20)
+    assert sq.size == 5
+
+
+@pytest.mark.parametrize("make, name", [
+    (lambda: generators.gen_simple(2), "gen_simple"),
+    (lambda: async_code.coro_await(1), "coro_await"),
+    (lambda: async_code.async_gen(2), "async_gen"),
+    (lambda: iter(Counter()), "__iter__"),
+], ids=["generator", "coroutine", "async-generator", "generator-method"])
+def test_running_objects_decompile_through_their_code(make, name):
+    obj = make()
+    try:
+        src = BACKEND.decompile(obj)
+    finally:
+        obj.close() if hasattr(obj, "close") else None
+        if hasattr(obj, "aclose"):
+            aclose = obj.aclose()
+            aclose.close()
+    parse_source(src, compile_too=False)
+    assert _defines(src, name), src
+
+
+@pytest.mark.parametrize("func", [generators.gen_yield_from, async_code.coro_async_for, async_code.async_gen],
+                         ids=lambda f: f.__name__)
+def test_recompiled_code_keeps_its_kind(func):
+    rec = BACKEND.recompile(func.__code__)
+    kind = 0x20 | 0x80 | 0x100 | 0x200
+    assert rec.code.co_flags & kind == func.__code__.co_flags & kind
+
+
+def test_code_object_and_module_code_object():
+    path = toplevel.__file__
+    module_code = compile(open(path).read(), path, "exec")
+    src = BACKEND.decompile(module_code)
+    tree = parse_source(src)
+    names = {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    assert {"Shape", "Square", "Counter", "use_shapes", "use_pair", "_not_a_case"} <= names
+    assert any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in tree.body)
+
+
+def test_recompile_with_filename_points_every_code_at_it(tmp_path):
+    target = str(tmp_path / "decompiled.py")
+    rec = BACKEND.recompile(toplevel.use_shapes.__code__, filename=target)
+    seen = []
+
+    def walk(code):
+        seen.append(code.co_filename)
+        for c in code.co_consts:
+            if isinstance(c, types.CodeType):
+                walk(c)
+
+    walk(rec.code)
+    assert set(seen) == {target}
+    new = with_code(toplevel.use_shapes, rec.code)
+    assert same(run_case(new, Call((2,))), run_case(toplevel.use_shapes, Call((2,))))
+
+
+def test_recompile_keeps_name_and_qualname():
+    rec = BACKEND.recompile(Square.describe.__code__)
+    assert rec.code.co_name == "describe"
+    if hasattr(rec.code, "co_qualname"):
+        assert rec.code.co_qualname == "Square.describe"
+
+
+# --------------------------------------------------------------------------- errors
+
+@pytest.mark.parametrize("obj, type_name", [(len, "builtin_function_or_method"), (1, "int"), ("s", "str"),
+                                            (None, "NoneType"), ([].append, "builtin_function_or_method")])
+def test_objects_without_bytecode_raise_type_error(obj, type_name):
+    with pytest.raises(TypeError, match=type_name):
+        depyf.decompile(obj)
+
+
+def test_recompile_rejects_non_code():
+    with pytest.raises(TypeError, match="int"):
+        depyf.recompile(1)
+
+
+def _garbage_code() -> tuple[types.CodeType, int]:
+    """``target``'s code with its body replaced by a POP_TOP on an empty stack; returns (code, offset)."""
+    def target(x):
+        return x
+
+    op = dis.opmap
+    prologue = [op["RESUME"], 0] if "RESUME" in op else []
+    body = [op["POP_TOP"], 0, op["LOAD_CONST"], 0, op["RETURN_VALUE"], 0]
+    return target.__code__.replace(co_code=bytes(prologue + body)), len(prologue)
+
+
+@pytest.mark.skipif(IDENTITY, reason="the identity backend reads source files")
+def test_garbage_bytecode_raises_decompilation_error_with_location():
+    code, offset = _garbage_code()
+    with pytest.raises(DecompilationError) as info:
+        depyf.decompile(code)
+    err = info.value
+    assert "target" in err.qualname
+    assert err.offset == offset
+    assert err.opname == "POP_TOP"
+    assert "target" in str(err) and str(offset) in str(err) and "POP_TOP" in str(err)
+
+
+@pytest.mark.skipif(IDENTITY, reason="the identity backend reads source files")
+def test_garbage_bytecode_never_gives_wrong_code_through_recompile():
+    code, _ = _garbage_code()
+    with pytest.raises(DecompilationError):
+        depyf.recompile(code)
+
+
+@pytest.mark.skipif(IDENTITY, reason="the identity backend reads source files")
+def test_truncated_bytecode_raises_decompilation_error():
+    def target(x):
+        return x + 1
+
+    op = dis.opmap
+    prologue = [op["RESUME"], 0] if "RESUME" in op else []
+    code = target.__code__.replace(co_code=bytes(prologue + [op["LOAD_FAST"], 0]))
+    with pytest.raises(DecompilationError) as info:
+        depyf.decompile(code)
+    assert "target" in info.value.qualname
+
+
+def test_decompilation_error_attributes():
+    err = DecompilationError("cannot structure loop", qualname="A.f", offset=12, opname="JUMP_BACKWARD")
+    assert (err.qualname, err.offset, err.opname) == ("A.f", 12, "JUMP_BACKWARD")
+    assert "A.f" in str(err) and "12" in str(err) and "JUMP_BACKWARD" in str(err)
