@@ -8,6 +8,7 @@ graphs) are written from the structured trace.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import threading
@@ -96,7 +97,8 @@ class GraphDumper:
 
     # --- graph modules ----------------------------------------------------------------------------
     def around_user_compiler(self, call: Callable[[Any, list[Any]], Any], gm: Any, inputs: list[Any]) -> Any:
-        """Dynamo calls the backend through here: dump and link the captured graph first."""
+        """Dynamo calls the backend through here; the captured graph is dumped and linked after the
+        backend returns (a backend may regenerate ``forward``, which would undo the link)."""
         if not self.active:
             return call(gm, inputs)
         name = None
@@ -105,16 +107,17 @@ class GraphDumper:
             if global_name:
                 name = self._record(global_name, adapter.compile_key()).name
                 self.captured_via_gm = True
-                self._write_graph_module(name, "captured_graph", gm)
         except Exception as exc:  # noqa: BLE001
-            self.warn(f"could not dump the captured graph: {exc!r}")
+            self.warn(f"could not name the captured graph: {exc!r}")
         if name is None:
             return call(gm, inputs)
         self._push(name)
         try:
-            return call(gm, inputs)
+            compiled = call(gm, inputs)
         finally:
             self._pop()
+        self._dump_graph_module(name, "captured_graph", gm)
+        return compiled
 
     def wrap_aot_compiler(self, stage: str, compiler: Callable[..., Any]) -> Callable[..., Any]:
         """Wrap an AOTAutograd compiler so its graph module is dumped and linked before compiling."""
@@ -125,15 +128,13 @@ class GraphDumper:
             name = owner or self._current()
             if not self.active or name is None or name not in self.graphs:
                 return compiler(gm, example_inputs, *args, **kwargs)
-            try:
-                self._write_graph_module(name, dump_stage, gm)
-            except Exception as exc:  # noqa: BLE001
-                self.warn(f"could not dump the {dump_stage} graph of {name}: {exc!r}")
             self._push(name)
             try:
-                return compiler(gm, example_inputs, *args, **kwargs)
+                compiled = compiler(gm, example_inputs, *args, **kwargs)
             finally:
                 self._pop()
+            self._dump_graph_module(name, dump_stage, gm)
+            return compiled
 
         for attr in ("__name__", "__qualname__"):
             try:
@@ -155,18 +156,29 @@ class GraphDumper:
             linking = _linking()
             link = getattr(linking, "link_inductor_output", None) if linking else None
             if link is not None:
-                try:
-                    link(module, target)
+                reason = link(module, target)
+                if reason is None:
                     self.graphs[name].linked.append(relative)
-                    self.files.note_written(relative)
+                if self._keep_if_valid(relative):
                     return
-                except Exception as exc:  # noqa: BLE001
-                    self.warn(f"could not link Inductor output code of {name}: {exc!r}")
             if not os.path.exists(target):
                 with open(path, encoding="utf-8") as src:
-                    self.files.write(relative, src.read())
+                    self.files.write(relative, parseable_text(src.read()))
         except Exception as exc:  # noqa: BLE001
             self.warn(f"could not dump Inductor output code of {name}: {exc!r}")
+
+    def _keep_if_valid(self, relative: str) -> bool:
+        """Keep a file someone else wrote if it is valid Python; else repair it (False if absent)."""
+        target = self.files.path(relative)
+        if not os.path.exists(target):
+            return False
+        with open(target, encoding="utf-8") as f:
+            text = f.read()
+        fixed = parseable_text(text)
+        if fixed != text:
+            self.files.write(relative, fixed)
+        self.files.note_written(relative)
+        return True
 
     def _take_pending(self, name: str, stage: str) -> str:
         pending = self._pending.get((name, stage))
@@ -174,20 +186,22 @@ class GraphDumper:
             return pending.pop(0)
         return self._new_path(name, stage)
 
-    def _write_graph_module(self, name: str, stage: str, gm: Any) -> None:
-        relative = self._take_pending(name, stage)
-        target = self.files.path(relative)
-        linking = _linking()
-        link = getattr(linking, "link_graph_module", None) if linking else None
-        if link is not None:
-            try:
-                link(gm, target)
-                self.graphs[name].linked.append(relative)
-                self.files.note_written(relative)
-                return
-            except Exception as exc:  # noqa: BLE001
-                self.warn(f"could not link the {stage} graph of {name}: {exc!r}")
-        self.files.write(relative, readable_graph_source(gm))
+    def _dump_graph_module(self, name: str, stage: str, gm: Any) -> None:
+        """Write ``gm`` as this stage's file and make it run from there; never raises."""
+        try:
+            relative = self._take_pending(name, stage)
+            target = self.files.path(relative)
+            linking = _linking()
+            link = getattr(linking, "link_graph_module", None) if linking else None
+            if link is not None:
+                reason = link(gm, target, title=f"{name} {stage}")
+                if reason is None:
+                    self.graphs[name].linked.append(relative)
+                if self._keep_if_valid(relative):
+                    return
+            self.files.write(relative, parseable_text(readable_graph_source(gm)))
+        except Exception as exc:  # noqa: BLE001
+            self.warn(f"could not dump the {stage} graph of {name}: {exc!r}")
 
     # --- text from the structured trace ---------------------------------------------------------
     def on_trace(self, event: TraceEvent) -> None:
@@ -200,7 +214,7 @@ class GraphDumper:
         if name is None:
             return
         relative = self._new_path(name, stage)
-        self.files.write(relative, event.payload if event.payload.endswith("\n") else event.payload + "\n")
+        self.files.write(relative, parseable_text(event.payload))
         if stage in ("forward", "backward", "output_code"):
             # The graph module (or module) arrives later; it is linked into this same file.
             self._pending.setdefault((name, stage), []).append(relative)
@@ -214,6 +228,21 @@ class GraphDumper:
                 if short not in out:
                     out.append(short)
         return out
+
+
+def parseable_text(text: str) -> str:
+    """``text`` made valid Python: graph classes torch names ``<lambda>`` get a real name, and text
+    that still does not parse is kept as comments."""
+    text = text if text.endswith("\n") else text + "\n"
+    candidates = [text, re.sub(r"^(\s*)class <[^>]*>\(", r"\1class GraphModule(", text, flags=re.M)]
+    for candidate in candidates:
+        try:
+            ast.parse(candidate)
+        except SyntaxError:
+            continue
+        return candidate
+    body = "".join(f"# {line}" if line.strip() else "#\n" for line in text.splitlines(keepends=True))
+    return "# depyf: torch printed this as text that is not valid Python; kept as comments.\n" + body
 
 
 def readable_graph_source(gm: Any) -> str:
