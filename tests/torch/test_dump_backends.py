@@ -66,10 +66,10 @@ def backend_run(request, tmp_path_factory):
 
 def test_outputs_and_gradients_bitwise_identical(backend_run):
     (ref_toy, ref_tut), (got_toy, got_tut) = backend_run["reference"], backend_run["dumped"]
-    for ref, got in zip(ref_toy, got_toy):
+    for ref, got in zip(ref_toy, got_toy, strict=True):
         assert torch.equal(ref, got)
-    for ref, got in zip(ref_tut, got_tut):
-        for r, g in zip(ref, got):
+    for ref, got in zip(ref_tut, got_tut, strict=True):
+        for r, g in zip(ref, got, strict=True):
             assert torch.equal(r, g)
 
 
