@@ -8,12 +8,12 @@
   var META = DATA.meta || {};
   var FUNCS = INDEX.functions || [];
   var GRAPHS = INDEX.graphs || [];
-  var STAGE_ORDER = ["captured_graph", "pre_grad", "joint_graph", "post_grad", "forward", "backward",
+  var STAGE_ORDER = ["captured_graph", "pre_grad", "joint_graph", "forward", "backward", "post_grad",
                      "kernel", "output_code"];
   var STAGE_LABEL = {
     captured_graph: "captured graph", pre_grad: "pre-grad", joint_graph: "joint graph",
     post_grad: "post-grad", forward: "forward", backward: "backward", kernel: "kernel",
-    output_code: "kernel (output code)"
+    output_code: "kernel"
   };
 
   /* ---------- lookups ---------- */
@@ -177,12 +177,12 @@
       html.push('<a class="nav-item depth-' + depth + '" href="#' + fnRoute(i) + '" data-route="' + fnRoute(i) +
         '" data-search="' + esc(f.qualname || f.name) + '" title="' + esc(f.qualname || f.name) + '">' +
         (f.kind === "resume" ? '<span class="muted">&#8627;</span>' : "") +
-        '<span class="name">' + esc(f.qualname || f.name) + "</span>" + fnBadges(f) + "</a>");
+        '<span class="name">' + esc(shortName(f)) + "</span>" + fnBadges(f) + "</a>");
       entries.forEach(function (e, k) {
         var gs = (e.graphs || []).join(", ");
         html.push('<a class="nav-item depth-' + (depth + 1) + '" href="#' + fnRoute(i, k) + '" data-route="' +
           fnRoute(i, k) + '" data-search="' + esc((f.qualname || f.name) + " " + gs) + '">' +
-          '<span class="name">cache entry ' + (e.index != null ? e.index : k) + "</span>" +
+          '<span class="name">entry ' + (e.index != null ? e.index : k) + "</span>" +
           (e.decompiled === false ? badge("bytecode", "warn") : "") +
           '<span class="muted name">' + esc(gs) + "</span></a>");
       });
@@ -197,20 +197,29 @@
         '" data-search="' + esc(g.name + " " + (g.function || "")) + '"><span class="name">' + esc(g.name) +
         '</span><span class="muted">' + esc((g.files || []).length) + "</span></a>");
     });
-    html.push('<div class="side-title">Files</div>');
-    Object.keys(FILES).sort().forEach(function (name) {
+    var fileNames = Object.keys(FILES).sort();
+    html.push('<details id="side-files"' + (fileNames.length <= 20 ? " open" : "") + '><summary class="side-title">Files (' +
+      fileNames.length + ")</summary>");
+    fileNames.forEach(function (name) {
       html.push('<a class="nav-item" href="#file/' + esc(name) + '" data-route="file/' + esc(name) +
         '" data-search="' + esc(name) + '" title="' + esc(name) + '"><span class="name">' + esc(name) + "</span></a>");
     });
+    html.push("</details>");
     html.push('<div class="side-keys">Keys: <kbd>/</kbd> search &middot; <kbd>j</kbd>/<kbd>k</kbd> move &middot; ' +
       '<kbd>n</kbd>/<kbd>p</kbd> tabs &middot; <kbd>s</kbd> side by side &middot; <kbd>o</kbd> overview &middot; ' +
       '<kbd>?</kbd> help</div>');
     sidebar.innerHTML = html.join("");
   }
 
-  function navItems() {
+  // A resume function's full name repeats its parent's; the tree says where it resumes instead.
+  function shortName(f) {
+    if (f.kind === "resume" && f.resumes && f.resumes.at_line != null) return "resume at line " + f.resumes.at_line;
+    return f.qualname || f.name;
+  }
+
+  function navItems() {  // the tree items on screen: not filtered out, not in a closed section
     return Array.prototype.filter.call(sidebar.querySelectorAll(".nav-item[data-route]"), function (a) {
-      return !a.classList.contains("hidden");
+      return !a.classList.contains("hidden") && a.getClientRects().length > 0;
     });
   }
 
@@ -229,6 +238,8 @@
       }
     }
     if (best) {
+      var section = best.closest("details");
+      if (section && !section.open) section.open = true;
       best.setAttribute("aria-current", "page");
       var top = best.offsetTop, bottom = top + best.offsetHeight;
       if (top < sidebar.scrollTop || bottom > sidebar.scrollTop + sidebar.clientHeight) {
@@ -246,8 +257,11 @@
   function breakBox(b, withFn) {
     var f = FUNCS[b._fn];
     var where = esc((b.filename || (f && f.filename) || "?") + ":" + (b.lineno != null ? b.lineno : "?"));
-    var sameFile = f && f.source && (!b.filename || b.filename === f.filename);
-    var snippet = sameFile && b.lineno ? sourceSnippet(f, [b.lineno]) :
+    var shown = f;  // a resume function has no source of its own: show the function it resumes
+    while (shown && !shown.source && shown.resumes && shown.resumes.parent in funcIndexByName &&
+           FUNCS[funcIndexByName[shown.resumes.parent]] !== shown) shown = FUNCS[funcIndexByName[shown.resumes.parent]];
+    var sameFile = shown && shown.source && (!b.filename || b.filename === shown.filename);
+    var snippet = sameFile && b.lineno ? sourceSnippet(shown, [b.lineno]) :
       (b.source_line ? codeBlock(b.source_line, {first: b.lineno || 1, marks: [b.lineno], links: false}) : "");
     return '<div class="box bad graph-break">' +
       (withFn && f ? "<h3>" + link(fnRoute(b._fn), esc(f.qualname || f.name)) + "</h3>" : "") +
@@ -344,7 +358,8 @@
     }
     h.push('<div class="tabs" role="tablist">' + entries.map(function (en, j) {
       return '<a class="tab' + (j === k ? " active" : "") + '" role="tab" href="#' + fnRoute(i, j) + '" data-route="' +
-        fnRoute(i, j) + '">entry ' + (en.index != null ? en.index : j) + (en.decompiled === false ? " (bytecode)" : "") + "</a>";
+        fnRoute(i, j) + '"' + (en.compile_id ? ' title="compile ' + esc(en.compile_id) + '"' : "") + '>entry ' +
+        (en.index != null ? en.index : j) + (en.decompiled === false ? " (bytecode)" : "") + "</a>";
     }).join("") + "</div>");
     if (e.decompiled === false) {
       h.push('<div class="box warn"><b>Kept as Dynamo bytecode:</b> <span class="reason">' +
@@ -387,7 +402,7 @@
         "</span></div>" + (parent && parent.source ? codeBlock(parent.source, {first: parent.firstlineno || 1,
           marks: [f.resumes.at_line], links: false}) : '<div class="box muted">No source available.</div>');
     }
-    var right = '<div class="pane-title"><span>transformed by Dynamo</span><span>' +
+    var right = '<div class="pane-title"><span>transformed</span><span>' +
       (e.transformed_code_file ? link("file/" + e.transformed_code_file, esc(e.transformed_code_file)) : "") +
       "</span></div>" + codeBlock(FILES[e.transformed_code_file], {id: "transformed-code"});
     h.push('<div class="split' + (layoutStacked ? " stacked" : "") + '"><div class="pane original">' + left +
