@@ -24,6 +24,25 @@ from depyf.decompiler.expressions import (
 )
 from depyf.decompiler.instructions import CONDITIONAL_JUMPS, Instr
 
+_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_DEREF", "STORE_GLOBAL", "STORE_ATTR",
+                     "STORE_SUBSCR"})
+
+
+def _reads_target(stack: list, target: ast.expr) -> bool:
+    """Would a pending stack expression read the location ``target`` is about to overwrite?"""
+    for item in stack:
+        if not isinstance(item, ast.expr):
+            continue
+        for node in ast.walk(item):
+            if isinstance(target, ast.Name) and isinstance(node, ast.Name) and node.id == target.id:
+                return True
+            if isinstance(target, ast.Attribute) and isinstance(node, ast.Attribute) and node.attr == target.attr:
+                return True
+            if isinstance(target, ast.Subscript) and isinstance(node, ast.Subscript):
+                return True
+    return False
+
+
 _COMPREHENSION_NAMES = {"<listcomp>": "list", "<setcomp>": "set", "<dictcomp>": "dict"}
 
 
@@ -74,6 +93,7 @@ class Executor:
         self.decompile_nested = decompile_nested  # callable(code) -> FunctionDef/ClassDef parts
         self.qualname = getattr(code, "co_qualname", code.co_name)
         self.comp_kind = _COMPREHENSION_NAMES.get(code.co_name)
+        self.parallel: list = []   # pending (target, value) stores of a tuple assignment
         self.globals_declared: set[str] = set()
         self.nonlocals_declared: set[str] = set()
 
@@ -87,6 +107,8 @@ class Executor:
         while i < end:
             ins = self.instrs[i]
             op = ins.opname
+            if self.parallel and op not in _STORES:
+                self.flush_parallel(out)
             if op in CONDITIONAL_JUMPS:
                 if op.startswith("JUMP_IF"):
                     return i + 1, Stop(ins, stack[-1])
@@ -111,7 +133,20 @@ class Executor:
                 raise self.error(ins, f"no symbolic semantics for {op}")
             handler(ins, stack, out)
             i += 1
+        self.flush_parallel(out)
         return i, Stop(None)
+
+    def flush_parallel(self, out: list) -> None:
+        """Emit stores that had to happen together (``a, b = b, a``) as one tuple assignment."""
+        if not self.parallel:
+            return
+        targets = [t for t, _ in self.parallel]
+        vals = [val for _, val in self.parallel]
+        self.parallel = []
+        if len(targets) == 1:
+            out.append(ast.Assign(targets, vals[0]))
+        else:
+            out.append(ast.Assign([ast.Tuple(targets, ast.Store())], ast.Tuple(vals, ast.Load())))
 
     # -- helpers -----------------------------------------------------------------------
     def error(self, ins: Instr | None, message: str) -> DecompilationError:
@@ -134,6 +169,8 @@ class Executor:
 
     def value(self, item, ins: Instr) -> ast.expr:
         """An expression for a stack item, turning pending values into expressions."""
+        if isinstance(item, ast.Set) and not item.elts:
+            return ast.Call(load("set"), [], [])
         if isinstance(item, ast.expr):
             return item
         if isinstance(item, v.FunctionValue):
@@ -196,6 +233,10 @@ class Executor:
             self._import_from_statement(item, target, out, ins)
             return
         value = self.value(item, ins)
+        if self.parallel or (isinstance(item, ast.expr) and _reads_target(stack, target)
+                             and not any(x is value for x in stack)):
+            self.parallel.append((target, value))
+            return
         if isinstance(value, ast.BinOp) and getattr(value, "inplace", False):
             out.append(ast.AugAssign(to_store(target), value.op, value.right))
             return
@@ -379,7 +420,7 @@ class Executor:
             stack.append(v.CompAccumulator("set"))
             return
         items = [self.value(x, ins) for x in self.popn(stack, ins.argval, ins)]
-        stack.append(ast.Set(items) if items else ast.Call(load("set"), [], []))
+        stack.append(ast.Set(items))
 
     def op_BUILD_MAP(self, ins, stack, out):
         if self.comp_kind == "dict" and ins.argval == 0 and not any(
@@ -496,8 +537,7 @@ class Executor:
         if isinstance(func, v.BuildClass):
             stack.append(self._build_class(args, kwnames, ins))
             return
-        if prefix and isinstance(func, v.FunctionValue) and not args:
-            args, prefix = prefix, []
+        args, prefix = prefix + args, []
         npos = len(args) - len(kwnames)
         if isinstance(func, v.FunctionValue) and not kwnames and npos == 1 \
                 and isinstance(args[0], v.Iterator) and func.code.co_name.startswith("<") \

@@ -72,6 +72,11 @@ def negate(expr: ast.expr) -> ast.expr:
     """``not expr``, simplified where that is exact (never flips ``<`` into ``>=``)."""
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         return expr.operand
+    if isinstance(expr, ast.BoolOp) and any(isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not)
+                                            for e in expr.values):
+        # De Morgan, exact for truthiness (negate is only used on conditions)
+        flipped = ast.Or if isinstance(expr.op, ast.And) else ast.And
+        return ast.BoolOp(flipped(), [negate(e) for e in expr.values])
     if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
         flips = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In,
                  ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}

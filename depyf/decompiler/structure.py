@@ -246,14 +246,12 @@ class Structurer:
             return (fall, target) if ins.opname == "POP_JUMP_IF_FALSE" else (target, fall)
         return target, fall
 
-    def pure_condition(self, pos: int, stack: list, members: set[int]):
-        """If the block at ``pos`` only computes a condition and jumps, return (cond, true, false)."""
+    def pure_condition(self, pos: int, stack: list):
+        """If the block at ``pos`` only computes a condition and jumps, return (cond, true, false, block)."""
         if pos is None or not self.cfg.is_leader(pos):
             return None
         block = self.cfg.block_at(pos)
-        if not set(block.preds) <= members or block.exc_preds:
-            return None
-        if pos in self.back_edge_targets:
+        if block.exc_preds or pos in self.back_edge_targets or pos in self.while_tests:
             return None
         trial = list(stack)
         scratch: list = []
@@ -269,20 +267,20 @@ class Structurer:
         t, f = self.branches(end - 1)
         return stop.condition, t, f, block.index
 
-    def conditional(self, i: int, cond, ctx: Context, stack: list, out: list) -> int | None:
-        t, f = self.branches(i)
-        members = {self.cfg.block_of[i]}
-        while True:
+    def compound(self, cond, t, f, members: set[int], stack: list, ctx: Context, keep=()):
+        """Fold the condition blocks that only ``members`` reach into (cond, true, false, members)."""
+        for _ in range(len(self.cfg.blocks) + 1):
             merged = False
             for side in ("t", "f"):
                 x = t if side == "t" else f
                 other = f if side == "t" else t
-                if self.classify(x, ctx) != "goto":
+                if x in keep or self.classify(x, ctx) != "goto":
                     continue
-                pc = self.pure_condition(x, stack, members)
-                if pc is None:
+                pc = self.pure_condition(x, stack)
+                if pc is None or not set(self.cfg.blocks[pc[3]].preds) <= members:
                     continue
-                cx, t2, f2, xb = pc
+                cx, t2, f2, sub_members = self.compound(pc[0], pc[1], pc[2], set(members) | {pc[3]}, stack,
+                                                        ctx, keep=tuple(keep) + (other,))
                 if side == "t" and f2 == other:
                     cond, t, f = bool_op(ast.And, cond, cx), t2, other
                 elif side == "t" and t2 == other:
@@ -293,11 +291,16 @@ class Structurer:
                     cond, t, f = bool_op(ast.Or, cond, negate(cx)), other, t2
                 else:
                     continue
-                members.add(xb)
+                members = sub_members
                 merged = True
                 break
             if not merged:
                 break
+        return cond, t, f, members
+
+    def conditional(self, i: int, cond, ctx: Context, stack: list, out: list) -> int | None:
+        t, f = self.branches(i)
+        cond, t, f, _ = self.compound(cond, t, f, {self.cfg.block_of[i]}, stack, ctx)
         rt, rf = self.resolve_exit(t, ctx, stack), self.resolve_exit(f, ctx, stack)
         if rt[0] != "goto" or rf[0] != "goto":
             return self.conditional_exit(cond, t, f, rt, rf, ctx, stack, out)
@@ -573,39 +576,15 @@ class Structurer:
         end, stop = self.executor.run(pos, self.cfg.block_at(pos).end, stack, scratch)
         if scratch:
             raise self.error(pos, "while test with statements")
-        cond = stop.condition
         t, f = self.branches(end - 1)
-        members = {self.cfg.block_of[pos]}
-        while True:
-            if t == body_start and f == exit_pos:
-                return cond
-            if f == body_start and t == exit_pos:
-                return negate(cond)
-            merged = False
-            for side in ("t", "f"):
-                x = t if side == "t" else f
-                other = f if side == "t" else t
-                if x in (body_start, exit_pos):
-                    continue
-                pc = self.pure_condition(x, stack, members | set(self.cfg.blocks[self.cfg.block_of[x]].preds))
-                if pc is None:
-                    continue
-                cx, t2, f2, xb = pc
-                if side == "t" and f2 == other:
-                    cond, t, f = bool_op(ast.And, cond, cx), t2, other
-                elif side == "t" and t2 == other:
-                    cond, t, f = bool_op(ast.And, cond, negate(cx)), f2, other
-                elif side == "f" and t2 == other:
-                    cond, t, f = bool_op(ast.Or, cond, cx), other, f2
-                elif side == "f" and f2 == other:
-                    cond, t, f = bool_op(ast.Or, cond, negate(cx)), other, t2
-                else:
-                    continue
-                members.add(xb)
-                merged = True
-                break
-            if not merged:
-                raise self.error(pos, "unrecognised while-loop test")
+        cond, t, f, _ = self.compound(stop.condition, t, f, {self.cfg.block_of[pos]}, stack,
+                                      Context(ctx.stops | {body_start, exit_pos}, ctx.loop, ctx.layers),
+                                      keep=(body_start, exit_pos))
+        if t == body_start and f == exit_pos:
+            return cond
+        if f == body_start and t == exit_pos:
+            return negate(cond)
+        raise self.error(pos, "unrecognised while-loop test")
 
     # -- try / with ----------------------------------------------------------------------
     def covered(self, pos: int, layer: Layer) -> bool:

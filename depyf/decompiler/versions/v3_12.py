@@ -493,25 +493,31 @@ class Translator:
             ins = self.at(k)
             if ins is None:
                 raise DecompilationError("inlined comprehension without its restores", qualname=self.qualname)
+            k += 1
             if ins.opname in self.JUMPS and self.JUMPS[ins.opname] == "JUMP" and ins.argval > ins.offset:
                 self.drop(ins)  # over the cleanup handler placed between loop and restores
                 k = self.index(ins.argval)
                 continue
-            if ins.opname == "SWAP" and ins.arg <= len(tail):
-                tail[-1], tail[-ins.arg] = tail[-ins.arg], tail[-1]
-                self.drop(ins)
-            elif ins.opname == "STORE_FAST" and tail[-1] is not None:
-                if tail[-1] != ins.argval:
-                    raise self.error(ins, "inlined comprehension restores the wrong name")
-                tail.pop()
-                self.drop(ins)
-            elif tail[-1] is None and ins.opname in ("STORE_FAST", "POP_TOP"):
-                tail.pop()
-                self.emit(out, ins, ins.opname, ins.argval)
-            else:
-                raise self.error(ins, "unexpected instruction while restoring a comprehension's names")
-            k += 1
+            self.drop(ins)
+            for opname, argval in self.micro_ops(ins):
+                if not any(x is not None for x in tail):
+                    self.emit(out, ins, opname, argval)  # e.g. the load half of STORE_FAST_LOAD_FAST
+                elif opname == "SWAP" and argval <= len(tail):
+                    tail[-1], tail[-argval] = tail[-argval], tail[-1]
+                elif opname == "STORE_FAST" and tail[-1] is not None:
+                    if tail[-1] != argval:
+                        raise self.error(ins, "inlined comprehension restores the wrong name")
+                    tail.pop()
+                elif tail[-1] is None and opname in ("STORE_FAST", "POP_TOP"):
+                    tail.pop()
+                    self.emit(out, ins, opname, argval)
+                else:
+                    raise self.error(ins, "unexpected instruction while restoring a comprehension's names")
         return k
+
+    def micro_ops(self, ins: dis.Instruction) -> list[tuple[str, object]]:
+        """``(opname, argval)`` steps of one raw instruction (superinstructions give several)."""
+        return [(ins.opname, ins.argval)]
 
     # -- offsets and the exception table ---------------------------------------------------
     def retarget(self, instrs: list[Instr], offsets: list[int]) -> list[Instr]:

@@ -1,0 +1,90 @@
+"""CPython 3.13 -> the shared instruction model (see ``depyf.decompiler.instructions``).
+
+On top of 3.12 (:mod:`depyf.decompiler.versions.v3_12`):
+
+- ``TO_BOOL`` before conditional jumps is dropped (the model's jumps test truthiness).
+- ``LOAD_FAST_LOAD_FAST``, ``STORE_FAST_LOAD_FAST``, ``STORE_FAST_STORE_FAST`` are split in two.
+- ``CALL_KW`` takes the keyword names from the stack, as the model's CALL_KW does.
+- ``MAKE_FUNCTION`` has no flags; ``SET_FUNCTION_ATTRIBUTE`` attaches defaults, annotations, closure.
+- f-strings: ``CONVERT_VALUE`` (argval 's'/'r'/'a'), ``FORMAT_SIMPLE`` / ``FORMAT_WITH_SPEC`` become
+  ``FORMAT_VALUE`` with no conversion (the executor merges a preceding CONVERT_VALUE).
+- ``LOAD_GLOBAL`` pushes its NULL after the global; ``COMPARE_OP`` keeps the operator in oparg >> 5.
+- a loop exit is ``END_FOR; POP_TOP``.
+"""
+
+from __future__ import annotations
+
+import types
+
+from depyf.decompiler.instructions import ExceptionEntry, Instr
+from depyf.decompiler.versions import v3_12
+from depyf.decompiler.versions.v3_12 import CONVERSIONS
+
+SPECIAL = frozenset({
+    "LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "CALL_KW",
+    "SET_FUNCTION_ATTRIBUTE", "CONVERT_VALUE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC",
+})
+REMOVED = frozenset({"KW_NAMES", "FORMAT_VALUE"})
+INVISIBLE = frozenset({"TO_BOOL"})
+HANDLED = frozenset((v3_12.HANDLED - REMOVED) | SPECIAL | INVISIBLE)
+
+
+class Translator(v3_12.Translator):
+    HANDLED = HANDLED
+    INVISIBLE = INVISIBLE
+    END_FOR_TAIL = frozenset({"POP_TOP"})
+    NULL_AFTER_GLOBAL = True
+    COMPARE_SHIFT = 5
+
+    def op_LOAD_FAST_LOAD_FAST(self, i, ins, out):
+        first, second = ins.argval
+        self.emit(out, ins, "LOAD_FAST", first, arg=ins.arg >> 4)
+        self.emit(out, ins, "LOAD_FAST", second, arg=ins.arg & 15)
+        return i + 1
+
+    def op_STORE_FAST_LOAD_FAST(self, i, ins, out):
+        stored, loaded = ins.argval
+        self.emit(out, ins, "STORE_FAST", stored, arg=ins.arg >> 4)
+        self.emit(out, ins, "LOAD_FAST", loaded, arg=ins.arg & 15)
+        return i + 1
+
+    def op_STORE_FAST_STORE_FAST(self, i, ins, out):
+        first, second = ins.argval
+        self.emit(out, ins, "STORE_FAST", first, arg=ins.arg >> 4)
+        self.emit(out, ins, "STORE_FAST", second, arg=ins.arg & 15)
+        return i + 1
+
+    def op_CALL_KW(self, i, ins, out):
+        self.emit(out, ins, "CALL_KW", ins.arg)
+        return i + 1
+
+    def op_SET_FUNCTION_ATTRIBUTE(self, i, ins, out):
+        self.emit(out, ins, "SET_FUNCTION_ATTRIBUTE", ins.arg)
+        return i + 1
+
+    def op_CONVERT_VALUE(self, i, ins, out):
+        self.emit(out, ins, "CONVERT_VALUE", CONVERSIONS[ins.arg])
+        return i + 1
+
+    def op_FORMAT_SIMPLE(self, i, ins, out):
+        self.emit(out, ins, "FORMAT_VALUE", (None, False))
+        return i + 1
+
+    def op_FORMAT_WITH_SPEC(self, i, ins, out):
+        self.emit(out, ins, "FORMAT_VALUE", (None, True))
+        return i + 1
+
+    def micro_ops(self, ins):
+        if ins.opname == "STORE_FAST_STORE_FAST":
+            return [("STORE_FAST", ins.argval[0]), ("STORE_FAST", ins.argval[1])]
+        if ins.opname == "STORE_FAST_LOAD_FAST":
+            return [("STORE_FAST", ins.argval[0]), ("LOAD_FAST", ins.argval[1])]
+        return super().micro_ops(ins)
+
+
+def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
+    """The normalised instructions and exception table of ``code`` (compiled by CPython 3.13)."""
+    synthetic = v3_12.synthetic_instructions(code)
+    if synthetic is not None:
+        return synthetic
+    return Translator(code).normalize()
