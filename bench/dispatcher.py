@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+CHUNKS = 10
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -73,26 +76,41 @@ def measure(submodules: int, calls: int, repeats: int) -> dict:
     expected = mod.compiled_callable(x)
     compile_s = time.perf_counter() - start
     graph = graph_function(mod)
-    stance = torch.compiler.set_stance
+    mod(x)  # builds the dispatcher
+    direct = mod.dispatched(0)
     variants: dict[str, Callable[[], object]] = {
         "guarded": lambda: mod.compiled_callable(x),
         "dispatched": lambda: mod(x),
+        "dispatched_direct": lambda: direct(x),
         "floor": lambda: graph(x)[0],
     }
+    timers: dict[str, Callable[[int], float]] = {
+        name: (lambda n, fn=fn: seconds(fn, n)) for name, fn in variants.items()
+    }
 
-    def skip_guard_eval_unsafe() -> float:
-        with stance(skip_guard_eval_unsafe=True):
-            return seconds(variants["guarded"], calls)
+    def skip_guard_eval_unsafe(n: int) -> float:
+        # torch's own guard skipping, for comparison: the compiled callable under this stance.
+        with torch.compiler.set_stance(skip_guard_eval_unsafe=True):
+            return seconds(variants["guarded"], n)
 
+    timers["torch_skip_guard_eval_unsafe"] = skip_guard_eval_unsafe
     for name, fn in variants.items():
         if not torch.equal(fn(), expected):
             raise AssertionError(f"{name} gives a different result from torch.compile")
-        seconds(fn, min(calls, 500))  # warm up
-    times: dict[str, list[float]] = {name: [] for name in [*variants, "torch_skip_guard_eval_unsafe"]}
+    for timer in timers.values():
+        timer(min(calls, 500))  # warm up
+    times: dict[str, list[float]] = {name: [] for name in timers}
+    load_before = os.getloadavg()[0]
+    # Each repeat times CALLS calls of every variant, in CHUNKS interleaved slices, so that a change in
+    # machine load (other processes) hits all variants alike instead of whichever ran at that moment.
+    chunk = max(1, calls // CHUNKS)
     for _ in range(repeats):
-        for name, fn in variants.items():
-            times[name].append(seconds(fn, calls))
-        times["torch_skip_guard_eval_unsafe"].append(skip_guard_eval_unsafe())
+        total = dict.fromkeys(timers, 0.0)
+        for _ in range(calls // chunk):
+            for name, timer in timers.items():
+                total[name] += timer(chunk)
+        for name, value in total.items():
+            times[name].append(value)
     median = {name: statistics.median(values) for name, values in times.items()}
     return {
         "benchmark": "dispatcher",
@@ -100,10 +118,13 @@ def measure(submodules: int, calls: int, repeats: int) -> dict:
         "calls": calls,
         "repeats": repeats,
         "compile_s": compile_s,
+        "load_average": [load_before, os.getloadavg()[0]],
         "seconds": median,
         "guarded_over_dispatched": median["guarded"] / median["dispatched"],
         "dispatched_over_floor": median["dispatched"] / median["floor"],
         "guarded_over_floor": median["guarded"] / median["floor"],
+        "guarded_over_dispatched_direct": median["guarded"] / median["dispatched_direct"],
+        "dispatched_direct_over_floor": median["dispatched_direct"] / median["floor"],
         "target": "dispatched >= 4x faster than guarded, <= 1.5x the floor",
         "target_met": median["guarded"] / median["dispatched"] >= 4
         and median["dispatched"] / median["floor"] <= 1.5,
@@ -114,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--submodules", type=int, default=100)
     parser.add_argument("--calls", type=int, default=10_000)
-    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--repeats", type=int, default=11)
     parser.add_argument("--json", type=Path, help="also write the result here")
     args = parser.parse_args(argv)
     result = measure(args.submodules, args.calls, args.repeats)
@@ -122,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:32s} {value:8.4f} s for {args.calls} calls  ({value / args.calls * 1e6:7.2f} us/call)")
     print(f"guarded / dispatched: {result['guarded_over_dispatched']:.2f}x")
     print(f"dispatched / floor:   {result['dispatched_over_floor']:.2f}x")
+    print(f"guarded / dispatched_direct: {result['guarded_over_dispatched_direct']:.2f}x")
+    print(f"dispatched_direct / floor:   {result['dispatched_direct_over_floor']:.2f}x")
     print(f"target met: {result['target_met']}  ({result['target']})")
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))

@@ -108,6 +108,15 @@ class TorchCompileWrapperWithCustomDispatcher:
             pass
         return self._depyf_new_dispatch(index)
 
+    def dispatched(self, index: int) -> Callable[..., Any]:
+        """The method running ``compiled_codes[index]`` directly, bound to this object.
+
+        The same as calling the method inside ``dispatch_to_code(index)``, without the with-statement:
+        on CPython 3.11 its ``__enter__``/``__exit__`` cost about as much as a small compiled graph,
+        so hot paths can keep this callable and call it instead.
+        """
+        return self.dispatch_to_code(index).method
+
     def _depyf_new_dispatch(self, index: int) -> _CodeDispatch:
         dispatchers = self._depyf_dispatchers
         if not -len(self.compiled_codes) <= index < len(self.compiled_codes):
@@ -212,7 +221,7 @@ class _CodeDispatch:
     to two dictionary writes because it runs on every call.
     """
 
-    __slots__ = ("_namespace", "_name", "_replacement", "_saved", "_set_eval_frame", "_prior_callbacks")
+    __slots__ = ("_namespace", "_name", "method", "_saved", "_set_eval_frame", "_prior_callbacks")
 
     def __init__(self, owner: TorchCompileWrapperWithCustomDispatcher, index: int) -> None:
         from depyf import _torch_private_optim as private
@@ -231,7 +240,7 @@ class _CodeDispatch:
             function = fast
         self._namespace = owner.__dict__
         self._name = func.__name__
-        self._replacement = types.MethodType(function, owner)
+        self.method = types.MethodType(function, owner)
         self._saved: list[Any] = []
         self._prior_callbacks: list[Any] = []
         # After a graph break the transformed code calls resume functions. Dynamo's "run only" mode
@@ -241,7 +250,7 @@ class _CodeDispatch:
     def __enter__(self) -> None:
         namespace = self._namespace
         self._saved.append(namespace.get(self._name, _MISSING))
-        namespace[self._name] = self._replacement
+        namespace[self._name] = self.method
         if self._set_eval_frame is not None:
             self._prior_callbacks.append(self._set_eval_frame(run_only_eval_frame))
 

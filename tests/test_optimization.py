@@ -136,6 +136,16 @@ def test_dispatch_runs_the_compiled_code_not_the_original():
     assert counting.runs == runs + 1  # the compiled graph ran, not eager Python
 
 
+def test_dispatched_method_runs_the_code_without_a_with_block():
+    chain = Chain(3)
+    x = torch.randn(4)
+    expected = chain.compiled_callable(x)
+    fast = chain.dispatched(0)
+    assert fast.__self__ is chain and fast.__func__.__code__ is not Chain.forward.__code__
+    assert torch.equal(fast(x), expected)
+    assert "forward" not in chain.__dict__
+
+
 def test_compiled_codes_grow_with_recompilations():
     chain = Chain(2)
     floats = torch.randn(3)
