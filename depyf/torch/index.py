@@ -68,7 +68,8 @@ def _function_json(session: DumpSession, record: FunctionRecord, parent: Functio
             "decompiled": entry.result.decompiled,
             "fallback_reason": entry.result.fallback_reason,
             "graphs": entry.graphs,
-            "resume_functions": sorted(set(resume_names)),
+            "resume_functions": sorted({c.co_name for c in session.referenced_resume_codes(entry)}
+                                       | set(resume_names)),
             "compile_id": entry.compile_key,
         })
     breaks, recompiles = [], []

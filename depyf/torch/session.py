@@ -95,6 +95,7 @@ class DumpSession:
         self._undo: list[Callable[[], None]] = []
         self._lock = threading.RLock()
         self.active = False
+        self._resume_global_cache: dict[str, object] | None = None
 
     # --- lifecycle --------------------------------------------------------------------------------
     def warn(self, message: str) -> None:
@@ -217,11 +218,20 @@ class DumpSession:
             else:
                 top_level.append(record)
 
+        shown: set[types.CodeType] = set(self.functions)
+
         def attach(record: FunctionRecord) -> FunctionView | None:
             view = views.get(record.code)
             if view is None:
                 return None
             view.resumes = [v for v in (attach(child) for child in children.get(record.code, [])) if v]
+            # Resume functions that were never compiled on their own (nested graph breaks pass
+            # them through __nested_resume_fns and Dynamo inlines them into a caller's graph).
+            for entry in record.entries:
+                for code in self.referenced_resume_codes(entry):
+                    if code not in shown:
+                        shown.add(code)
+                        view.resumes.append(_uncompiled_resume_view(code))
             return view
 
         for record in top_level:
@@ -236,6 +246,30 @@ class DumpSession:
 
         index.write_index(self, top_level, children)
         self.files.release()
+
+    def referenced_resume_codes(self, entry: EntryRecord) -> list[types.CodeType]:
+        """Code of the resume functions (``__resume_at_*`` globals) a transformed code uses."""
+        out = []
+        for name in entry.result.dynamo_code.co_names:
+            if not name.startswith("__resume_at_"):
+                continue
+            code = getattr(self._resume_globals().get(name), "__code__", None)
+            if isinstance(code, types.CodeType) and _RESUME.match(code.co_name) and code not in out:
+                out.append(code)
+        return out
+
+    def _resume_globals(self) -> dict[str, object]:
+        """``__resume_at_*`` globals Dynamo installed in loaded modules (scanned once)."""
+        if self._resume_global_cache is None:
+            found: dict[str, object] = {}
+            for module in list(sys.modules.values()):
+                namespace = getattr(module, "__dict__", None)
+                if not isinstance(namespace, dict):
+                    continue
+                for key in [k for k in list(namespace) if isinstance(k, str) and k.startswith("__resume_at_")]:
+                    found.setdefault(key, namespace[key])
+            self._resume_global_cache = found
+        return self._resume_global_cache
 
     def _parent_of(self, record: FunctionRecord) -> FunctionRecord | None:
         match = _RESUME.match(record.name)
@@ -311,6 +345,14 @@ class DumpSession:
         source = safe_decompile(record.code) if record.kind == "resume" else original_source_of(record.code)
         return FunctionView(code=record.code, name=record.name, dispatch_name=record.dispatch_name,
                             kind=record.kind, original_source=source, entries=entries)
+
+
+def _uncompiled_resume_view(code: types.CodeType) -> FunctionView:
+    source = safe_decompile(code)
+    note = ("# Never compiled on its own: Dynamo traced it as part of the caller's graph "
+            "(nested graph break).\n")
+    return FunctionView(code=code, name=code.co_name, dispatch_name=f"__dispatch_for_{code.co_name}",
+                        kind="resume", original_source=note + source if source else None, entries=[])
 
 
 def python_version() -> str:
