@@ -262,10 +262,62 @@ class Structurer:
         if scratch or stop.ins is None or stop.ins.opname not in (
                 "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
             return None
+        t, f = self.branches(end - 1)
+        cond = stop.condition
+        if len(trial) == len(stack) + 1:
+            try:
+                cond, t, f = self.resolve_chain(cond, t, f, trial)
+            except DecompilationError:
+                return None
         if len(trial) != len(stack) or any(a is not b for a, b in zip(trial, stack)):
             return None
-        t, f = self.branches(end - 1)
-        return stop.condition, t, f, block.index
+        return cond, t, f, block.index
+
+    def trampoline(self, p):
+        """X for a block ``POP_TOP; JUMP X`` or ``POP_TOP`` falling into X (a chained comparison's exit)."""
+        if p is None or p >= len(self.instrs) or self.instrs[p].opname != "POP_TOP":
+            return None
+        block = self.cfg.block_at(p)
+        if block.end == p + 1:
+            return p + 1
+        if block.end == p + 2 and self.instrs[p + 1].opname == "JUMP":
+            return self.cfg.pos(self.instrs[p + 1].target)
+        return None
+
+    def resolve_chain(self, cond, t, f, stack):
+        """``a < b < c`` as a condition: the middle operand stays on the stack between tests.
+
+        Failing tests jump to a trampoline that pops the middle operand; the tests are merged into
+        one ``Compare`` whose true/false targets are those of the last test.
+        """
+        for _ in range(64):
+            if not (isinstance(cond, ast.Compare) and stack and stack[-1] is cond.comparators[-1]):
+                break
+            middle = stack[-1]
+            exit_pos = self.trampoline(f)
+            if exit_pos is None:
+                raise self.error(None, "unrecognised chained comparison")
+            trial = list(stack)
+            scratch: list = []
+            end, stop = self.executor.run(t, self.cfg.block_at(t).end, trial, scratch)
+            cond2 = stop.condition
+            if scratch or stop.ins is None or not isinstance(cond2, ast.Compare) or cond2.left is not middle:
+                raise self.error(t, "unrecognised chained comparison")
+            t2, f2 = self.branches(end - 1)
+            combined = ast.Compare(cond.left, cond.ops + cond2.ops, cond.comparators + cond2.comparators)
+            if f2 == f:
+                cond, t = combined, t2          # the chain goes on: same trampoline
+            elif self.final_place(f2) == self.final_place(exit_pos):
+                cond, t, f = combined, t2, exit_pos
+            else:
+                raise self.error(t, "unrecognised chained comparison")
+            del trial[-2 if len(trial) >= 2 and trial[-1] is not middle and trial[-2] is middle else -1:][:0]
+            if trial and trial[-1] is middle:
+                trial.pop()
+            elif len(trial) >= 2 and trial[-2] is middle:
+                del trial[-2]
+            stack[:] = trial
+        return cond, t, f
 
     def compound(self, cond, t, f, members: set[int], stack: list, ctx: Context, keep=()):
         """Fold the condition blocks that only ``members`` reach into (cond, true, false, members)."""
@@ -300,6 +352,8 @@ class Structurer:
 
     def conditional(self, i: int, cond, ctx: Context, stack: list, out: list) -> int | None:
         t, f = self.branches(i)
+        if isinstance(cond, ast.Compare) and stack and stack[-1] is cond.comparators[-1]:
+            cond, t, f = self.resolve_chain(cond, t, f, stack)
         cond, t, f, _ = self.compound(cond, t, f, {self.cfg.block_of[i]}, stack, ctx)
         rt, rf = self.resolve_exit(t, ctx, stack), self.resolve_exit(f, ctx, stack)
         if rt[0] != "goto" or rf[0] != "goto":
@@ -437,6 +491,14 @@ class Structurer:
                 p = t
                 continue
             return p
+        return p
+
+    def final_place(self, p: int | None) -> int | None:
+        """Where control ends up from ``p`` through unconditional jumps (either direction)."""
+        seen = set()
+        while p is not None and p < len(self.instrs) and self.instrs[p].opname == "JUMP" and p not in seen:
+            seen.add(p)
+            p = self.cfg.pos(self.instrs[p].target)
         return p
 
     def follow_jumps(self, p: int | None) -> int | None:

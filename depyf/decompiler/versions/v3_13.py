@@ -10,6 +10,8 @@ On top of 3.12 (:mod:`depyf.decompiler.versions.v3_12`):
   ``FORMAT_VALUE`` with no conversion (the executor merges a preceding CONVERT_VALUE).
 - ``LOAD_GLOBAL`` pushes its NULL after the global; ``COMPARE_OP`` keeps the operator in oparg >> 5.
 - a loop exit is ``END_FOR; POP_TOP``.
+- class bodies store ``__firstlineno__`` and ``__static_attributes__``: those stores are dropped, since
+  the compiler adds them again to recompiled source.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from depyf.decompiler.instructions import ExceptionEntry, Instr
 from depyf.decompiler.versions import v3_12
 from depyf.decompiler.versions.v3_12 import CONVERSIONS
 
+_CLASS_BODY_NAMES = frozenset({"__firstlineno__", "__static_attributes__"})
 SPECIAL = frozenset({
     "LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "CALL_KW",
     "SET_FUNCTION_ATTRIBUTE", "CONVERT_VALUE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC",
@@ -67,7 +70,23 @@ class Translator(v3_12.Translator):
         return i + 1
 
     def op_FORMAT_SIMPLE(self, i, ins, out):
+        if out and out[-1].opname == "CONVERT_VALUE":
+            # CONVERT_VALUE c; FORMAT_SIMPLE  ==  3.11's FORMAT_VALUE with conversion c
+            convert = out[-1]
+            convert.opname, convert.argval = "FORMAT_VALUE", (convert.argval, False)
+            self.drop(ins)
+            return i + 1
         self.emit(out, ins, "FORMAT_VALUE", (None, False))
+        return i + 1
+
+    def op_STORE_NAME(self, i, ins, out):
+        """Class bodies store ``__firstlineno__`` and ``__static_attributes__`` themselves: dropped."""
+        if ins.argval in _CLASS_BODY_NAMES and self.code.co_name != "<module>" and out \
+                and out[-1].opname == "LOAD_CONST":
+            self.dropped.add(out.pop().offset)
+            self.drop(ins)
+            return i + 1
+        self.emit(out, ins, "STORE_NAME", ins.argval)
         return i + 1
 
     def op_FORMAT_WITH_SPEC(self, i, ins, out):
