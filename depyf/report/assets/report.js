@@ -258,8 +258,9 @@
     var f = FUNCS[b._fn];
     var where = esc((b.filename || (f && f.filename) || "?") + ":" + (b.lineno != null ? b.lineno : "?"));
     var shown = f;  // a resume function has no source of its own: show the function it resumes
-    while (shown && !shown.source && shown.resumes && shown.resumes.parent in funcIndexByName &&
-           FUNCS[funcIndexByName[shown.resumes.parent]] !== shown) shown = FUNCS[funcIndexByName[shown.resumes.parent]];
+    for (var hop = 0; hop < 8 && shown && !shown.source && shown.resumes && shown.resumes.parent in funcIndexByName; hop++) {
+      shown = FUNCS[funcIndexByName[shown.resumes.parent]];
+    }
     var sameFile = shown && shown.source && (!b.filename || b.filename === shown.filename);
     var snippet = sameFile && b.lineno ? sourceSnippet(shown, [b.lineno]) :
       (b.source_line ? codeBlock(b.source_line, {first: b.lineno || 1, marks: [b.lineno], links: false}) : "");
