@@ -59,8 +59,10 @@ class Translator(v3_13.Translator):
         value = dis._common_constants[ins.arg]
         if value is AssertionError:
             self.emit(out, ins, "LOAD_ASSERTION_ERROR")
+        elif isinstance(value, (type, types.BuiltinFunctionType)):
+            self.emit(out, ins, "LOAD_GLOBAL", value.__name__)  # builtins: tuple, all, any, ...
         else:
-            self.emit(out, ins, "LOAD_GLOBAL", getattr(value, "__name__", repr(value)))
+            self.emit(out, ins, "LOAD_CONST", value)  # 3.15 loads None this way
         return i + 1
 
     def op_POP_ITER(self, i, ins, out):
@@ -88,7 +90,7 @@ class Translator(v3_13.Translator):
 
     def op_COPY(self, i, ins, out):
         window = [self.at(i + k) for k in range(len(_WITH_PATTERN))]
-        if ins.arg == 1 and all(w is not None and w.opname == name for w, name in zip(window, _WITH_PATTERN)) \
+        if ins.arg == 1 and all(w is not None and w.opname == name for w, name in zip(window, _WITH_PATTERN, strict=True)) \
                 and window[2].arg == 2 and window[3].arg == 3 and window[5].arg == 0:
             exit_name = window[1].argval
             self.drop(*window)
