@@ -35,6 +35,10 @@ def tidy(body: list[ast.stmt]) -> list[ast.stmt]:
         if isinstance(stmt, ast.Try):
             for h in stmt.handlers:
                 h.body = tidy(h.body) or [ast.Pass()]
+        for name in ("body",):
+            if hasattr(stmt, name) and isinstance(getattr(stmt, name), list) and not getattr(stmt, name) \
+                    and not isinstance(stmt, ast.Module):
+                setattr(stmt, name, [ast.Pass()])
         if isinstance(stmt, ast.match_case if hasattr(ast, "match_case") else ()):
             pass
         out.extend(_rewrite(stmt))

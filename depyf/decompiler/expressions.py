@@ -34,9 +34,20 @@ def constant(value: object, *, as_set: bool = False) -> ast.expr:
         return ast.Call(load("frozenset"), [ast.Set(elts)] if elts else [], [])
     if isinstance(value, float) and math.isnan(value):
         return ast.Call(load("float"), [ast.Constant("nan")], [])
-    if isinstance(value, complex) and (math.isnan(value.real) or math.isnan(value.imag)):
-        return ast.Call(load("complex"), [ast.Constant(repr(value))], [])
+    if isinstance(value, complex) and not _complex_round_trips(value):
+        return ast.Call(load("complex"), [constant(value.real), constant(value.imag)], [])
+    if isinstance(value, float) and value == 0.0 and math.copysign(1.0, value) < 0:
+        return ast.UnaryOp(ast.USub(), ast.Constant(0.0))
     return ast.Constant(value)
+
+
+def _complex_round_trips(value: complex) -> bool:
+    try:
+        back = complex(eval(ast.unparse(ast.Constant(value)), {}))  # literal text we just printed
+    except Exception:
+        return False
+    same = lambda a, b: (a == b and math.copysign(1, a) == math.copysign(1, b)) or (a != a and b != b)  # noqa: E731
+    return same(back.real, value.real) and same(back.imag, value.imag)
 
 
 def to_store(expr: ast.expr) -> ast.expr:

@@ -39,6 +39,9 @@ def rebuild_code(original: types.CodeType, source: str, *, filename: str | None 
 def _compile_function(original: types.CodeType, tree: ast.Module, filename: str) -> types.CodeType:
     freevars = [v for v in original.co_freevars if v != "__class__"]
     body: list[ast.stmt] = []
+    if original.co_name.isidentifier() and original.co_name not in original.co_freevars:
+        # the def binds its name in the wrapper; keep references to that name global
+        body.append(ast.Global([original.co_name]))
     if freevars:
         body.append(ast.Assign(targets=[ast.Name(v, ast.Store()) for v in freevars],
                                value=ast.Constant(None)))

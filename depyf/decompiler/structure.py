@@ -157,10 +157,15 @@ class Structurer:
                     break
                 if ctx.loop is not None and pos in ctx.loop.continues and pos != ctx.loop.header:
                     break
-                started = self.try_start(pos, ctx, stack, out)
-                if started is not False:
-                    pos = started
-                    continue
+                candidate = self.try_candidate(pos, ctx)
+                sources = self.back_edge_targets.get(pos, [])
+                loop_first = candidate is not None and any(
+                    candidate not in self.cfg.handler_chain(s) for s in sources)
+                if not loop_first:
+                    started = self.try_start(pos, ctx, stack, out)
+                    if started is not False:
+                        pos = started
+                        continue
                 loop_next = self.try_loop(pos, ctx, stack, out)
                 if loop_next is not False:
                     pos = loop_next
@@ -329,7 +334,7 @@ class Structurer:
                 if x in keep or self.classify(x, ctx) != "goto":
                     continue
                 pc = self.pure_condition(x, stack)
-                if pc is None or not set(self.cfg.blocks[pc[3]].preds) <= members:
+                if pc is None or pc[3] in members or not set(self.cfg.blocks[pc[3]].preds) <= members:
                     continue
                 cx, t2, f2, sub_members = self.compound(pc[0], pc[1], pc[2], set(members) | {pc[3]}, stack,
                                                         ctx, keep=tuple(keep) + (other,))
@@ -472,6 +477,8 @@ class Structurer:
                 if p == exit_pos or p == header:
                     continue
                 final = self.follow_trivial(p)
+                if final is not None and final < len(self.instrs) and self.instrs[final].opname == "RERAISE":
+                    continue
                 if final is not None and (final >= last or final == exit_pos):
                     found.add(p)
                     found.add(final)
@@ -620,18 +627,7 @@ class Structurer:
         return break_target
 
     def emit_loop_body_from_header(self, pos, loop, ctx, stack):
-        inner = Context(ctx.stops, loop, ctx.layers)
-        out: list = []
-        block = self.cfg.block_at(pos)
-        body_stack = list(stack)
-        end, stop = self.executor.run(pos, block.end, body_stack, out)
-        if stop.ins is None:
-            out.extend(self.emit(end, inner, body_stack))
-            return out
-        nxt = self.control(end - 1, stop, inner, body_stack, out)
-        if nxt is not None and nxt != pos:
-            out.extend(self.emit(nxt, inner, body_stack))
-        return out
+        return self.emit(pos, Context(ctx.stops, loop, ctx.layers), list(stack))
 
     def loop_test(self, pos, test_end, body_start, exit_pos, stack, scratch, ctx):
         """The condition under which a while loop's test enters the body."""
@@ -654,6 +650,17 @@ class Structurer:
 
     def active_targets(self, ctx: Context) -> set[int]:
         return {layer.target for layer in ctx.layers}
+
+    def try_candidate(self, pos: int, ctx: Context) -> int | None:
+        """The outermost handler that starts protecting code at ``pos`` in this context."""
+        active = self.active_targets(ctx)
+        outer = None
+        for t in self.cfg.handler_chain(pos):
+            if t in active:
+                break
+            if self.is_try_handler(t):
+                outer = t
+        return outer
 
     def try_start(self, pos: int, ctx: Context, stack: list, out: list):
         chain = self.cfg.handler_chain(pos)
@@ -703,19 +710,43 @@ class Structurer:
             k += 1
         return False
 
-    def finally_ops(self, target: int) -> list:
-        """Instructions of a finally handler's body, between PUSH_EXC_INFO and its RERAISE 0."""
+    def finally_ops(self, target: int) -> tuple[int, int]:
+        """(first, last) positions of a finally handler's body: after PUSH_EXC_INFO up to its RERAISE 0."""
         p = self.cfg.pos(target)
         cleanup = self.cfg.handler_at[p]
-        end = p + 1
+        limit = self.cfg.pos(cleanup.target) if cleanup is not None else len(self.instrs)
+        if limit is None or limit <= p:
+            limit = len(self.instrs)
         last = None
-        while end < len(self.instrs) and cleanup is not None and cleanup.target in self.cfg.handler_chain(end):
-            if self.instrs[end].opname == "RERAISE" and self.instrs[end].argval == 0:
-                last = end
-            end += 1
+        for k in range(p + 1, limit):
+            ins = self.instrs[k]
+            if ins.opname == "RERAISE" and ins.argval == 0:
+                last = k
         if last is None:
             raise self.error(p, "finally handler without RERAISE")
-        return [(i.opname, i.argval if i.target is None else None) for i in self.instrs[p + 1:last]]
+        return p + 1, last
+
+    def skip_finally_copy(self, span: tuple[int, int], p: int) -> int:
+        """Skip the inline copy of a finally body starting at ``p``; returns the position after it.
+
+        The handler's copy may hold extra exception bookkeeping (POP_TOP of the exception,
+        POP_EXCEPT) before a break/continue/return; those are skipped on the handler side.
+        """
+        h, last = span
+        k = p
+        while h < last:
+            if k >= len(self.instrs):
+                raise self.error(p, "finally body copy not found on exit")
+            a, b = self.instrs[h], self.instrs[k]
+            if a.opname == b.opname and (a.target is not None or a.argval == b.argval):
+                h += 1
+                k += 1
+                continue
+            if a.opname in ("POP_TOP", "POP_EXCEPT"):
+                h += 1
+                continue
+            raise self.error(p, "finally body copy not found on exit")
+        return k
 
     def emit_protected(self, pos: int, target: int, ctx: Context, stack: list, out: list):
         kind = self.handler_kind(target)
@@ -744,9 +775,7 @@ class Structurer:
         if kind == "finally":
             fin_layer = Layer("handler", self.cfg.handler_at[hpos].target if self.cfg.handler_at[hpos] else -2)
             fin_ctx = Context(frozenset(), ctx.loop, ctx.layers + (fin_layer,))
-            final = self.emit(hpos, fin_ctx, handler_stack)
-            if final and isinstance(final[-1], ReraiseStmt):
-                final.pop()
+            final = strip_reraise(self.emit(hpos, fin_ctx, handler_stack))
             node = ast.Try(body or [ast.Pass()], [], [], final or [ast.Pass()])
             if len(node.body) == 1 and isinstance(node.body[0], ast.Try) and not node.body[0].finalbody:
                 inner = node.body[0]
@@ -849,6 +878,9 @@ class Structurer:
             return "return"
         if ins.opname == "LOAD_CONST" and p + 1 < len(self.instrs) and self.instrs[p + 1].opname == "RETURN_VALUE":
             return "return"
+        while ins.opname == "POP_TOP" and p + 1 < len(self.instrs):
+            p += 1
+            ins = self.instrs[p]
         if ins.opname == "JUMP" and ctx.loop is not None:
             t = self.cfg.pos(ins.target)
             if t in ctx.loop.continues:
@@ -876,11 +908,7 @@ class Structurer:
             return None
         ins = self.instrs
         if layer.kind == "finally":
-            ops = layer.finally_ops
-            got = [(i.opname, i.argval if i.target is None else None) for i in ins[p:p + len(ops)]]
-            if got != ops:
-                raise self.error(p, "finally body copy not found on exit")
-            return p + len(ops)
+            return self.skip_finally_copy(layer.finally_ops, p)
         if layer.kind == "with":
             k = p
             limit = p + 8
@@ -896,6 +924,8 @@ class Structurer:
             raise self.error(p, "with exit call not found")
         if layer.kind == "handler":
             k = p
+            if k + 1 < len(ins) and ins[k].opname == "POP_TOP" and ins[k + 1].opname == "POP_EXCEPT":
+                k += 1
             if k < len(ins) and ins[k].opname == "POP_EXCEPT":
                 k += 1
             if k + 2 < len(ins) and ins[k].opname == "LOAD_CONST" and ins[k].argval is None \
@@ -910,6 +940,16 @@ class Structurer:
 def _is_match(test) -> bool:
     return isinstance(test, ast.Call) and isinstance(test.func, ast.Name) \
         and test.func.id in ("__exception_matches__", "__exception_group_matches__")
+
+
+def strip_reraise(body: list) -> list:
+    """Drop the RERAISE that ends every path of a finally body."""
+    if body and isinstance(body[-1], ReraiseStmt):
+        return body[:-1]
+    if body and isinstance(body[-1], ast.If):
+        body[-1].body = strip_reraise(body[-1].body)
+        body[-1].orelse = strip_reraise(body[-1].orelse)
+    return body
 
 
 def strip_continue(body: list) -> list:
