@@ -128,13 +128,9 @@ def main(sizes: list[int]) -> None:
         for n in sizes:
             root = make_dump(Path(tmp) / f"dump_{n}", n)
             mb = dump_bytes(root) / 1e6
-            page_text = ""
-
-            def build():
-                nonlocal page_text
-                page_text = render_html(load_dump(root))
-
-            seconds = best_of(3, build)
+            built: list[str] = []
+            seconds = best_of(3, lambda root=root: built.append(render_html(load_dump(root))))
+            page_text = built[-1]
             page = root / "index.html"
             page.write_text(page_text)
             shown = browser_times(page)
