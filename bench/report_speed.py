@@ -129,7 +129,7 @@ def main(sizes: list[int]) -> None:
             root = make_dump(Path(tmp) / f"dump_{n}", n)
             mb = dump_bytes(root) / 1e6
             built: list[str] = []
-            seconds = best_of(3, lambda root=root: built.append(render_html(load_dump(root))))
+            seconds = best_of(3, lambda root=root, built=built: built.append(render_html(load_dump(root))))
             page_text = built[-1]
             page = root / "index.html"
             page.write_text(page_text)
