@@ -270,11 +270,29 @@ def _report_and_summarize(dump_dir: Path, out: str | None, *, quiet: bool, comma
 # depyf report
 
 
+def process_dumps(dump_dir: Path) -> list[Path]:
+    """The per-process dumps (``rank_<r>/``, ``pid_<p>/``) under a dump directory shared by processes."""
+    found = [p.parent for p in sorted(dump_dir.glob("*/index.json"))
+             if p.parent.name.startswith(("rank_", "pid_"))]
+    return found
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     dump_dir = Path(args.dump_dir)
     if not dump_dir.is_dir():
         raise UsageError(f"{dump_dir}: no such directory (a dump directory written by `depyf run` or prepare_debug)")
-    return _report_and_summarize(dump_dir.resolve(), args.output, quiet=args.quiet, command="report")
+    dump_dir = dump_dir.resolve()
+    if not (dump_dir / "index.json").is_file():
+        subdumps = process_dumps(dump_dir)
+        if subdumps:  # several processes shared the directory: one report each
+            if args.output and len(subdumps) > 1 and Path(args.output).suffix.lower() in {".html", ".htm"}:
+                raise UsageError(f"{dump_dir} holds {len(subdumps)} process dumps; give -o a directory")
+            statuses = []
+            for sub in subdumps:
+                out = str(Path(args.output) / sub.name) if args.output and len(subdumps) > 1 else args.output
+                statuses.append(_report_and_summarize(sub, out, quiet=args.quiet, command="report"))
+            return max(statuses)
+    return _report_and_summarize(dump_dir, args.output, quiet=args.quiet, command="report")
 
 
 # ---------------------------------------------------------------------------------------------------

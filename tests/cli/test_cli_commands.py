@@ -171,6 +171,15 @@ def test_report_to_another_place(tmp_path):
     assert done.stderr.strip() == f"depyf: report: {tmp_path / 'r.html'}"
 
 
+def test_report_for_each_process_of_a_shared_dump(tmp_path):
+    for sub in ("rank_0", "rank_1"):
+        shutil.copytree(FIXTURE, tmp_path / "dump" / sub)
+    done = depyf_cli("report", str(tmp_path / "dump"), "-q")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [f"depyf: report: {tmp_path / 'dump' / sub / 'index.html'}"
+                                        for sub in ("rank_0", "rank_1")]
+
+
 def test_report_of_a_missing_directory(tmp_path):
     done = depyf_cli("report", str(tmp_path / "nope"))
     assert done.returncode == 2 and "nope: no such directory" in done.stderr
