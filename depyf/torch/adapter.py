@@ -342,7 +342,8 @@ def state_snapshot() -> dict[str, Any]:
 
     return {
         "bytecode_hooks": bytecode_hook_count(),
-        "trace_handlers": list(trace_logger().handlers),
+        # torch's own lazy TORCH_TRACE handler removes itself on the first trace event; not ours.
+        "trace_handlers": [h for h in trace_logger().handlers if type(h).__name__ != "LazyTraceHandler"],
         "call_user_compiler": OutputGraph.__dict__["call_user_compiler"],
         "aot_call": AotAutograd.__dict__["__call__"],
         "load_by_key_path": PyCodeCache.__dict__["load_by_key_path"],

@@ -310,7 +310,8 @@ class DumpSession:
                 result = transform(entry.code, name, self.files.path(relative))
                 result.decompiled = False
                 result.code_to_run = entry.code
-                result.fallback_reason = result.fallback_reason or "compiled before prepare_debug started"
+                result.fallback_reason = "compiled before prepare_debug started" + (
+                    f"; {result.fallback_reason}" if result.fallback_reason else "")
                 self.files.write(relative, result.file_text if result.source is None else
                                  f"# {name}: compiled before prepare_debug, so Dynamo's bytecode runs.\n"
                                  f"# Decompiled for reading:\n{result.source}")

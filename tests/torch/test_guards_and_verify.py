@@ -1,0 +1,107 @@
+"""Guard text -> valid Python, and the checks that keep wrong decompiled code from running."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from depyf.torch.guards import clause_from_text, clauses_from_tree_text, guard_function_source
+from depyf.torch.verify import differences, maybe_unbound_loads
+
+
+def test_tensor_guard_keeps_python_and_source_line():
+    clause = clause_from_text(
+        "check_tensor(L['a'], Tensor, DispatchKeySet(CPU), torch.float32, device=None, requires_grad=False, "
+        "size=[10], stride=[1])  # x = a / (torch.abs(a) + 1)  # mp/user.py:4 in f", "TENSOR_MATCH")
+    assert clause.expression.startswith("check_tensor(L['a'], Tensor")
+    assert "size=[10]" in clause.expression and "requires_grad=False" in clause.expression
+    assert clause.user_line == "x = a / (torch.abs(a) + 1)"
+    assert clause.location == "mp/user.py:4 in f"
+
+
+def test_global_state_json_becomes_a_call_with_keyword():
+    clause = clause_from_text('___check_global_state() against {"grad_mode":true,"num_threads":2}')
+    assert clause.expression == "___check_global_state(expected={'grad_mode': True, 'num_threads': 2})"
+
+
+def test_type_suffix_and_hint_move_to_note():
+    clause = clause_from_text("___check_type_id(L['d'], 1234), type=<class 'dict'>  # y = d['k']  "
+                              "# u.py:3 in f (HINT: type dict)")
+    assert clause.expression == "___check_type_id(L['d'], 1234)"
+    assert "dict" in clause.note
+
+
+def test_hash_inside_string_is_not_a_comment():
+    clause = clause_from_text("L['s'] == 'a # b'  # s = 'a # b'")
+    assert clause.expression == "L['s'] == 'a # b'"
+
+
+def test_text_that_is_not_python_is_wrapped_not_dropped():
+    clause = clause_from_text("torch._functorch.utils.hooks ids == None  # x.py:1 in g")
+    ast.parse(clause.expression, mode="eval")
+    assert "hooks ids == None" in clause.expression
+
+
+def test_guard_function_parses_and_tree_text_is_read():
+    tree = textwrap.dedent("""
+        TREE_GUARD_MANAGER:
+        +- RootGuardManager
+        | +- GLOBAL_STATE: ___check_global_state() against {"a":1}
+        | +- GuardManager: source=L['x'], accessed_by=FrameLocalsGuardAccessor(key='x')
+        | | +- TENSOR_MATCH: check_tensor(L['x'], Tensor, torch.float32, size=[2], stride=[1])  # y = x + 1  # u.py:2 in f
+    """)
+    clauses = clauses_from_tree_text(tree)
+    assert [c.kind for c in clauses] == ["GLOBAL_STATE", "TENSOR_MATCH"]
+    source = guard_function_source("__guard_0_for_f", clauses)
+    ast.parse(source)
+    assert "__guard_hit = __guard_hit and check_tensor(L['x']" in source
+    assert "# y = x + 1" in source
+
+
+def _code(src, name="f"):
+    namespace = {}
+    exec(compile(textwrap.dedent(src), "<test>", "exec"), namespace)
+    return namespace[name].__code__
+
+
+def test_read_after_del_is_found():
+    bad = _code("""
+        def f(g):
+            out = g()
+            del out
+            return out[0]
+    """)
+    good = _code("""
+        def f(g):
+            out = g()
+            first = out[0]
+            del out
+            return first
+    """)
+    assert maybe_unbound_loads(bad) == {"out"}
+    assert maybe_unbound_loads(good) == set()
+    assert any("unbound" in p for p in differences(good, bad))
+
+
+def test_dropped_or_extra_call_is_found_and_same_code_accepted():
+    original = _code("""
+        def f(g, x):
+            y = g(x)
+            return g(y)
+    """)
+    dropped = _code("""
+        def f(g, x):
+            return g(x)
+    """)
+    assert differences(original, original) == []
+    assert differences(original, dropped)
+
+
+def test_branch_join_requires_assignment_on_every_path():
+    code = _code("""
+        def f(c):
+            if c:
+                v = 1
+            return v
+    """)
+    assert maybe_unbound_loads(code) == {"v"}
