@@ -200,6 +200,8 @@ def test_graph_break_resume_functions_keep_their_compiled_graph():
 
 
 def test_graph_break_inside_a_submodule_nested_resume():
+    counting = Counting()
+
     class Breaks(torch.nn.Module):
         def forward(self, x):
             x = x * 3
@@ -209,7 +211,7 @@ def test_graph_break_inside_a_submodule_nested_resume():
     class Outer(TorchCompileWrapperWithCustomDispatcher):
         def __init__(self):
             self.inner = Breaks()
-            super().__init__(torch.compile(self.forward, backend="eager"))
+            super().__init__(torch.compile(self.forward, backend=counting))
 
         def forward(self, x):
             y = self.inner(x) + 2
@@ -217,10 +219,14 @@ def test_graph_break_inside_a_submodule_nested_resume():
 
     obj = Outer()
     x = torch.randn(4)
+    runs = counting.runs
     expected = obj.compiled_callable(x)
-    assert len(obj.compiled_codes) == 1
+    graphs_per_call = counting.runs - runs
+    assert len(obj.compiled_codes) == 1 and graphs_per_call >= 2
+    runs = counting.runs
     with obj.dispatch_to_code(0):
         assert torch.equal(obj.forward(x), expected)
+    assert counting.runs - runs == graphs_per_call  # every graph, the resumed ones included, ran compiled
     with obj.dispatch_to_code(0):
         assert torch.equal(obj.forward(x + 1), obj.compiled_callable(x + 1))
 
@@ -402,3 +408,50 @@ def test_private_lean_profiler_hooks_keep_the_profiler_range():
     with torch.profiler.profile() as prof:
         assert torch.equal(chain(x), x + 1)
     assert "Pregraph bytecode" in {event.name for event in prof.events()}
+
+
+# The benchmark scripts' bookkeeping (their timings are not tested).
+
+
+def _bench_module(name: str):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "bench" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_decompile_speed_counts_every_function_and_failure():
+    speed = _bench_module("decompile_speed")
+
+    module_code = compile(
+        "def f():\n    def g():\n        pass\nclass C:\n    def m(self):\n        pass\n", "m", "exec"
+    )
+    assert sorted(code.co_name for code in speed.function_codes(module_code)) == ["f", "g", "m"]
+    result = speed.measure(1, ["colorsys"])
+    assert result["modules"] == 1 and result["functions"] >= 5
+    assert result["decompiled"] + result["failed"] == result["functions"]
+    assert result["functions_per_second"] > 0 and result["decompile_over_compile"] > 0
+
+
+def test_run_all_table_lists_missing_scripts_and_updates_only_its_block(tmp_path, monkeypatch):
+    run_all = _bench_module("run_all")
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# Results\n\nnotes kept\n")
+    monkeypatch.setattr(run_all, "RESULTS_MD", results)
+    info = run_all.machine()
+    assert info["cores"] and info["python"] and info["torch"] != "not installed"
+    runs = {
+        "report_speed": {"status": "missing", "detail": "bench/report_speed.py not found"},
+        "other": {"status": "ok", "result": {"table": [{"figure": "report build", "value": "1.5 s"}]}},
+    }
+    markdown = run_all.table(runs, info)
+    assert "| report_speed | missing |" in markdown and "| other | report build | 1.5 s |" in markdown
+    run_all.update_results(markdown)
+    run_all.update_results(markdown.replace("1.5 s", "2.5 s"))
+    text = results.read_text()
+    assert "notes kept" in text and "2.5 s" in text and "1.5 s" not in text
+    assert text.count(run_all.START_MARK) == 1
