@@ -159,8 +159,8 @@ class Structurer:
                     break
                 candidate = self.try_candidate(pos, ctx)
                 sources = self.back_edge_targets.get(pos, [])
-                loop_first = candidate is not None and any(
-                    candidate not in self.cfg.handler_chain(s) for s in sources)
+                loop_first = candidate is not None and not (ctx.loop is not None and ctx.loop.header == pos) \
+                    and any(candidate not in self.cfg.handler_chain(s) for s in sources)
                 if not loop_first:
                     started = self.try_start(pos, ctx, stack, out)
                     if started is not False:

@@ -147,6 +147,7 @@ class Translator:
             if ins.offset in self.dropped:
                 i += 1
                 continue
+            ins = self.adjust(ins)
             name = ins.opname
             handler = getattr(self, "op_" + name, None)
             if handler is not None:
@@ -162,6 +163,10 @@ class Translator:
             raise DecompilationError(f"no translation for {name}", qualname=self.qualname, offset=ins.offset,
                                      opname=name)
         return out
+
+    def adjust(self, ins: dis.Instruction) -> dis.Instruction:
+        """Hook: rewrite a raw instruction before translation (3.15 fixes stack depths here)."""
+        return ins
 
     def emit(self, out: list[Instr], ins: dis.Instruction, opname: str, argval: object = None,
              target: int | None = None, *, arg: int | None = -1, slots: int = 2, **extra: object) -> Instr:
@@ -425,14 +430,18 @@ class Translator:
                 self._drop_comprehension_cleanup(e.target)
         synthetic = self.synthetic_comprehension(build, self.raw[k + 2], hidden, first_loop, loop_end, body_end)
         self.drop(*hidden, swap, build)
-        self.emit(out, ins, "LOAD_CONST", synthetic)
-        self.emit(out, ins, "MAKE_FUNCTION", 0, arg=0)
-        self.emit(out, ins, "SWAP", 2, arg=2)
-        self.emit(out, ins, "CALL", 0, arg=0)
+        self.emit_comprehension_call(out, ins, synthetic)
         # The saved values of the hidden names sit under the result, in the order SWAP n+1 left them.
         saved: list[str | None] = [None, *(h.argval for h in hidden)]
         saved[0], saved[-1] = saved[-1], saved[0]
         return self.comprehension_epilogue(body_end, [*saved[:-1], None], out)
+
+    def emit_comprehension_call(self, out: list[Instr], ins: dis.Instruction, synthetic: types.CodeType) -> None:
+        """The iterator is on the stack: call the synthetic comprehension on it, as 3.11 does."""
+        self.emit(out, ins, "LOAD_CONST", synthetic)
+        self.emit(out, ins, "MAKE_FUNCTION", 0, arg=0)
+        self.emit(out, ins, "SWAP", 2, arg=2)
+        self.emit(out, ins, "CALL", 0, arg=0)
 
     def comprehension_loop_end(self, first_loop: int) -> tuple[int, int]:
         """``(end of the loop's instructions, index after its exit cleanup)`` (exclusive indices)."""
