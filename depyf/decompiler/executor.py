@@ -715,7 +715,11 @@ class Executor:
         if isinstance(item, v.Null):
             stack.append(item)  # awaiting __aexit__(None, None, None): part of the with exit
             return
-        stack.append(ast.Await(self.value(item, ins)))
+        value = self.value(item, ins)
+        if getattr(value, "awaited_comprehension", False):
+            stack.append(value)
+            return
+        stack.append(ast.Await(value))
 
     def op_GET_AWAITABLE(self, ins, stack, out):
         pass

@@ -79,7 +79,8 @@ class Nested:
             decls.insert(0, ast.Expr(ast.Constant(doc)))
         body = decls + body
         if code.co_flags & (CO_GENERATOR | CO_ASYNC_GENERATOR) and not _contains_yield(body):
-            body.append(ast.If(ast.Constant(False), [ast.Expr(ast.Yield(None))], []))
+            # keeps the generator kind: a yield the compiler sees but never runs
+            body.insert(len(decls), ast.If(ast.Constant(False), [ast.Expr(ast.Yield(None))], []))
         args = self.arguments(code, fn.defaults, fn.kwdefaults, fn.annotations)
         kind = ast.AsyncFunctionDef if code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR) else ast.FunctionDef
         extra = {"type_params": fn.type_params} if sys.version_info >= (3, 12) else {}
@@ -121,6 +122,14 @@ class Nested:
         element = self._generators(body, generators, code)
         generators[0].iter = iterable
         kind = code.co_name
+        if code.co_flags & CO_COROUTINE:
+            generators[0].is_async = generators[0].is_async or 0
+        node = self._comprehension_node(kind, element, generators)
+        if code.co_flags & CO_COROUTINE:
+            node.awaited_comprehension = True  # the call is awaited: ``await`` is implied by ``async for``
+        return node
+
+    def _comprehension_node(self, kind, element, generators):
         if kind == "<listcomp>":
             return ast.ListComp(element[0], generators)
         if kind == "<setcomp>":

@@ -551,7 +551,7 @@ class Structurer:
         if break_target is not None and break_target != exit_pos:
             orelse = self.emit(exit_pos, ctx.with_stops(break_target), list(stack))
             after = break_target
-        node_type = ast.AsyncFor if iterator.is_async else ast.For
+        node_type = ast.AsyncFor if iterator.is_async or ins.opname == "ASYNC_FOR_ITER" else ast.For
         out.append(node_type(hole.target, iterator.iterable, strip_continue(body) or [ast.Pass()], orelse))
         return after
 
@@ -873,6 +873,10 @@ class Structurer:
     def final_kind(self, p, ctx) -> str | None:
         if p is None or p >= len(self.instrs):
             return None
+        # a return from inside for loops first pops their iterators: SWAP 2; POP_TOP
+        while p + 2 < len(self.instrs) and self.instrs[p].opname == "SWAP" and self.instrs[p].argval == 2 \
+                and self.instrs[p + 1].opname == "POP_TOP":
+            p += 2
         ins = self.instrs[p]
         if ins.opname == "RETURN_VALUE":
             return "return"
