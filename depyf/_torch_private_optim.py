@@ -16,7 +16,9 @@ from typing import Any
 __all__ = [
     "TorchInternalsChanged",
     "cache_entries",
+    "cache_entry_for",
     "compiling_frame_locals",
+    "current_compile_id",
     "failed_guards",
     "lean_profiler_hooks",
     "register_bytecode_hook",
@@ -58,6 +60,32 @@ def cache_entries(code: types.CodeType) -> list[Any]:
     except ImportError as exc:
         raise _missing("torch._dynamo.eval_frame._debug_get_cache_entry_list", exc) from exc
     return list(_debug_get_cache_entry_list(code))
+
+
+def cache_entry_for(code: types.CodeType, transformed: types.CodeType, compile_id: Any) -> Any | None:
+    """The cache entry of ``code`` that a bytecode hook saw being made, or None (evicted, reset).
+
+    Matched by the transformed code itself, else by compile id: a bytecode hook registered after
+    ours (``depyf.prepare_debug`` is one) may have replaced the code that the cache entry runs.
+    """
+    entries = cache_entries(code)
+    for entry in entries:
+        if entry.code is transformed:
+            return entry
+    if compile_id is not None:
+        for entry in entries:
+            if getattr(entry, "compile_id", None) == compile_id:
+                return entry
+    return None
+
+
+def current_compile_id() -> Any | None:
+    """The id of the compilation in progress (``torch._guards.CompileId``), or None outside one."""
+    try:
+        from torch._guards import CompileContext
+    except ImportError as exc:
+        raise _missing("torch._guards.CompileContext", exc) from exc
+    return CompileContext.current_compile_id()
 
 
 def compiling_frame_locals() -> dict[str, Any] | None:

@@ -89,6 +89,7 @@ class TorchCompileWrapperWithCustomDispatcher:
         setattr_ = object.__setattr__
         setattr_(self, "compiled_callable", compiled_callable)
         setattr_(self, "compiled_codes", [])
+        setattr_(self, "_depyf_compile_ids", [])  # parallel to compiled_codes
         setattr_(self, "_depyf_method", method.__func__)
         setattr_(self, "_depyf_check", bool(check))
         setattr_(self, "_depyf_dispatchers", [])
@@ -147,9 +148,12 @@ class TorchCompileWrapperWithCustomDispatcher:
         frame_locals = _frame_locals(method, inspect.signature(method), (self, *args), kwargs)
         for entry in private.cache_entries(method.__code__):
             if private.failed_guards(entry.guard_manager, frame_locals) is None:
-                if entry.code not in self.compiled_codes:
-                    self.compiled_codes.append(entry.code)
-                return self.compiled_codes.index(entry.code)
+                for index, code in enumerate(self.compiled_codes):
+                    if code is entry.code:
+                        return index
+                self.compiled_codes.append(entry.code)
+                self._depyf_compile_ids.append(getattr(entry, "compile_id", None))
+                return len(self.compiled_codes) - 1
         return None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -195,6 +199,7 @@ def _recording_hook(owner: TorchCompileWrapperWithCustomDispatcher, func: types.
         frame_locals = private.compiling_frame_locals()
         if frame_locals is not None and self_name is not None and frame_locals.get(self_name) is not wrapper:
             return None  # another instance of the same class compiled
+        wrapper._depyf_compile_ids.append(private.current_compile_id())
         wrapper.compiled_codes.append(new_code)
         return None
 
@@ -227,7 +232,11 @@ class _CodeDispatch:
         from depyf import _torch_private_optim as private
 
         func = owner._depyf_method
-        code = owner.compiled_codes[index]
+        entry = private.cache_entry_for(
+            func.__code__, owner.compiled_codes[index], owner._depyf_compile_ids[index]
+        )
+        # What Dynamo's cache runs: Dynamo's code, or what a later bytecode hook replaced it with.
+        code = owner.compiled_codes[index] if entry is None else entry.code
         lean_code = private.lean_profiler_hooks(code, func.__globals__)
         fast = types.FunctionType(
             lean_code, func.__globals__, func.__name__, func.__defaults__, func.__closure__
@@ -235,7 +244,7 @@ class _CodeDispatch:
         fast.__kwdefaults__ = func.__kwdefaults__
         fast.__qualname__ = func.__qualname__
         if owner._depyf_check:
-            function = _checked(owner, func, code, index, fast)
+            function = _checked(owner, func, entry, index, fast)
         else:
             function = fast
         self._namespace = owner.__dict__
@@ -267,34 +276,25 @@ class _CodeDispatch:
 def _checked(
     owner: TorchCompileWrapperWithCustomDispatcher,
     func: types.FunctionType,
-    code: types.CodeType,
+    entry: Any | None,
     index: int,
     fast: types.FunctionType,
 ) -> Callable[..., Any]:
-    """``fast`` preceded by an evaluation of the guards Dynamo attached to ``code``."""
+    """``fast`` preceded by an evaluation of the guards of Dynamo's cache ``entry`` for it."""
     from depyf import _torch_private_optim as private
 
     signature = inspect.signature(func)
     name = func.__qualname__
-    guard_manager: list[Any] = []
-
-    def find_guard_manager() -> Any:
-        if not guard_manager:
-            for entry in private.cache_entries(func.__code__):
-                if entry.code is code:
-                    guard_manager.append(entry.guard_manager)
-                    break
-            else:
-                raise RuntimeError(
-                    f"checked dispatch of {name}: Dynamo no longer holds a cache entry for "
-                    f"compiled_codes[{index}] (evicted, reset, or replaced by another bytecode hook), "
-                    "so its guards cannot be evaluated"
-                )
-        return guard_manager[0]
+    if entry is None:
+        raise RuntimeError(
+            f"checked dispatch of {name}: Dynamo holds no cache entry for compiled_codes[{index}] "
+            "(evicted or reset), so its guards cannot be evaluated"
+        )
+    guard_manager = entry.guard_manager
 
     def checked(*args: Any, **kwargs: Any) -> Any:
         frame_locals = _frame_locals(func, signature, args, kwargs)
-        failed = private.failed_guards(find_guard_manager(), frame_locals)
+        failed = private.failed_guards(guard_manager, frame_locals)
         if failed is not None:
             raise DispatchGuardError(name, index, failed)
         return fast(*args, **kwargs)

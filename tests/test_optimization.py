@@ -231,6 +231,34 @@ def test_graph_break_inside_a_submodule_nested_resume():
         assert torch.equal(obj.forward(x + 1), obj.compiled_callable(x + 1))
 
 
+def test_dispatch_runs_the_code_a_later_bytecode_hook_put_in_the_cache():
+    """depyf.prepare_debug replaces Dynamo's code with debuggable code; dispatch must run that one."""
+    marker = "replaced by a later hook"
+    chain = Chain(2)
+
+    def replace(code, new_code):
+        if code is Chain.forward.__code__:
+            return new_code.replace(co_consts=(*new_code.co_consts, marker))
+        return None
+
+    handle = private.register_bytecode_hook(replace)
+    try:
+        x = torch.randn(3)
+        expected = chain.compiled_callable(x)
+    finally:
+        handle.remove()
+    assert marker not in chain.compiled_codes[0].co_consts  # the list holds what Dynamo made
+    fast = chain.dispatched(0)
+    assert marker in fast.__func__.__code__.co_consts  # dispatch runs what the cache runs
+    assert torch.equal(fast(x), expected)
+    # Checked mode finds that cache entry's guards as well.
+    object.__setattr__(chain, "_depyf_check", True)
+    chain._depyf_dispatchers.clear()
+    assert torch.equal(chain(x), expected)
+    with pytest.raises(DispatchGuardError):
+        chain(torch.arange(3))
+
+
 def test_checked_mode_names_the_failed_guard():
     chain = Chain.__new__(Chain)
     chain.fs = torch.nn.ModuleList([AddConstant(i) for i in range(2)])
