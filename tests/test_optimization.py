@@ -483,3 +483,27 @@ def test_run_all_table_lists_missing_scripts_and_updates_only_its_block(tmp_path
     text = results.read_text()
     assert "notes kept" in text and "2.5 s" in text and "1.5 s" not in text
     assert text.count(run_all.START_MARK) == 1
+
+
+def test_private_current_compile_id_and_cache_entry_for():
+    def f(x):
+        return x / 2
+
+    seen = []
+
+    def hook(code, new):
+        if code is f.__code__:
+            seen.append((new, private.current_compile_id()))
+            return new.replace()  # a copy: the cache entry runs a different object than the hook saw
+        return None
+
+    handle = private.register_bytecode_hook(hook)
+    try:
+        torch.compile(f, backend="eager")(torch.randn(2))
+    finally:
+        handle.remove()
+    transformed, compile_id = seen[0]
+    assert compile_id is not None and private.current_compile_id() is None
+    entry = private.cache_entry_for(f.__code__, transformed, compile_id)
+    assert entry is not None and entry.code is not transformed and entry.compile_id == compile_id
+    assert private.cache_entry_for(f.__code__, transformed, None) is None
