@@ -15,6 +15,11 @@ from collections import Counter
 _NAME_OPS = {"LOAD_GLOBAL": "global", "LOAD_NAME": "global", "LOAD_ATTR": "attr", "LOAD_METHOD": "attr",
              "STORE_ATTR": "store_attr", "DELETE_ATTR": "del_attr", "STORE_GLOBAL": "store_global",
              "DELETE_GLOBAL": "del_global", "IMPORT_NAME": "import", "IMPORT_FROM": "import_from"}
+# Operations whose count a faithful decompilation keeps (keyed by operator where there is one).
+_OPERATOR_OPS = {"BINARY_OP", "COMPARE_OP", "IS_OP", "CONTAINS_OP", "UNARY_NEGATIVE", "UNARY_NOT",
+                 "UNARY_INVERT", "UNARY_POSITIVE", "BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR",
+                 "GET_ITER", "FOR_ITER", "BINARY_ADD", "BINARY_SUBTRACT", "BINARY_MULTIPLY",
+                 "BINARY_TRUE_DIVIDE", "INPLACE_ADD"}
 _CALL_OPS = {"CALL", "CALL_FUNCTION", "CALL_FUNCTION_KW", "CALL_METHOD", "CALL_FUNCTION_EX"}
 _UNCONDITIONAL = {"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP_ABSOLUTE", "JUMP"}
 _TERMINAL = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"}
@@ -25,7 +30,8 @@ def _instructions(code: types.CodeType) -> list[dis.Instruction]:
 
 
 def effects(code: types.CodeType) -> Counter[tuple[str, str]]:
-    """Multiset of name-based effects (globals, attributes, imports) and calls, nested code included."""
+    """Multiset of name-based effects (globals, attributes, imports), calls and operators, nested
+    code included."""
     out: Counter[tuple[str, str]] = Counter()
     for ins in _instructions(code):
         kind = _NAME_OPS.get(ins.opname)
@@ -33,6 +39,9 @@ def effects(code: types.CodeType) -> Counter[tuple[str, str]]:
             out[(kind, str(ins.argval))] += 1
         elif ins.opname in _CALL_OPS:
             out[("call", "")] += 1
+        elif ins.opname in _OPERATOR_OPS:
+            key = ins.argrepr if ins.opname in ("BINARY_OP", "COMPARE_OP", "IS_OP", "CONTAINS_OP") else ""
+            out[(ins.opname, key)] += 1
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             out += effects(const)

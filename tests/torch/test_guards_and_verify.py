@@ -105,3 +105,46 @@ def test_branch_join_requires_assignment_on_every_path():
             return v
     """)
     assert maybe_unbound_loads(code) == {"v"}
+
+
+def test_transform_runs_verified_decompiled_code_from_the_dumped_file(tmp_path):
+    from depyf.torch.transformed import transform
+
+    def h(a, b):
+        c = a + b
+        if c > 3:
+            return c * 2
+        return c
+
+    path = tmp_path / "__transformed_code_0_for_h.py"
+    result = transform(h.__code__, "__transformed_code_0_for_h", str(path))
+    if not result.decompiled:  # the decompiler may reject it; then Dynamo's code must run
+        assert result.code_to_run is h.__code__ and result.fallback_reason
+        return
+    path.write_text(result.file_text)
+    assert result.code_to_run.co_filename == str(path)
+    swapped = type(h)(result.code_to_run, h.__globals__)
+    assert [swapped(1, 1), swapped(2, 5)] == [h(1, 1), h(2, 5)]
+    ast.parse(result.file_text)
+
+
+def test_transform_falls_back_when_recompiled_code_differs(tmp_path, monkeypatch):
+    import depyf
+    from depyf.decompiler.api import Recompiled
+    from depyf.torch.transformed import transform
+
+    def h(g, x):
+        out = g(x)
+        return out + 1
+
+    def wrong(g, x):
+        return g(x)
+
+    monkeypatch.setattr(depyf, "recompile",
+                        lambda code, filename=None: Recompiled("def h(g, x):\n    return g(x)\n",
+                                                               wrong.__code__.replace(co_name="h")))
+    result = transform(h.__code__, "__transformed_code_0_for_h", str(tmp_path / "t.py"))
+    assert not result.decompiled and result.code_to_run is h.__code__
+    assert "different calls" in result.fallback_reason or "argument" in result.fallback_reason
+    assert "Dynamo's own bytecode runs" in result.file_text
+    ast.parse(result.file_text)
