@@ -97,6 +97,11 @@ def test_model_report_graph_breaks_recompilations_and_kernel(model_run, browser,
     recompilation = browser.find_element(By.CSS_SELECTOR, "#main .recompilation").text
     assert "size mismatch at index 0. expected 4, actual 6" in recompilation
     screenshot("real_model_function")
+    for route in ("overview", f"fn/{user}"):
+        open_page(browser, dump_dir / "index.html", route)
+        assert browser.execute_script(
+            "var m = document.getElementById('main'); return m.scrollWidth - m.clientWidth") <= 0, route
+    open_page(browser, dump_dir / "index.html", f"fn/{user}")
 
     graph = browser.find_element(By.CSS_SELECTOR, "#main .graph-chips > a").text
     click(browser, "#main .graph-chips > a")

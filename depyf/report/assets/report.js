@@ -56,6 +56,7 @@
       (cls ? ' class="' + cls + '"' : "") + ">" + text + "</a>";
   }
   function fnRoute(i, k) { return "fn/" + i + (k == null ? "" : "/entry/" + k); }
+  function baseName(path) { return String(path).split(/[\\/]/).pop(); }
   function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
   function badge(text, cls) { return '<span class="badge' + (cls ? " " + cls : "") + '">' + esc(text) + "</span>"; }
 
@@ -304,9 +305,10 @@
         (f.cache_entries || []).forEach(function (e) { gs = gs.concat(e.graphs || []); });
         h.push("<tr><td>" + link(fnRoute(i), "<code>" + esc(f.qualname || f.name) + "</code>") + "</td><td>" +
           esc(f.kind || "user") + "</td><td>" + (f.cache_entries || []).length + "</td><td>" +
-          gs.map(function (g) { return graphByName[g] ? link("graph/" + g, "<code>" + esc(g) + "</code>") : esc(g); }).join(" ") +
-          "</td><td>" + (f.graph_breaks || []).length + "</td><td>" + (f.recompilations || []).length + "</td><td class=\"muted\">" +
-          esc((f.filename || "?") + ":" + (f.firstlineno || "?")) + "</td></tr>");
+          gs.map(function (g) { return graphByName[g] ? link("graph/" + g, "<code>" + esc(g) + "</code>") : esc(g); }).join("<br>") +
+          "</td><td>" + (f.graph_breaks || []).length + "</td><td>" + (f.recompilations || []).length +
+          '</td><td class="muted where" title="' + esc(f.filename || "") + '">' +
+          esc(baseName(f.filename || "?") + ":" + (f.firstlineno || "?")) + "</td></tr>");
       });
       h.push("</table>");
     }
