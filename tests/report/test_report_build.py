@@ -71,3 +71,15 @@ def test_jupyter_view_is_an_iframe_holding_the_whole_page():
     assert match
     page = html.unescape(match.group(1))
     assert embedded_data(page)["index"]["functions"][0]["name"] == "toy_example"
+
+
+def test_report_and_cli_never_import_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys, depyf.report, depyf.cli; depyf.cli.build_parser(); "
+            "depyf.report.render_html(depyf.report.load_dump(sys.argv[1])); "
+            "assert 'torch' not in sys.modules, 'torch was imported'")
+    done = subprocess.run([sys.executable, "-c", code, str(FIXTURE)], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
