@@ -215,6 +215,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     notes: list[str] = []
     status = EXIT_OK
     dump_failed = None
+    ran = False
     script_file = str(script.resolve())
     with LiveStatus(enabled=not args.quiet) as live:
         try:
@@ -223,6 +224,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 if isinstance(actual_dir, (str, os.PathLike)):  # e.g. a per-process subdirectory
                     dump_dir = Path(actual_dir).resolve()
                 with _fold_inner_prepare_debug(str(dump_dir), notes):
+                    ran = True
                     status = _run_script(script_file, live)
         except Exception as exc:  # prepare_debug failed to set up or to write the dump
             dump_failed = exc
@@ -231,6 +233,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     err = sys.stderr
     for note in notes:
         print(f"depyf run: note: {note}", file=err)
+    if dump_failed is not None and not ran:
+        print(f"depyf run: cannot start recording, the script was not run: "
+              f"{type(dump_failed).__name__}: {dump_failed}", file=err)
+        return EXIT_FAILED
     if dump_failed is not None:
         print(f"depyf run: writing the dump to {dump_dir} failed: {type(dump_failed).__name__}: {dump_failed}",
               file=err)

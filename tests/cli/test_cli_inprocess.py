@@ -175,3 +175,31 @@ def test_verify_reports_a_signature_difference(monkeypatch, capsys, tmp_path):
     assert cli.main(["decompile", "--verify", str(src)]) == 1
     out = capsys.readouterr().out
     assert "# NOT verified:" in out and "arguments differ: original ('a', 'b'), recompiled ('a',)" in out
+
+
+def test_recorder_that_cannot_start_does_not_run_the_script(tmp_path, monkeypatch, capsys):
+    @contextlib.contextmanager
+    def unsupported(dump_dir):
+        raise RuntimeError("torch 9.9 is not supported")
+        yield
+
+    monkeypatch.setattr(cli, "_load_prepare_debug", lambda: unsupported)
+    script = write_script(tmp_path / "s.py", "print('ran')\n")
+    assert cli.main(["run", "-o", str(tmp_path / "d"), str(script)]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "cannot start recording, the script was not run: RuntimeError: torch 9.9 is not supported" in err
+
+
+def test_dump_that_fails_to_finish_keeps_the_scripts_output(tmp_path, monkeypatch, capsys):
+    @contextlib.contextmanager
+    def breaks_on_exit(dump_dir):
+        yield
+        raise OSError("disk full")
+
+    monkeypatch.setattr(cli, "_load_prepare_debug", lambda: breaks_on_exit)
+    script = write_script(tmp_path / "s.py", "print('ran')\n")
+    assert cli.main(["run", "-o", str(tmp_path / "d"), str(script)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "ran\n"
+    assert "writing the dump to" in err and "failed: OSError: disk full" in err
