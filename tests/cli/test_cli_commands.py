@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import marshal
+import os
 import py_compile
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -146,6 +148,16 @@ def test_decompile_pyc_of_this_python(tmp_path):
     namespace: dict = {}
     exec(compile(done.stdout, "out", "exec"), namespace)
     assert namespace["f"]("a") == "a/x"
+
+
+def test_output_cut_short_by_the_reader_is_not_an_error():
+    import subprocess
+
+    env_cmd = f"{sys.executable} -m depyf decompile json.decoder: | head -n 2"
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", env_cmd], cwd=REPO, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert done.returncode == 0, done.stderr
+    assert "BrokenPipeError" not in done.stderr and len(done.stdout.splitlines()) == 2
 
 
 # ---- report ------------------------------------------------------------------------------------------
