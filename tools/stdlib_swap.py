@@ -307,7 +307,11 @@ def _depyf_recompile():
 
 
 def _identity_recompile(code):
-    """Harness check: the real source instead of decompiled source, through depyf's rebuild step."""
+    """Harness check: the real source instead of decompiled source, through depyf's rebuild step.
+
+    Functions named in ``DEPYF_SWAP_MUTATE`` (comma-separated) get ``raise RuntimeError`` as their
+    first statement, so a test can check that the harness notices broken code.
+    """
     import inspect
     import textwrap
 
@@ -316,6 +320,10 @@ def _identity_recompile(code):
 
     try:
         source = textwrap.dedent(inspect.getsource(code))
+        if code.co_name in os.environ.get("DEPYF_SWAP_MUTATE", "").split(","):
+            tree = ast.parse(source)
+            tree.body[0].body.insert(0, ast.parse("raise RuntimeError('mutant')").body[0])
+            source = ast.unparse(tree)
         return rebuild_code(code, source), "", ""
     except Exception as exc:  # noqa: BLE001
         return None, "recompile", f"{type(exc).__name__}: {exc}".splitlines()[0]
