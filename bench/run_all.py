@@ -149,6 +149,8 @@ def run_one(name: str, quick: bool, timeout: float) -> dict:
     script = BENCH / f"{name}.py"
     if not script.exists():
         return {"status": "missing", "detail": f"{script.relative_to(BENCH.parent)} not found"}
+    if "--json" not in script.read_text(encoding="utf-8"):
+        return _run_plain(script, timeout)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "result.json"
         command = [
@@ -173,6 +175,24 @@ def run_one(name: str, quick: bool, timeout: float) -> dict:
                 "wall_s": wall,
             }
         return {"status": "ok", "result": json.loads(out.read_text()), "stdout": proc.stdout, "wall_s": wall}
+
+
+def _run_plain(script: Path, timeout: float) -> dict:
+    """A script without --json: run it with its defaults and show the end of what it prints."""
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            [sys.executable, str(script)], capture_output=True, text=True, timeout=timeout, cwd=BENCH.parent
+        )
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout", "detail": f"no result after {timeout:.0f} s"}
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-15:]
+        return {"status": "failed", "detail": f"exit code {proc.returncode}", "output": tail, "wall_s": wall}
+    lines = [line.strip() for line in proc.stdout.splitlines() if line.strip()][-12:]
+    rows = [{"figure": "output (script has no --json)", "value": f"`{line}`"} for line in lines]
+    return {"status": "ok", "result": {"table": rows}, "stdout": proc.stdout, "wall_s": wall}
 
 
 def table(runs: dict[str, dict], info: dict[str, str]) -> str:
