@@ -25,9 +25,9 @@ def report(tmp_path_factory) -> Path:
 
 
 def open_report(browser, page: Path, route: str = "") -> None:
+    browser.get_log("browser")  # forget earlier pages' messages; this page's load errors stay
     browser.get(page.as_uri() + (f"#{route}" if route else ""))
     WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#main h1"))
-    browser.get_log("browser")  # start each test with an empty console log
 
 
 def heading(browser) -> str:
@@ -195,3 +195,30 @@ def test_jupyter_iframe_keeps_navigation_inside(browser, tmp_path, screenshot):
     assert browser.current_url == host.as_uri()
     assert browser.find_element(By.ID, "nb").text == "notebook"
     screenshot("jupyter_iframe")
+
+
+@pytest.mark.parametrize("index", [
+    {"format": "depyf-dump", "version": 1},
+    {"version": 1, "functions": [{"name": "f"}], "graphs": [{"name": "__compiled_fn_3"}]},
+    {"version": 1, "functions": [{"name": "g", "kind": "user", "source": None, "filename": "/x.py",
+                                   "cache_entries": [{"index": 0, "graphs": ["__compiled_fn_9"],
+                                                      "transformed_code_file": "missing.py"}],
+                                   "graph_breaks": [{"reason": "r", "lineno": 3}],
+                                   "recompilations": [{"reason": "guard failed"}]}],
+     "graphs": [{"name": "__compiled_fn_9", "files": [{"stage": "a_new_stage", "file": "gone.py"}]}],
+     "a_key_from_the_future": 1},
+])
+def test_sparse_or_odd_manifests_render_without_errors(browser, tmp_path, index):
+    import json
+
+    dump_dir = tmp_path / "odd"
+    dump_dir.mkdir()
+    (dump_dir / "index.json").write_text(json.dumps(index))
+    page = build_report(dump_dir)
+    open_report(browser, page)
+    assert_no_js_errors(browser)
+    routes = [a.get_attribute("data-route") for a in browser.find_elements(By.CSS_SELECTOR, "#sidebar a[data-route]")]
+    for route in routes:
+        open_report(browser, page, route)
+        assert heading(browser)
+        assert_no_js_errors(browser)

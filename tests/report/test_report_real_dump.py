@@ -58,9 +58,9 @@ def seed_run(tmp_path_factory):
 
 
 def open_page(browser, page: Path, route: str = "") -> None:
+    browser.get_log("browser")
     browser.get(page.as_uri() + (f"#{route}" if route else ""))
     WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#main h1"))
-    browser.get_log("browser")
 
 
 def click(browser, css: str):
