@@ -226,7 +226,7 @@ class _CodeDispatch:
     to two dictionary writes because it runs on every call.
     """
 
-    __slots__ = ("_namespace", "_name", "method", "_saved", "_set_eval_frame", "_prior_callbacks")
+    __slots__ = ("_namespace", "_name", "method", "_saved")
 
     def __init__(self, owner: TorchCompileWrapperWithCustomDispatcher, index: int) -> None:
         from depyf import _torch_private_optim as private
@@ -238,34 +238,26 @@ class _CodeDispatch:
         # What Dynamo's cache runs: Dynamo's code, or what a later bytecode hook replaced it with.
         code = owner.compiled_codes[index] if entry is None else entry.code
         lean_code = private.lean_profiler_hooks(code, func.__globals__)
-        fast = types.FunctionType(
+        function: Callable[..., Any] = types.FunctionType(
             lean_code, func.__globals__, func.__name__, func.__defaults__, func.__closure__
         )
-        fast.__kwdefaults__ = func.__kwdefaults__
-        fast.__qualname__ = func.__qualname__
+        function.__kwdefaults__ = func.__kwdefaults__
+        function.__qualname__ = func.__qualname__
+        if _has_resume_functions(code):
+            function = _in_run_only_mode(function, private.set_eval_frame())
         if owner._depyf_check:
-            function = _checked(owner, func, entry, index, fast)
-        else:
-            function = fast
+            function = _checked(func, entry, index, function)
         self._namespace = owner.__dict__
         self._name = func.__name__
         self.method = types.MethodType(function, owner)
         self._saved: list[Any] = []
-        self._prior_callbacks: list[Any] = []
-        # After a graph break the transformed code calls resume functions. Dynamo's "run only" mode
-        # makes them use their compiled code (guarded, never recompiled) instead of running eagerly.
-        self._set_eval_frame = private.set_eval_frame() if _has_resume_functions(code) else None
 
     def __enter__(self) -> None:
         namespace = self._namespace
         self._saved.append(namespace.get(self._name, _MISSING))
         namespace[self._name] = self.method
-        if self._set_eval_frame is not None:
-            self._prior_callbacks.append(self._set_eval_frame(run_only_eval_frame))
 
     def __exit__(self, *exc_info: object) -> None:
-        if self._set_eval_frame is not None:
-            self._set_eval_frame(self._prior_callbacks.pop())
         saved = self._saved.pop()
         if saved is _MISSING:
             del self._namespace[self._name]
@@ -273,8 +265,28 @@ class _CodeDispatch:
             self._namespace[self._name] = saved
 
 
+def _in_run_only_mode(
+    function: Callable[..., Any], set_eval_frame: Callable[[Any], Any]
+) -> Callable[..., Any]:
+    """``function`` run with Dynamo in "run only" mode.
+
+    After a graph break Dynamo's code calls resume functions; in this mode (what
+    ``torch._dynamo.run()`` sets) they run their own compiled code when its guards hold and run
+    eagerly otherwise, never compiling. Without it they would always run eagerly.
+    """
+
+    def run_only(*args: Any, **kwargs: Any) -> Any:
+        prior = set_eval_frame(run_only_eval_frame)
+        try:
+            return function(*args, **kwargs)
+        finally:
+            set_eval_frame(prior)
+
+    run_only.__qualname__ = function.__qualname__
+    return run_only
+
+
 def _checked(
-    owner: TorchCompileWrapperWithCustomDispatcher,
     func: types.FunctionType,
     entry: Any | None,
     index: int,

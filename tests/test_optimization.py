@@ -196,6 +196,8 @@ def test_graph_break_resume_functions_keep_their_compiled_graph():
         got = obj.forward(x)
     assert torch.equal(got, expected)
     assert counting.runs == runs + 2  # both graphs ran: the resume function used its compiled code
+    assert torch.equal(obj.dispatched(0)(x), expected)
+    assert counting.runs == runs + 4  # the same without the with-statement
     assert counting.compiled == 2  # and nothing was compiled again
 
 
