@@ -57,14 +57,12 @@ def debug(*, pause: bool | None = None) -> Iterator[None]:
     from ``python -m pdb`` or VS Code keep working). Every setting is restored on exit.
     """
     with contextlib.ExitStack() as restore:
+        _enter_no_compile(restore)
         try:
-            _enter_no_compile(restore)
-        except Exception as exc:  # a missing private API must not stop the user's program
-            warnings.warn(f"depyf.debug(): new compilations are not prevented: {exc}", DebugWarning,
-                          stacklevel=3)
-        dump_dir = last_dump_dir()
-        print(_guide(dump_dir), file=sys.stderr, flush=True)
-        _pause(_caller_frame(), pause)
+            print(_guide(last_dump_dir()), file=sys.stderr, flush=True)
+            _pause(_caller_frame(), pause)
+        except Exception as exc:  # the pause is a convenience; the block must still run
+            _warn(f"could not pause in a debugger: {exc!r}")
         yield
 
 
@@ -73,12 +71,28 @@ def debug(*, pause: bool | None = None) -> Iterator[None]:
 
 def _enter_no_compile(restore: contextlib.ExitStack) -> None:
     """``eager_on_recompile`` stance, plus a warning for each call it runs uncompiled."""
-    import torch
+    try:
+        import torch
 
+        stance = torch.compiler.set_stance("eager_on_recompile")  # sets it now; the object restores
+    except Exception as exc:  # e.g. called inside a compiled region: never break the program
+        _warn(f"new compilations are not prevented: {exc}")
+        return
+    restore.callback(stance.__exit__, None, None, None)
+    try:
+        _warn_on_uncompiled_calls(restore)
+    except Exception as exc:  # a missing private API costs the warning, not the block
+        _warn(f"calls that need a new compilation run uncompiled without a warning: {exc}")
+
+
+def _warn(message: str) -> None:
+    warnings.warn(f"depyf.debug(): {message}", DebugWarning, stacklevel=5)
+
+
+def _warn_on_uncompiled_calls(restore: contextlib.ExitStack) -> None:
     from depyf.torch import _adapter_debug as adapter
 
-    stance = torch.compiler.set_stance("eager_on_recompile")  # sets it now; the object restores
-    restore.callback(stance.__exit__, None, None, None)
+    uncompiled = adapter.run_frame_uncompiled()  # built once: fails here, not inside Dynamo
     warned: set[types.CodeType] = set()
 
     def warn_and_run_uncompiled(frame: types.FrameType, *args: Any, **kwargs: Any) -> Any:
@@ -92,7 +106,7 @@ def _enter_no_compile(restore: contextlib.ExitStack) -> None:
                     "compiled code.", DebugWarning, code.co_filename, frame.f_lineno)
         except Exception:
             pass
-        return adapter.run_frame_uncompiled()
+        return uncompiled
 
     tagged: dict[int, tuple[Any, Any]] = {}
 
@@ -106,7 +120,6 @@ def _enter_no_compile(restore: contextlib.ExitStack) -> None:
             entry = tagged[id(callback)] = (callback, _with_backend(warn_and_run_uncompiled, callback))
         return entry[1]
 
-    adapter.run_frame_uncompiled()  # fail now, not inside a frame callback, if torch lacks it
     restore.callback(adapter.dynamo_callback_from_stance_patch(wrap))
 
 
