@@ -562,7 +562,12 @@ class Translator:
             target = forward.get(e.target)
             if target is None or target == self.end_offset or start >= end:
                 continue
-            entries.append(ExceptionEntry(start, end, target, e.depth, e.lasti))
+            last = entries[-1] if entries else None
+            if last is not None and last.end == start and (last.target, last.depth, last.lasti) == \
+                    (target, e.depth, e.lasti):
+                entries[-1] = ExceptionEntry(last.start, end, target, e.depth, e.lasti)  # split by a drop
+            else:
+                entries.append(ExceptionEntry(start, end, target, e.depth, e.lasti))
         return entries
 
 

@@ -11,12 +11,15 @@ this module runs a small stack analysis that knows where the extra slots are and
 - ``GET_ITER 0`` is GET_ITER; other opargs (``yield from``) are GET_YIELD_FROM_ITER;
 - generator expressions now receive the iterable, not an iterator: the caller gets a GET_ITER
   before its ``CALL 0`` and the genexpr's own ``LOAD_FAST .0; GET_ITER`` loses the GET_ITER;
-- inlined comprehensions call GET_ITER after ``BUILD_X 0; SWAP 2``: the caller gets it instead;
+- inlined comprehensions call GET_ITER (GET_AITER) after ``BUILD_X 0; SWAP 2``: the caller gets it;
+- ``PUSH_NULL; FOR_ITER`` (iterating a generator the compiler made, as in the inlined ``list(genexpr)``)
+  is an extra slot too, and dropped;
 - SEND loops have a NULL under the sent value (``PUSH_NULL; LOAD_CONST None; SEND``): dropped.
 """
 
 from __future__ import annotations
 
+import bisect
 import dis
 import types
 
@@ -27,6 +30,8 @@ HANDLED = v3_14.HANDLED - {"GET_YIELD_FROM_ITER"}
 
 EXTRA = "X"  # the iterator's extra slot
 GENEXPR = "G"  # a generator-expression function waiting for its iterable
+ASYNC_GENEXPR = "A"  # the same for an asynchronous generator expression
+_CO_ASYNC_GENERATOR = 0x200
 VALUE = "."
 _NO_FALLTHROUGH = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP_FORWARD", "JUMP_BACKWARD",
                              "JUMP_BACKWARD_NO_INTERRUPT"})
@@ -38,6 +43,7 @@ class Translator(v3_14.Translator):
 
     def __init__(self, code: types.CodeType):
         super().__init__(code)
+        self.raw_offsets = [ins.offset for ins in self.raw]
         self.kinds = self._stack_kinds()
 
     # -- the stack analysis ----------------------------------------------------------------
@@ -59,7 +65,7 @@ class Translator(v3_14.Translator):
                             work.append((handler, stack[:e.depth] + (VALUE,) * (1 + e.lasti)))
                 name = ins.opname
                 if ins.argval is not None and name in self.JUMPS or name in ("FOR_ITER", "SEND"):
-                    target = self.pos.get(ins.argval)
+                    target = self._visible_at_or_after(ins.argval)
                     if target is not None:
                         work.append((target, self._effect(k, ins, stack, jump=True)))
                 if name in _NO_FALLTHROUGH:
@@ -68,10 +74,17 @@ class Translator(v3_14.Translator):
                 k += 1
         return states
 
+    def _visible_at_or_after(self, offset: int) -> int | None:
+        """Index of the first visible instruction at or after ``offset`` (jumps may land on a NOP)."""
+        k = bisect.bisect_left(self.raw_offsets, offset)
+        return k if k < len(self.raw) else None
+
     def _effect(self, k: int, ins: dis.Instruction, stack: tuple[str, ...], *, jump: bool) -> tuple[str, ...]:
         name = ins.opname
         if name == "GET_ITER":
             return stack[:-1] + (VALUE, EXTRA)
+        if self._iterator_null(k):
+            return stack + (EXTRA,)
         if name == "SWAP":
             swapped = list(stack)
             swapped[-1], swapped[-ins.arg] = swapped[-ins.arg], swapped[-1]
@@ -81,13 +94,14 @@ class Translator(v3_14.Translator):
         if name == "MAKE_FUNCTION" and k > 0 and self.raw[k - 1].opname == "LOAD_CONST" \
                 and isinstance(self.raw[k - 1].argval, types.CodeType) \
                 and self.raw[k - 1].argval.co_name == "<genexpr>":
-            return stack[:-1] + (GENEXPR,)
+            is_async = self.raw[k - 1].argval.co_flags & _CO_ASYNC_GENERATOR
+            return stack[:-1] + (ASYNC_GENEXPR if is_async else GENEXPR,)
         arg = ins.arg if ins.opcode >= dis.HAVE_ARGUMENT else None
         effect = dis.stack_effect(ins.opcode, arg, jump=jump)
         if effect >= 0:
             return stack + (VALUE,) * effect
         rest = stack[:len(stack) + effect]
-        if rest and rest[-1] == GENEXPR:  # consumed and replaced by the call's result
+        if rest and rest[-1] in (GENEXPR, ASYNC_GENEXPR):  # consumed and replaced by the call's result
             rest = rest[:-1] + (VALUE,)
         return rest
 
@@ -115,6 +129,18 @@ class Translator(v3_14.Translator):
             self.emit(out, ins, "POP_TOP")
         return i + 1
 
+    def _iterator_null(self, k: int) -> bool:
+        """``PUSH_NULL; FOR_ITER``: the extra slot of an iterator that needed no GET_ITER."""
+        nxt = self.at(k + 1)
+        return self.raw[k].opname == "PUSH_NULL" and nxt is not None and nxt.opname == "FOR_ITER"
+
+    def op_PUSH_NULL(self, i, ins, out):
+        if self._iterator_null(i):
+            self.drop(ins)
+        else:
+            self.emit(out, ins, "PUSH_NULL")
+        return i + 1
+
     def op_GET_ITER(self, i, ins, out):
         if ins.arg:
             self.emit(out, ins, "GET_YIELD_FROM_ITER")
@@ -124,10 +150,19 @@ class Translator(v3_14.Translator):
             self.emit(out, ins, "GET_ITER")
         return i + 1
 
+    def op_GET_AITER(self, i, ins, out):
+        if out and out[-1].opname == "LOAD_FAST" and out[-1].argval == ".0":
+            self.drop(ins)  # an async genexpr's argument is already an async iterator in the model
+        else:
+            self.emit(out, ins, "GET_AITER")
+        return i + 1
+
     def op_CALL(self, i, ins, out):
         stack = self.kinds.get(ins.offset, ())
         if ins.arg == 0 and stack[-2:-1] == (GENEXPR,):
             self.emit(out, ins, "GET_ITER")  # genexprs take an iterator in the model
+        elif ins.arg == 0 and stack[-2:-1] == (ASYNC_GENEXPR,):
+            self.emit(out, ins, "GET_AITER")
         return super().op_CALL(i, ins, out)
 
     def op_SEND(self, i, ins, out):
@@ -139,13 +174,14 @@ class Translator(v3_14.Translator):
         """``BUILD_X 0; SWAP 2; GET_ITER 0; FOR_ITER``: the caller does the GET_ITER."""
         swap, get_iter = self.at(k), self.at(k + 1)
         if swap is None or swap.opname != "SWAP" or swap.arg != 2 or get_iter is None \
-                or get_iter.opname != "GET_ITER":
+                or get_iter.opname not in ("GET_ITER", "GET_AITER"):
             raise self.error(self.raw[k - 1], "inlined comprehension without SWAP 2; GET_ITER")
         self.drop(swap, get_iter)
+        self._comprehension_getter = get_iter.opname
         return k + 2
 
     def emit_comprehension_call(self, out, ins, synthetic):
-        self.emit(out, ins, "GET_ITER")
+        self.emit(out, ins, self._comprehension_getter)
         super().emit_comprehension_call(out, ins, synthetic)
 
     def remap(self, out: list[Instr], table: list[ExceptionEntry]) -> list[ExceptionEntry]:
