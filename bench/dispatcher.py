@@ -61,11 +61,13 @@ def graph_function(mod: Mod) -> Callable:
     return Mod.forward.__globals__[names[0]]
 
 
-def seconds(fn: Callable[[], object], calls: int) -> float:
+def seconds(fn: Callable[[], object], calls: int) -> tuple[float, float]:
+    """Wall-clock and process CPU seconds for ``calls`` calls of ``fn``."""
+    cpu_start = time.process_time()
     start = time.perf_counter()
     for _ in range(calls):
         fn()
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu_start
 
 
 def measure(submodules: int, calls: int, repeats: int) -> dict:
@@ -84,11 +86,11 @@ def measure(submodules: int, calls: int, repeats: int) -> dict:
         "dispatched_direct": lambda: direct(x),
         "floor": lambda: graph(x)[0],
     }
-    timers: dict[str, Callable[[int], float]] = {
+    timers: dict[str, Callable[[int], tuple[float, float]]] = {
         name: (lambda n, fn=fn: seconds(fn, n)) for name, fn in variants.items()
     }
 
-    def skip_guard_eval_unsafe(n: int) -> float:
+    def skip_guard_eval_unsafe(n: int) -> tuple[float, float]:
         # torch's own guard skipping, for comparison: the compiled callable under this stance.
         with torch.compiler.set_stance(skip_guard_eval_unsafe=True):
             return seconds(variants["guarded"], n)
@@ -100,18 +102,24 @@ def measure(submodules: int, calls: int, repeats: int) -> dict:
     for timer in timers.values():
         timer(min(calls, 500))  # warm up
     times: dict[str, list[float]] = {name: [] for name in timers}
+    cpu_times: dict[str, list[float]] = {name: [] for name in timers}
     load_before = os.getloadavg()[0]
     # Each repeat times CALLS calls of every variant, in CHUNKS interleaved slices, so that a change in
     # machine load (other processes) hits all variants alike instead of whichever ran at that moment.
     chunk = max(1, calls // CHUNKS)
     for _ in range(repeats):
-        total = dict.fromkeys(timers, 0.0)
+        wall = dict.fromkeys(timers, 0.0)
+        cpu = dict.fromkeys(timers, 0.0)
         for _ in range(calls // chunk):
             for name, timer in timers.items():
-                total[name] += timer(chunk)
-        for name, value in total.items():
-            times[name].append(value)
+                w, c = timer(chunk)
+                wall[name] += w
+                cpu[name] += c
+        for name in timers:
+            times[name].append(wall[name])
+            cpu_times[name].append(cpu[name])
     median = {name: statistics.median(values) for name, values in times.items()}
+    cpu_median = {name: statistics.median(values) for name, values in cpu_times.items()}
     return {
         "benchmark": "dispatcher",
         "submodules": submodules,
@@ -120,6 +128,9 @@ def measure(submodules: int, calls: int, repeats: int) -> dict:
         "compile_s": compile_s,
         "load_average": [load_before, os.getloadavg()[0]],
         "seconds": median,
+        "cpu_seconds": cpu_median,
+        "cpu_guarded_over_dispatched": cpu_median["guarded"] / cpu_median["dispatched"],
+        "cpu_dispatched_over_floor": cpu_median["dispatched"] / cpu_median["floor"],
         "guarded_over_dispatched": median["guarded"] / median["dispatched"],
         "dispatched_over_floor": median["dispatched"] / median["floor"],
         "guarded_over_floor": median["guarded"] / median["floor"],
@@ -145,6 +156,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"dispatched / floor:   {result['dispatched_over_floor']:.2f}x")
     print(f"guarded / dispatched_direct: {result['guarded_over_dispatched_direct']:.2f}x")
     print(f"dispatched_direct / floor:   {result['dispatched_direct_over_floor']:.2f}x")
+    print(
+        f"process CPU time: guarded / dispatched {result['cpu_guarded_over_dispatched']:.2f}x, "
+        f"dispatched / floor {result['cpu_dispatched_over_floor']:.2f}x"
+    )
     print(f"target met: {result['target_met']}  ({result['target']})")
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))

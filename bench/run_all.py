@@ -75,6 +75,10 @@ def _dispatcher_rows(r: dict) -> list[tuple[str, str]]:
         ("guarded / dispatched(0) kept", _x(r["guarded_over_dispatched_direct"])),
         ("dispatched(0) kept / floor", _x(r["dispatched_direct_over_floor"])),
         ("guarded / floor", _x(r["guarded_over_floor"])),
+        (
+            "same ratios in process CPU time: guarded / dispatched, dispatched / floor",
+            f"{_x(r['cpu_guarded_over_dispatched'])}, {_x(r['cpu_dispatched_over_floor'])}",
+        ),
         ("load average (1 min) before, after", ", ".join(f"{v:.2f}" for v in r["load_average"])),
     ]
     return rows
