@@ -467,6 +467,19 @@ def test_decompile_speed_counts_every_function_and_failure():
     assert result["functions_per_second"] > 0 and result["decompile_over_compile"] > 0
 
 
+def test_decompile_speed_works_while_the_decompiler_fails(monkeypatch):
+    speed = _bench_module("decompile_speed")
+    import depyf
+
+    def failing(code):
+        raise depyf.DecompilationError("not yet", qualname=code.co_qualname)
+
+    monkeypatch.setattr(speed.depyf, "decompile", failing)
+    result = speed.measure(1, ["colorsys"])
+    assert result["decompiled"] == 0 and result["failed"] == result["functions"]
+    assert result["failures_by_type"] == {"DecompilationError": result["functions"]}
+
+
 def test_run_all_table_lists_missing_scripts_and_updates_only_its_block(tmp_path, monkeypatch):
     run_all = _bench_module("run_all")
     results = tmp_path / "RESULTS.md"
