@@ -117,6 +117,28 @@ def test_nn_module_subclass_dispatches_and_stays_a_module():
     assert "forward" not in mod.__dict__
 
 
+def test_gradients_through_the_dispatched_code_match():
+    class Scaled(torch.nn.Module, TorchCompileWrapperWithCustomDispatcher):
+        def __init__(self):
+            torch.nn.Module.__init__(self)
+            self.weight = torch.nn.Parameter(torch.tensor([1.5, -2.0, 0.5]))
+            TorchCompileWrapperWithCustomDispatcher.__init__(
+                self, torch.compile(self.forward, backend="aot_eager", fullgraph=True)
+            )
+
+        def forward(self, x):
+            return (torch.tanh(x * self.weight) ** 2).sum()
+
+    mod = Scaled()
+    x = torch.randn(3)
+    mod.compiled_callable(x).backward()
+    expected = mod.weight.grad.clone()
+    mod.weight.grad = None
+    with mod.dispatch_to_code(0):
+        mod.forward(x).backward()
+    assert torch.allclose(mod.weight.grad, expected)
+
+
 def test_dispatch_runs_the_compiled_code_not_the_original():
     counting = Counting()
 
