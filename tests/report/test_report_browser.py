@@ -109,6 +109,11 @@ def test_resume_function_links_and_bytecode_fallback(browser, report):
     click(browser, '#main .tabs a[data-route="fn/1/entry/1"]')
     text = browser.find_element(By.ID, "main").text
     assert "Kept as Dynamo bytecode" in text and "JUMP_BACKWARD" in text
+    # the graph's global (with torch's unique suffix) in the kept bytecode's listing links to the graph
+    ref = browser.find_element(By.CSS_SELECTOR, '#transformed-code a.ref[data-route="graph/__compiled_fn_13"]')
+    assert ref.text == "__compiled_fn_13_8d3c0e1a_2b4f_4c1e_9a7d_0f5e6b7c8d9e"
+    click(browser, '#transformed-code a.ref[data-route="graph/__compiled_fn_13"]')
+    assert heading(browser) == "__compiled_fn_13"
     assert_no_js_errors(browser)
 
 

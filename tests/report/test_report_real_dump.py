@@ -103,8 +103,11 @@ def test_model_report_graph_breaks_recompilations_and_kernel(model_run, browser,
             "var m = document.getElementById('main'); return m.scrollWidth - m.clientWidth") <= 0, route
     open_page(browser, dump_dir / "index.html", f"fn/{user}")
 
+    # the call of the graph in the transformed code (decompiled, or Dynamo's kept bytecode) links to it
     graph = browser.find_element(By.CSS_SELECTOR, "#main .graph-chips > a").text
-    click(browser, "#main .graph-chips > a")
+    code_link = f'#transformed-code a.ref[data-route="graph/{graph}"]'
+    assert browser.find_elements(By.CSS_SELECTOR, code_link)
+    click(browser, code_link)
     assert browser.find_element(By.CSS_SELECTOR, "#main h1").text == graph
     click(browser, '#main .tabs .tab[data-stage="output_code"], #main .tabs .tab[data-stage="kernel"]')
     assert browser.find_element(By.CSS_SELECTOR, "#main .tabs .tab.active").text.startswith("kernel")
@@ -126,7 +129,9 @@ def test_seed_example_report_from_function_to_kernel(seed_run, browser, screensh
     marked = browser.find_elements(By.CSS_SELECTOR, "#main .graph-break .ln.hl")
     assert [m.text.split(None, 1)[1] for m in marked] == ["if b.sum() < 0:"]
     assert "Data-dependent branching" in browser.find_element(By.CSS_SELECTOR, "#main .graph-break").text
-    click(browser, "#main .graph-chips > a")
+    graph = browser.find_element(By.CSS_SELECTOR, "#main .graph-chips > a").text
+    click(browser, f'#transformed-code a.ref[data-route="graph/{graph}"]')
+    assert browser.find_element(By.CSS_SELECTOR, "#main h1").text == graph
     click(browser, '#main .tabs .tab[data-stage="output_code"], #main .tabs .tab[data-stage="kernel"]')
     code = browser.find_element(By.ID, "stage-code").text
     assert "def call(" in code

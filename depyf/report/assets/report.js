@@ -78,8 +78,20 @@
     "([\\s\\S])"
   ].join("|"), "g");
 
+  // torch may add a unique suffix to the global it binds a graph to: __compiled_fn_1_42d2abba_1b1b_...
+  var GRAPH_NAME = /^__compiled_fn_(\d+)(?:_[0-9a-f_]+)?$/;
+  var GRAPH_IN_TEXT = /(__compiled_fn_\d+(?:_[0-9a-f_]+)?)/;
+
+  function graphOf(name) {
+    var m = GRAPH_NAME.exec(name);
+    if (!m) return null;
+    if (graphByName[name]) return name;
+    return graphByName["__compiled_fn_" + m[1]] ? "__compiled_fn_" + m[1] : null;
+  }
+
   function nameLink(name) {
-    if (/^__compiled_fn_\d+$/.test(name) && graphByName[name]) return "graph/" + name;
+    var g = graphOf(name);
+    if (g) return "graph/" + g;
     if (entryByTransformed[name]) return fnRoute(entryByTransformed[name][0], entryByTransformed[name][1]);
     if (name in funcIndexByName) return fnRoute(funcIndexByName[name]);
     return null;
@@ -90,15 +102,25 @@
     opts = opts || {};
     var lines = [""];
     var prevName = "";
+    function piece(cls, text, route) {
+      var h = esc(text);
+      if (route) return '<a class="ref" href="#' + esc(route) + '" data-route="' + esc(route) + '">' + h + "</a>";
+      return cls ? '<span class="' + cls + '">' + h + "</span>" : h;
+    }
     function emit(cls, s, route) {
       var parts = s.split("\n");
       for (var i = 0; i < parts.length; i++) {
         if (i > 0) lines.push("");
         if (!parts[i]) continue;
-        var h = esc(parts[i]);
-        if (route) h = '<a class="ref" href="#' + esc(route) + '" data-route="' + esc(route) + '">' + h + "</a>";
-        else if (cls) h = '<span class="' + cls + '">' + h + "</span>";
-        lines[lines.length - 1] += h;
+        if (!route && opts.links !== false && parts[i].indexOf("__compiled_fn_") >= 0) {
+          // graph names inside comments and strings (e.g. a dis listing of kept bytecode) link too
+          lines[lines.length - 1] += parts[i].split(GRAPH_IN_TEXT).map(function (bit, k) {
+            var g = k % 2 ? graphOf(bit) : null;
+            return bit ? piece(g ? null : cls, bit, g ? "graph/" + g : null) : "";
+          }).join("");
+          continue;
+        }
+        lines[lines.length - 1] += piece(cls, parts[i], route);
       }
     }
     TOKEN.lastIndex = 0;
