@@ -39,9 +39,17 @@ def set_last_dump_dir(path: str) -> None:
 
 
 def last_dump_dir() -> str | None:
-    """The directory ``debug()`` points the user to: the last one recorded, else ``depyf_debug_dir``."""
+    """The directory ``debug()`` points the user to.
+
+    The one recorded with ``set_last_dump_dir``; else the one ``depyf.torch.prepare`` remembers
+    (read, if that module is loaded, in case the recording call did not reach us); else
+    ``./depyf_debug_dir`` if it exists.
+    """
     if _last_dump_dir is not None:
         return _last_dump_dir
+    recorded = getattr(sys.modules.get("depyf.torch.prepare"), "_last_dump_dir", None)
+    if isinstance(recorded, str) and os.path.isdir(recorded):
+        return os.path.abspath(recorded)
     if os.path.isdir(_DEFAULT_DUMP_DIR):
         return os.path.abspath(_DEFAULT_DUMP_DIR)
     return None
@@ -137,25 +145,66 @@ def _guide(dump_dir: str | None) -> str:
     if dump_dir is None:
         return ("depyf.debug(): no dump directory found; run the code under "
                 "depyf.prepare_debug(dump_dir) first.")
-    files = _files_to_open(dump_dir)
-    lines = [f"depyf.debug(): compiled code runs from the files in {dump_dir}.",
-             "Set breakpoints in them (e.g. `b <file>:<line>` in pdb), then continue:"]
-    lines += [f"  {os.path.join(dump_dir, name)}" for name in files] or ["  (no dumped code files yet)"]
+    runs, read_only = _files_to_open(dump_dir)
+    lines = [f"depyf.debug(): compiled code runs from files in {dump_dir}.",
+             "Set breakpoints in them (pdb: `b <file>:<line>`), then continue:"]
+    lines += _listing(dump_dir, runs) or ["  (no dumped code files found)"]
+    if read_only:
+        lines.append("For reading only (this code does not run from the file, see index.md):")
+        lines += _listing(dump_dir, read_only)
     return "\n".join(lines)
 
 
-def _files_to_open(dump_dir: str) -> list[str]:
-    """The code files a user sets breakpoints in: from ``index.json`` when present, else by name."""
-    names: list[str] = []
+_MAX_LISTED = 30
+
+
+def _listing(dump_dir: str, names: list[str]) -> list[str]:
+    shown = [f"  {os.path.join(dump_dir, name)}" for name in names[:_MAX_LISTED]]
+    if len(names) > _MAX_LISTED:
+        shown.append(f"  ... and {len(names) - _MAX_LISTED} more (see {os.path.join(dump_dir, 'index.md')})")
+    return shown
+
+
+def _is_code_file(name: str) -> bool:
+    return name.endswith(".py") and name.startswith(("__transformed_code_", "__compiled_fn_", "full_code_for_"))
+
+
+def _files_to_open(dump_dir: str) -> tuple[list[str], list[str]]:
+    """(files whose code runs, code files for reading only), from ``index.json`` when present.
+
+    Without an index (or without the keys telling what runs) every code file counts as running.
+    """
     try:
         with open(os.path.join(dump_dir, "index.json"), encoding="utf-8") as f:
             index = json.load(f)
-        names = [n for n in index.get("files", []) if isinstance(n, str)]
-    except (OSError, ValueError, AttributeError):
+        return _split_by_index(index)
+    except (OSError, ValueError, AttributeError, TypeError):
+        names: list[str] = []
         with contextlib.suppress(OSError):
             names = sorted(os.listdir(dump_dir))
-    return [n for n in names if n.endswith(".py") and (
-        n.startswith("__transformed_code_") or n.startswith("__compiled_fn_") or n.startswith("full_code_for_"))]
+        return [n for n in names if _is_code_file(n)], []
+
+
+def _split_by_index(index: dict[str, Any]) -> tuple[list[str], list[str]]:
+    files = [n for n in index.get("files", []) if isinstance(n, str) and _is_code_file(n)]
+    runs: set[str] = set()
+    read_only: set[str] = set()
+    for graph in index.get("graphs", []):
+        linked = graph.get("linked_files")
+        if linked is None:
+            return files, []  # an index that does not say what runs
+        runs.update(linked)
+        read_only.update(f["file"] for f in graph.get("files", []) if f.get("file") not in linked)
+    for function in index.get("functions", []):
+        for entry in function.get("cache_entries", []):
+            name = entry.get("transformed_code_file")
+            if name:
+                (runs if entry.get("decompiled") else read_only).add(name)
+        if function.get("full_code_file"):
+            read_only.add(function["full_code_file"])
+    runs_first = [n for n in files if n in runs] + sorted(runs - set(files))
+    others = [n for n in files if n not in runs]
+    return runs_first, others
 
 
 def _pause(frame: types.FrameType | None, pause: bool | None) -> None:

@@ -157,3 +157,30 @@ def test_adapter_inductor_loaded_modules() -> None:
 def test_adapter_names_what_is_missing() -> None:
     with pytest.raises(adapter.UnsupportedTorchError, match=r"torch\._dynamo\.eval_frame\._no_such_api"):
         adapter._private("torch._dynamo.eval_frame", "_no_such_api")
+
+
+def test_guide_separates_files_that_run_from_files_for_reading(tmp_path: Path, capsys) -> None:
+    import json
+
+    index = {
+        "files": ["index.md", "full_code_for_f_0.py", "__transformed_code_0_for_f.py",
+                  "__transformed_code_1_for_f.py", "__compiled_fn_1.forward.0.py",
+                  "__compiled_fn_1.joint_graph.0.py"],
+        "functions": [{"name": "f", "full_code_file": "full_code_for_f_0.py", "cache_entries": [
+            {"transformed_code_file": "__transformed_code_0_for_f.py", "decompiled": True},
+            {"transformed_code_file": "__transformed_code_1_for_f.py", "decompiled": False}]}],
+        "graphs": [{"name": "__compiled_fn_1", "files": [
+            {"stage": "joint_graph", "file": "__compiled_fn_1.joint_graph.0.py"},
+            {"stage": "forward", "file": "__compiled_fn_1.forward.0.py"}],
+            "linked_files": ["__compiled_fn_1.forward.0.py"]}],
+    }
+    (tmp_path / "index.json").write_text(json.dumps(index))
+    set_last_dump_dir(str(tmp_path))
+    with debug(pause=False):
+        pass
+    err = capsys.readouterr().err
+    runs, _, reading = err.partition("For reading only")
+    assert str(tmp_path / "__transformed_code_0_for_f.py") in runs
+    assert str(tmp_path / "__compiled_fn_1.forward.0.py") in runs
+    for name in ("__transformed_code_1_for_f.py", "__compiled_fn_1.joint_graph.0.py", "full_code_for_f_0.py"):
+        assert str(tmp_path / name) in reading and str(tmp_path / name) not in runs
