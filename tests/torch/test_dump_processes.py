@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("torch")
-pytestmark = pytest.mark.torch
+pytestmark = [pytest.mark.torch, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = textwrap.dedent("""
@@ -26,8 +26,11 @@ SCRIPT = textwrap.dedent("""
         return x + int(os.environ.get("RANK", "0"))
     with depyf.prepare_debug(dump) as used:
         f(torch.ones(2))
-        if mode == "hold":
-            time.sleep(float(sys.argv[3]))
+        if mode == "hold":  # keep the directory until another process has written its dump
+            import glob
+            deadline = time.time() + float(sys.argv[3])
+            while time.time() < deadline and not glob.glob(os.path.join(dump, "pid_*", "index.json")):
+                time.sleep(0.2)
     print("USED", used)
     if mode == "dist":
         dist.destroy_process_group()
@@ -50,7 +53,7 @@ def _used(proc):
 
 def test_second_process_writes_to_pid_dir_and_is_linked(tmp_path):
     dump = tmp_path / "shared"
-    first = _start(tmp_path, str(dump), "hold", "25")
+    first = _start(tmp_path, str(dump), "hold", "240")
     # Wait until the first process holds the directory.
     for _ in range(600):
         if (dump / ".depyf-owner").exists():
