@@ -60,6 +60,7 @@ def _comment_splits(text: str) -> list[int]:
 
 
 _TYPE_SUFFIX = re.compile(r",\s*type=<class '([^']*)'>\s*$")
+_IDS = re.compile(r"^(?P<expr>[\w.\[\]'\"]+) ids == (?P<value>.+)$")
 _AGAINST = re.compile(r"^(?P<call>[\w.]+\(\))\s+against\s+(?P<json>[\[{].*)$", re.S)
 
 
@@ -85,6 +86,9 @@ def clause_from_text(text: str, kind: str = "GUARD") -> GuardClause:
             code = f"{against.group('call')[:-2]}(expected={value!r})"
         except ValueError:
             code = f"{against.group('call')[:-2]}(expected={expected!r})"
+    ids = _IDS.match(code)
+    if ids and _parses(ids.group("expr")) and _parses(ids.group("value")):
+        code = f"___check_ids({ids.group('expr')}, expected={ids.group('value')})"
     if not _parses(code):
         note = f"not Python as written: {code}"
         code = f"___unparsed_guard({code!r})"

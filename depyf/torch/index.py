@@ -62,6 +62,8 @@ def _function_json(session: DumpSession, record: FunctionRecord, parent: Functio
         cache_entries.append({
             "index": position,
             "guards": [c.expression for c in entry.clauses],
+            "guard_details": [{"expression": c.expression, "kind": c.kind, "user_line": c.user_line,
+                               "location": c.location, "note": c.note} for c in entry.clauses],
             "guard_function": entry.guard_name,
             "transformed_code_file": entry.file,
             "transformed_name": entry.transformed_name,

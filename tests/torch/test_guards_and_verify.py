@@ -37,9 +37,15 @@ def test_hash_inside_string_is_not_a_comment():
 
 
 def test_text_that_is_not_python_is_wrapped_not_dropped():
-    clause = clause_from_text("torch._functorch.utils.hooks ids == None  # x.py:1 in g")
+    clause = clause_from_text("L['x'] matches some C++ rule ???  # x.py:1 in g")
     ast.parse(clause.expression, mode="eval")
-    assert "hooks ids == None" in clause.expression
+    assert clause.expression.startswith("___unparsed_guard(")
+    assert "some C++ rule" in clause.expression
+
+
+def test_ids_guard_becomes_a_call():
+    clause = clause_from_text("torch._functorch.utils.hooks ids == None  # x.py:1 in g")
+    assert clause.expression == "___check_ids(torch._functorch.utils.hooks, expected=None)"
 
 
 def test_guard_function_parses_and_tree_text_is_read():
