@@ -61,21 +61,25 @@ def test_click_from_function_to_kernel(browser, report, screenshot):
     original = browser.find_element(By.CSS_SELECTOR, ".split .pane.original")
     transformed = browser.find_element(By.CSS_SELECTOR, ".split .pane.transformed")
     assert "def toy_example(a, b):" in original.text
-    assert "__compiled_fn_1(a, b)" in transformed.text
+    assert "__compiled_fn_1_5f0c9e2a_7d41_4b8e_a6b3_2c9d0e1f4a57(a, b)" in transformed.text
     assert transformed.location["x"] > original.location["x"] + original.size["width"] / 2
     assert transformed.location["y"] == original.location["y"]
     screenshot("function_toy_example")
+    guards = browser.find_elements(By.CSS_SELECTOR, "#main ul.guards li")
+    assert "toy_example.py:5 in toy_example: if b.sum() < 0:" in guards[3].text  # which user line a guard protects
+    assert "TENSOR_MATCH" in guards[3].text
 
     click(browser, '#transformed-code a.ref[data-route="graph/__compiled_fn_1"]')
     assert heading(browser) == "__compiled_fn_1"
     tabs = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "#main .tabs .tab")]
-    assert tabs == ["captured graph", "forward", "kernel"]
+    assert tabs == ["captured graph", "forward", "kernel ●"]  # the dot: the running code comes from it
     click(browser, '#main .tabs .tab[data-stage="kernel"]')
     code = browser.find_element(By.CSS_SELECTOR, "#stage-code")
     assert code.is_displayed()
     assert "cpp_fused_abs_add_div_lt_sum_0" in code.text
-    assert browser.find_element(By.CSS_SELECTOR, "#main .tabs .tab.active").text == "kernel"
-    assert "called from toy_example (cache entry 0)" in browser.find_element(By.CSS_SELECTOR, "#main .sub").text
+    assert browser.find_element(By.CSS_SELECTOR, "#main .tabs .tab.active").text.startswith("kernel")
+    sub = browser.find_element(By.CSS_SELECTOR, "#main .sub").text
+    assert "called from toy_example (cache entry 0)" in sub and "compile 0/0" in sub
     screenshot("graph_kernel")
     assert_no_js_errors(browser)
 

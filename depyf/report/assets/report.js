@@ -18,8 +18,10 @@
 
   /* ---------- lookups ---------- */
   var graphByName = {};
+  var graphByGlobal = {};  // the global the transformed code calls: __compiled_fn_<n>_<uuid>
   GRAPHS.forEach(function (g) {
     graphByName[g.name] = g;
+    if (g.global_name) graphByGlobal[g.global_name] = g;
     g.files = (g.files || []).slice().sort(function (a, b) {
       return stageRank(a.stage) - stageRank(b.stage);
     });
@@ -86,6 +88,7 @@
     var m = GRAPH_NAME.exec(name);
     if (!m) return null;
     if (graphByName[name]) return name;
+    if (graphByGlobal[name]) return graphByGlobal[name].name;
     return graphByName["__compiled_fn_" + m[1]] ? "__compiled_fn_" + m[1] : null;
   }
 
@@ -434,8 +437,14 @@
     h.push('<div class="split' + (layoutStacked ? " stacked" : "") + '"><div class="pane original">' + left +
       '</div><div class="pane transformed">' + right + "</div></div>");
     h.push("<h3>Guards (" + (e.guards || []).length + ")</h3>");
-    h.push('<div class="box" style="padding:0"><ul class="guards">' + (e.guards || []).map(function (g) {
-      return "<li>" + highlight(g, {links: false}).join("\n") + "</li>";
+    // guard_details (when the dump has them) say which user line each guard protects
+    var details = Array.isArray(e.guard_details) && e.guard_details.length ? e.guard_details :
+      (e.guards || []).map(function (g) { return {expression: g}; });
+    h.push('<div class="box" style="padding:0"><ul class="guards">' + details.map(function (d) {
+      var from = [d.location, d.user_line].filter(Boolean).join(": ");
+      return "<li>" + highlight(String(d.expression || ""), {links: false}).join("\n") +
+        (d.kind || from || d.note ? '<div class="guard-from">' + (d.kind ? badge(d.kind, "kind") + " " : "") +
+          esc(from) + (d.note ? " &middot; " + esc(d.note) : "") + "</div>" : "") + "</li>";
     }).join("") + "</ul></div>");
     return h.join("");
   }
@@ -450,16 +459,26 @@
       var f = FUNCS[ik[0]];
       return link(fnRoute(ik[0], ik[1]), esc(f.qualname || f.name) + " (cache entry " + ik[1] + ")");
     });
-    h.push('<div class="sub">called from ' + (callers.length ? callers.join(", ") : esc(g.function || "?")) + "</div>");
+    h.push('<div class="sub">called from ' + (callers.length ? callers.join(", ") : esc(g.function || "?")) +
+      (g.compile_id ? " &middot; compile " + esc(g.compile_id) : "") +
+      (g.global_name ? ' &middot; <span title="the global the transformed code calls">' + esc(g.global_name) + "</span>" : "") +
+      ((g.linked_files || []).length ? ' &middot; <span class="runs">&#9679;</span> marks the file the running code comes from' : "") + "</div>");
     if (!files.length) return h.join("") + '<div class="box muted">No files were written for this graph.</div>';
     var counts = {};
     files.forEach(function (fl) { counts[fl.stage] = (counts[fl.stage] || 0) + 1; });
     var seenStage = {};
+    var linked = g.linked_files || [];
     h.push('<div class="tabs" role="tablist">' + files.map(function (fl, x) {
       seenStage[fl.stage] = (seenStage[fl.stage] || 0) + 1;
-      var label = (STAGE_LABEL[fl.stage] || fl.stage) + (counts[fl.stage] > 1 ? " " + (seenStage[fl.stage] - 1) : "");
+      var nth = seenStage[fl.stage] - 1;
+      var label = (STAGE_LABEL[fl.stage] || fl.stage);
+      if (counts[fl.stage] === 2 && fl.stage === "output_code") label += nth ? " (backward)" : " (forward)";
+      else if (counts[fl.stage] > 1) label += " " + nth;
+      var runs = linked.indexOf(fl.file) >= 0;
       return '<a class="tab' + (x === j ? " active" : "") + '" role="tab" data-stage="' + esc(fl.stage) + '" href="#graph/' +
-        esc(name) + "/" + x + '" data-route="graph/' + esc(name) + "/" + x + '">' + esc(label) + "</a>";
+        esc(name) + "/" + x + '" data-route="graph/' + esc(name) + "/" + x + '"' +
+        (runs ? ' title="the running code comes from this file: breakpoints in it are hit"' : "") + ">" + esc(label) +
+        (runs ? ' <span class="runs">&#9679;</span>' : "") + "</a>";
     }).join("") + "</div>");
     var cur = files[j];
     h.push('<div class="pane-title"><span>' + esc(STAGE_LABEL[cur.stage] || cur.stage) + "</span><span>" +
