@@ -132,22 +132,53 @@ def run_module(module: str, timeout: float, identity: bool) -> dict:
 
 def _worker(mode: str, module: str, test_module: str, extra: tuple[str, ...], timeout: float,
             identity: bool) -> dict:
+    """One interpreter run. On a hang or crash the passes recorded so far still count, and the
+    problem names the test that was running (with a stack dump from faulthandler)."""
     with tempfile.TemporaryDirectory(prefix="depyf-swap-") as tmp:
         out = Path(tmp) / "result.txt"
         cmd = [sys.executable, str(Path(__file__).resolve()), "--_worker", mode, module, test_module,
-               ",".join(extra), str(out)]
+               ",".join(extra), str(out), str(timeout)]
         if identity:
             cmd.append("--_identity")
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
         try:
-            proc = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return {"problem": f"{mode} run exceeded {timeout} s"}
-        if not out.exists():
-            tail = (proc.stdout + proc.stderr)[-2000:]
-            return {"problem": f"{mode} run ended with status {proc.returncode} and no result:\n{tail}"}
-        # Written with repr(): the swapped interpreter may have a swapped json module.
-        return ast.literal_eval(out.read_text())
+            proc = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True, timeout=timeout + 30)
+            returncode, output = proc.returncode, proc.stdout + proc.stderr
+        except subprocess.TimeoutExpired as exc:
+            returncode, output = "timeout", _text(exc.stdout) + _text(exc.stderr)
+        if out.exists():
+            # Written with repr(): the swapped interpreter may have a swapped json module.
+            return ast.literal_eval(out.read_text())
+        partial = _partial_result(out)
+        running = partial.pop("running", None)
+        partial["problem"] = (f"{mode} run ended ({returncode}) without finishing"
+                              + (f"; the test running was {running}" if running else "")
+                              + ":\n" + output[-3000:])
+        return partial
+
+
+def _text(data) -> str:
+    return data.decode(errors="replace") if isinstance(data, bytes) else (data or "")
+
+
+def _partial_result(out: Path) -> dict:
+    """What an unfinished worker recorded: its swap counts, passed tests, and the test it was running."""
+    result: dict = {}
+    swap = out.with_suffix(".swap")
+    if swap.exists():
+        result.update(ast.literal_eval(swap.read_text()))
+    progress = out.with_suffix(".progress")
+    if progress.exists():
+        passed, running = [], None
+        for line in progress.read_text().splitlines():
+            tag, _, test_id = line.partition(" ")
+            if tag == "START":
+                running = test_id
+            elif tag == "PASS":
+                passed.append(test_id)
+                running = None
+        result.update(passed=passed, running=running)
+    return result
 
 
 def print_table(reports: list[dict]) -> None:
@@ -210,18 +241,24 @@ def main(argv: list[str] | None = None) -> int:
 
 # =========================================================================== worker: one interpreter
 
-def worker(mode: str, module: str, test_module: str, extra: str, out_path: str, identity: bool) -> None:
+def worker(mode: str, module: str, test_module: str, extra: str, out_path: str, timeout: str,
+           identity: bool) -> None:
+    import faulthandler
     import importlib
 
+    out = Path(out_path)
+    # Shortly before the parent gives up, dump every thread's stack: it shows where a run hangs.
+    faulthandler.dump_traceback_later(max(5.0, float(timeout) - 10), exit=True, file=sys.__stderr__)
     result: dict = {}
     try:
         if mode == "swap":
             names = [module] + [m for m in extra.split(",") if m]
             result.update(swap_modules([importlib.import_module(n) for n in names], identity))
-        result.update(run_tests(test_module))
+            out.with_suffix(".swap").write_text(repr(result))
+        result.update(run_tests(test_module, out.with_suffix(".progress")))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
         result["problem"] = f"{type(exc).__name__}: {exc}"
-    Path(out_path).write_text(repr(result))
+    out.write_text(repr(result))
     sys.stdout.flush()
     os._exit(0)  # skip interpreter teardown: swapped atexit handlers are not under test
 
@@ -363,10 +400,20 @@ def _qualname(code) -> str:
     return getattr(code, "co_qualname", code.co_name)
 
 
-def run_tests(test_module: str) -> dict:
-    """Run a CPython test module with unittest; the ids of tests that passed (no failing subtest)."""
+def run_tests(test_module: str, progress: Path) -> dict:
+    """Run a CPython test module with unittest; the ids of tests that passed (no failing subtest).
+
+    Resources are off, as under regrtest's defaults (``-u`` not given): without this, tests
+    guarded by ``requires('cpu')`` and the like run too, and some take minutes.
+    Each start and pass is appended to ``progress`` so that a hang still leaves a record.
+    """
     import io
     import unittest
+
+    from test import support
+
+    support.use_resources = []
+    log = open(progress, "a", buffering=1)  # noqa: SIM115 - open for the whole run
 
     class Recording(unittest.TestResult):
         def __init__(self):
@@ -374,9 +421,15 @@ def run_tests(test_module: str) -> dict:
             self.passed: list[str] = []
             self.failed_subtests: set[str] = set()
 
+        def startTest(self, test):
+            super().startTest(test)
+            log.write(f"START {test.id()}\n")
+
         def addSuccess(self, test):
             super().addSuccess(test)
-            self.passed.append(test.id())
+            if test.id() not in self.failed_subtests:
+                self.passed.append(test.id())
+                log.write(f"PASS {test.id()}\n")
 
         def addSubTest(self, test, subtest, err):
             super().addSubTest(test, subtest, err)
@@ -399,5 +452,5 @@ def run_tests(test_module: str) -> dict:
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--_worker":
-        worker(*sys.argv[2:7], identity="--_identity" in sys.argv)
+        worker(*sys.argv[2:8], identity="--_identity" in sys.argv)
     sys.exit(main())

@@ -150,3 +150,27 @@ def multiple_targets_with_subscripts(n):
     i = 0
     i, xs[i] = 1, 5
     return d, xs, i
+
+
+# Swaps through subscripts and attributes (random.shuffle): both sides are read before any store.
+
+@cases(([1, 2, 3], 0, 2), ([4, 5], 1, 1))
+def swap_subscripts(x, i, j):
+    x = list(x)
+    x[i], x[j] = x[j], x[i]
+    return x
+
+
+@cases((1, 2),)
+def swap_attributes(a, b):
+    box = Box(a)
+    box.child = Box(b)
+    box.value, box.child.value = box.child.value, box.value
+    return box.value, box.child.value
+
+
+@cases(([1, 2, 3],),)
+def rotate_three_targets(x):
+    x = list(x)
+    x[0], x[1], x[2] = x[1], x[2], x[0]
+    return x

@@ -372,3 +372,27 @@ def assert_statement(x):
         return "passed"
     except AssertionError as e:
         return "failed: %s" % e
+
+
+@cases((0,), (2,), (5,))
+def break_in_try_except(n):
+    # graphlib._find_cycle: a break inside try with a handler that loops again.
+    def make(k):
+        def f():
+            if k < 3:
+                raise StopIteration
+            return k
+        return f
+
+    fs = [make(k) for k in range(n)]
+    popped = 0
+    while fs:
+        try:
+            v = fs[-1]()
+            break
+        except StopIteration:
+            fs.pop()
+            popped += 1
+    else:
+        v = None
+    return v, popped

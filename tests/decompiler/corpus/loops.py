@@ -235,3 +235,54 @@ def for_with_starred_target(n):
     for first, *rest in [(i, i + 1, i + 2) for i in range(n)]:
         out.append((first, rest))
     return out
+
+
+# Minimal forms of loops found mis-structured in the stdlib (heapq._siftup, html.parser, tarfile).
+
+@cases(([1, 0, 3],), ([],))
+def while_if_then_tail(values):
+    out = []
+    k = 0
+    while k < len(values):
+        v = values[k]
+        if v:
+            v = v * 2
+        out.append(v)
+        k += 1
+    return out
+
+
+@cases(([5, 3, 8, 1, 9, 2, 7], 0), ([1, 2, 3, 4, 5], 1), ([2, 1], 0))
+def while_if_and_not_then_tail(xs, pos):
+    end = len(xs)
+    child = 2 * pos + 1
+    out = []
+    while child < end:
+        right = child + 1
+        if right < end and not xs[child] < xs[right]:
+            child = right
+        out.append(child)
+        pos = child
+        child = 2 * pos + 1
+    return out
+
+
+@cases(([1, 2, 7, 4], 1), ([1, 0, 5], 1), ([1, 2], 0))
+def while_true_or_break_in_if(xs, flag):
+    it = iter(xs)
+    if flag:
+        while True:
+            s = next(it, None)
+            if not s or s == 7:
+                break
+    return list(it)
+
+
+@cases(([3, -1, 4],), ([],))
+def for_if_then_tail(values):
+    out = []
+    for v in values:
+        if v < 0:
+            v = -v
+        out.append(v)
+    return out
