@@ -321,11 +321,14 @@ class Executor:
         if isinstance(item, v.ExcValue) and isinstance(target, ast.Name):
             out.append(ExceptAsStmt(target.id))
             return
-        if isinstance(item, v.FunctionValue) and isinstance(target, ast.Name) \
-                and item.code.co_name == target.id:
-            out.append(self.decompile_nested.function_def(item, target.id))
+        if isinstance(item, v.FunctionValue) and isinstance(target, ast.Name) and (
+                item.code.co_name == target.id or (item.code.co_name.startswith("__")
+                                                   and target.id.endswith(item.code.co_name))):
+            out.append(self.decompile_nested.function_def(item, item.code.co_name))
             return
-        if isinstance(item, v.ClassValue) and isinstance(target, ast.Name) and item.node.name == target.id:
+        if isinstance(item, v.ClassValue) and isinstance(target, ast.Name) and (
+                item.node.name == target.id or (item.node.name.startswith("__")
+                                                and target.id.endswith(item.node.name))):
             out.append(item.node)
             return
         if isinstance(item, v.ImportValue):

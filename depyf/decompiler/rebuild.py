@@ -26,6 +26,8 @@ def rebuild_code(original: types.CodeType, source: str, *, filename: str | None 
     tree = ast.parse(source, filename=target_file)
     if original.co_name == "<module>":
         new = compile(tree, target_file, "exec")
+    elif is_class_body(original):
+        new = _compile_function(original, tree, target_file, want_class_body=True)
     else:
         new = _compile_function(original, tree, target_file)
     new = _with_filename(new, target_file)
@@ -36,7 +38,13 @@ def rebuild_code(original: types.CodeType, source: str, *, filename: str | None 
     return new.replace(**replacements)
 
 
-def _compile_function(original: types.CodeType, tree: ast.Module, filename: str) -> types.CodeType:
+def is_class_body(code: types.CodeType) -> bool:
+    """A class body's code: not optimised, no new locals (flags CO_OPTIMIZED/CO_NEWLOCALS unset)."""
+    return code.co_name != "<module>" and not code.co_flags & 0x03
+
+
+def _compile_function(original: types.CodeType, tree: ast.Module, filename: str,
+                      want_class_body: bool = False) -> types.CodeType:
     freevars = [v for v in original.co_freevars if v != "__class__"]
     body: list[ast.stmt] = []
     if original.co_name.isidentifier() and original.co_name not in original.co_freevars:
@@ -46,8 +54,9 @@ def _compile_function(original: types.CodeType, tree: ast.Module, filename: str)
         body.append(ast.Assign(targets=[ast.Name(v, ast.Store()) for v in freevars],
                                value=ast.Constant(None)))
         # Referencing each name keeps it a cell even if the function only assigns it.
-        body.append(ast.Expr(ast.Lambda(_no_args(), ast.Tuple([ast.Name(v, ast.Load()) for v in freevars],
-                                                               ast.Load()))))
+        body.append(ast.FunctionDef(name="__depyf_cells__", args=_no_args(), body=[ast.Return(
+            ast.Tuple([ast.Name(v, ast.Load()) for v in freevars], ast.Load()))], decorator_list=[],
+            returns=None, **({"type_params": []} if _has_type_params() else {})))
     inner = list(tree.body)
     if "__class__" in original.co_freevars:
         body.append(ast.ClassDef(name=_CLASS, bases=[], keywords=[], body=inner, decorator_list=[],
@@ -64,18 +73,20 @@ def _compile_function(original: types.CodeType, tree: ast.Module, filename: str)
     wrapper_code = _find(compiled, _WRAPPER)
     if wrapper_code is None:  # pragma: no cover - the compiler always emits it
         raise DecompilationError("wrapper code object missing", qualname=_qualname(original))
-    found = _find(wrapper_code, original.co_name, skip_self=True)
+    found = _find(wrapper_code, original.co_name, skip_self=True,
+                  predicate=(lambda c: is_class_body(c) == want_class_body))
     if found is None:
         raise DecompilationError("recompiled source does not define the function", qualname=_qualname(original))
     return found
 
 
-def _find(code: types.CodeType, name: str, skip_self: bool = False) -> types.CodeType | None:
+def _find(code: types.CodeType, name: str, skip_self: bool = False, predicate=None) -> types.CodeType | None:
     """Breadth-first search for a nested code object called ``name`` (outermost wins)."""
     queue = [code]
     while queue:
         current = queue.pop(0)
-        if current.co_name == name and not (skip_self and current is code):
+        if current.co_name == name and not (skip_self and current is code) \
+                and (predicate is None or predicate(current)):
             return current
         queue.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
     return None

@@ -179,13 +179,50 @@ class Nested:
                 if target == "__doc__" and isinstance(stmt.value, ast.Constant) and not cleaned:
                     cleaned.append(ast.Expr(stmt.value))
                     continue
-            if isinstance(stmt, ast.Return) and k == len(body) - 1:
-                continue
             cleaned.append(stmt)
+        cleaned = remove_implicit_returns(cleaned)
         if structurer.executor.globals_declared:
             cleaned.insert(0, ast.Global(sorted(structurer.executor.globals_declared)))
         extra = {"type_params": []} if sys.version_info >= (3, 12) else {}
         return ast.ClassDef(name, bases, keywords, cleaned or [ast.Pass()], [], **extra)
+
+
+def remove_implicit_returns(body: list) -> list:
+    """Module and class bodies end with an implicit ``return``: take every copy of it out.
+
+    A branch that ended with it and was hoisted (``if c: ...; return`` then the rest) gets the
+    rest back as its ``else``.
+    """
+    out: list = []
+    for k, stmt in enumerate(body):
+        if isinstance(stmt, ast.Return):
+            return out
+        if isinstance(stmt, ast.If):
+            ends_then, ends_else = _ends_in_return(stmt.body), _ends_in_return(stmt.orelse)
+            stmt.body = remove_implicit_returns(stmt.body) or [ast.Pass()]
+            stmt.orelse = remove_implicit_returns(stmt.orelse)
+            rest = body[k + 1:]
+            if rest and ends_then and not ends_else and not stmt.orelse:
+                stmt.orelse = remove_implicit_returns(rest)
+                out.append(stmt)
+                return out
+            if rest and ends_else and not ends_then:
+                stmt.body = stmt.body + remove_implicit_returns(rest)
+                out.append(stmt)
+                return out
+        out.append(stmt)
+    return out
+
+
+def _ends_in_return(body: list) -> bool:
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, ast.Return):
+        return True
+    if isinstance(last, ast.If):
+        return _ends_in_return(last.body) or _ends_in_return(last.orelse)
+    return False
 
 
 def _contains_yield(body: list) -> bool:
@@ -202,7 +239,7 @@ def code_to_ast(code: types.CodeType, defaults: dict[str, ast.expr] | None = Non
     nested = Nested()
     if code.co_name == "<module>":
         body, structurer = nested.statements(code)
-        body = strip_trailing_return_none(body)
+        body = remove_implicit_returns(body)
         if structurer.executor.globals_declared:
             pass
         if body and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1 \
@@ -210,6 +247,10 @@ def code_to_ast(code: types.CodeType, defaults: dict[str, ast.expr] | None = Non
                 and isinstance(body[0].value, ast.Constant):
             body[0] = ast.Expr(body[0].value)
         return ast.Module(body or [ast.Pass()], [])
+    if not code.co_flags & 0x03:
+        # a class body's code object: show it as the class statement it came from
+        node = nested.class_def(v.FunctionValue(code), code.co_name, [], [], None)
+        return ast.Module([node], [])
     fn = v.FunctionValue(code)
     if defaults:
         fn.defaults, fn.kwdefaults = _split_defaults(code, defaults)

@@ -759,6 +759,9 @@ class Structurer:
         body = self.emit(pos, body_ctx, body_stack)
         after = self.single(set(layer.normal_exits), pos, "try body leaves at different places")
         if kind == "with":
+            suppressed = self.with_suppressed_exit(target)
+            if after is None:
+                after = suppressed
             if len(stack) < 2 or not isinstance(stack[-1], v.WithEnter):
                 raise self.error(pos, "with body without a context manager")
             enter = stack[-1]
@@ -797,6 +800,18 @@ class Structurer:
             after = h_after
         out.append(ast.Try(body or [ast.Pass()], handlers, orelse, []))
         return after
+
+    def with_suppressed_exit(self, target: int) -> int | None:
+        """Where a with statement goes on after ``__exit__`` suppressed an exception."""
+        p = self.cfg.pos(target)
+        for k in range(p, min(p + 8, len(self.instrs))):
+            ins = self.instrs[k]
+            if ins.opname == "POP_JUMP_IF_TRUE":
+                q = self.cfg.pos(ins.target)
+                while q is not None and q < len(self.instrs) and self.instrs[q].opname in ("POP_TOP", "POP_EXCEPT"):
+                    q += 1
+                return self.follow_jumps(q)
+        return None
 
     def entry_depth(self, pos: int, target: int) -> int:
         for e in self.cfg.entries:

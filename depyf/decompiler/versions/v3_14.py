@@ -8,10 +8,13 @@ On top of 3.13 (:mod:`depyf.decompiler.versions.v3_13`):
   is LOAD_CONST; ``LOAD_COMMON_CONSTANT`` is LOAD_ASSERTION_ERROR or a builtin's LOAD_GLOBAL.
 - ``BINARY_OP`` with the subscript oparg is BINARY_SUBSCR.
 - ``with``: ``COPY 1; LOAD_SPECIAL __exit__; SWAP 2; SWAP 3; LOAD_SPECIAL __enter__; CALL 0`` leaves
-  ``exit, self, value``; it becomes ``BEFORE_WITH; PUSH_NULL; SWAP 2`` (``exit, NULL, value``) so
-  that every later stack position and handler depth stays as compiled. The exit call
-  ``LOAD_CONST None x3; CALL 3`` then finds (WithExit, NULL) as its callable slots.
-  ``__aenter__``/``__aexit__`` give BEFORE_ASYNC_WITH.
+  ``exit, self, value`` where 3.11's BEFORE_WITH leaves ``exit, value``: it becomes BEFORE_WITH
+  (BEFORE_ASYNC_WITH for ``__aexit__``) and the ``self`` slot is an *extra slot*: a small stack
+  analysis (:meth:`Translator.stack_kinds`) knows where extra slots are and rewrites what reaches
+  across them: ``SWAP``/``COPY``/``LIST_APPEND``/``SET_ADD``/``MAP_ADD`` depths and exception-table
+  depths shrink, a ``SWAP 2`` that only moves an extra slot and a ``POP_TOP`` that pops one are
+  dropped, and the exit call ``CALL 3`` on ``exit, self, None x3`` becomes 3.11's ``CALL 2``.
+  3.15 adds the virtual iterators' extra slots to the same analysis.
 - ``CALL_FUNCTION_EX`` always has a kwargs slot: a PUSH_NULL right before it means no kwargs.
 - ``BUILD_TEMPLATE`` / ``BUILD_INTERPOLATION`` (PEP 750 template strings) pass through unchanged:
   argval of BUILD_INTERPOLATION is ``(conversion char or None, has_spec)``.
@@ -19,6 +22,7 @@ On top of 3.13 (:mod:`depyf.decompiler.versions.v3_13`):
 
 from __future__ import annotations
 
+import bisect
 import dis
 import types
 
@@ -36,6 +40,12 @@ INVISIBLE = frozenset({"TO_BOOL", "NOT_TAKEN"})
 HANDLED = frozenset((v3_13.HANDLED - REMOVED) | SPECIAL | INVISIBLE)
 
 _SUBSCRIPT = "[]"
+EXTRA = "X"  # a slot the model does not have (3.14: a with's ``self``; 3.15 adds iterators' slots)
+VALUE = "."
+_NO_FALLTHROUGH = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP_FORWARD", "JUMP_BACKWARD",
+                             "JUMP_BACKWARD_NO_INTERRUPT"})
+_DEPTH_OPERANDS = {"LIST_APPEND": 1, "SET_ADD": 1, "MAP_ADD": 2}  # opname -> values popped first
+_EXIT_NAMES = frozenset({"__exit__", "__aexit__"})
 _WITH_PATTERN = ("COPY", "LOAD_SPECIAL", "SWAP", "SWAP", "LOAD_SPECIAL", "CALL")
 
 
@@ -43,6 +53,120 @@ class Translator(v3_13.Translator):
     HANDLED = HANDLED
     INVISIBLE = INVISIBLE
     END_FOR_TAIL = frozenset({"POP_ITER"})
+
+    def __init__(self, code: types.CodeType):
+        super().__init__(code)
+        self.raw_offsets = [ins.offset for ins in self.raw]
+        self.kinds = self.stack_kinds()
+
+    # -- the stack analysis ----------------------------------------------------------------
+    def stack_kinds(self) -> dict[int, tuple[str, ...]]:
+        """For each visible instruction, the kinds of the stack slots before it (bottom first).
+
+        Kinds are VALUE, EXTRA, or markers later versions add; only net stack effects are used,
+        which is enough because extra slots are only ever touched by the instructions that make
+        and drop them, and by depth operands.
+        """
+        states: dict[int, tuple[str, ...]] = {}
+        work = [(0, ())]
+        while work:
+            k, stack = work.pop()
+            while 0 <= k < len(self.raw):
+                ins = self.raw[k]
+                if ins.offset in states:
+                    break
+                states[ins.offset] = stack
+                for e in self.table:
+                    if e.start <= ins.offset < e.end:
+                        handler = self.pos.get(e.target)
+                        if handler is not None and e.target not in states and len(stack) >= e.depth:
+                            work.append((handler, stack[:e.depth] + (VALUE,) * (1 + e.lasti)))
+                name = ins.opname
+                if ins.argval is not None and name in self.JUMPS or name in ("FOR_ITER", "SEND"):
+                    target = self._visible_at_or_after(ins.argval)
+                    if target is not None:
+                        work.append((target, self.effect(k, ins, stack, jump=True)))
+                if name in _NO_FALLTHROUGH:
+                    break
+                stack = self.effect(k, ins, stack, jump=False)
+                k += 1
+        return states
+
+    def _visible_at_or_after(self, offset: int) -> int | None:
+        """Index of the first visible instruction at or after ``offset`` (jumps may land on a NOP)."""
+        k = bisect.bisect_left(self.raw_offsets, offset)
+        return k if k < len(self.raw) else None
+
+    def effect(self, k: int, ins: dis.Instruction, stack: tuple[str, ...], *, jump: bool) -> tuple[str, ...]:
+        """The stack kinds after ``raw[k]``."""
+        name = ins.opname
+        if name == "LOAD_SPECIAL" and ins.argval in _EXIT_NAMES:
+            return stack[:-1] + (VALUE, EXTRA)  # the bound __exit__ and its self (extra)
+        if name == "SWAP":
+            swapped = list(stack)
+            swapped[-1], swapped[-ins.arg] = swapped[-ins.arg], swapped[-1]
+            return tuple(swapped)
+        if name == "COPY":
+            return stack + (stack[-ins.arg],)
+        arg = ins.arg if ins.opcode >= dis.HAVE_ARGUMENT else None
+        effect = dis.stack_effect(ins.opcode, arg, jump=jump)
+        if effect >= 0:
+            return stack + (VALUE,) * effect
+        return stack[:len(stack) + effect]
+
+    def _extras(self, offset: int, top: int, popped: int = 0) -> int:
+        """Extra slots among the ``top`` slots left after popping ``popped`` before ``offset``."""
+        stack = self.kinds.get(offset, ())
+        if popped:
+            stack = stack[:-popped]
+        return stack[-top:].count(EXTRA) if top else 0
+
+    # -- translation -----------------------------------------------------------------------
+    def extras_at(self, offset: int) -> tuple[str, ...]:
+        return self.kinds.get(offset, ())
+
+    def adjust(self, ins: dis.Instruction) -> dis.Instruction:
+        popped = _DEPTH_OPERANDS.get(ins.opname)
+        if popped is None:
+            return ins
+        extras = self._extras(ins.offset, ins.arg, popped)
+        if not extras:
+            return ins
+        return ins._replace(arg=ins.arg - extras, argval=ins.arg - extras)
+
+    def op_POP_TOP(self, i, ins, out):
+        if self.kinds.get(ins.offset, (VALUE,))[-1:] == (EXTRA,):
+            self.drop(ins)  # an extra slot (a with's self, a 3.15 iterator's index)
+        else:
+            self.emit(out, ins, "POP_TOP")
+        return i + 1
+
+    def op_SWAP(self, i, ins, out):
+        stack = self.kinds.get(ins.offset, ())
+        n = ins.arg
+        if EXTRA in (stack[-1:] + stack[-n:-n + 1]):
+            if n == 2:
+                self.drop(ins)  # moves an extra slot past one value: nothing in the model
+                return i + 1
+            raise self.error(ins, "SWAP of an extra stack slot across several values")
+        self.emit(out, ins, "SWAP", n - stack[-n:].count(EXTRA))
+        return i + 1
+
+    def op_CALL(self, i, ins, out):
+        """``exit, self, None, None, None; CALL 3`` (a with's exit) -> 3.11's ``CALL 2``."""
+        stack = self.kinds.get(ins.offset, ())
+        if len(stack) >= ins.arg + 2 and stack[-(ins.arg + 1)] == EXTRA:
+            self.emit(out, ins, "CALL", ins.arg - 1)
+            return i + 1
+        return super().op_CALL(i, ins, out)
+
+    def remap(self, out: list[Instr], table: list[ExceptionEntry]) -> list[ExceptionEntry]:
+        fixed = []
+        for e in table:
+            first = self._visible_at_or_after(e.start)
+            stack = self.kinds.get(self.raw[first].offset, ()) if first is not None else ()
+            fixed.append(ExceptionEntry(e.start, e.end, e.target, e.depth - stack[:e.depth].count(EXTRA), e.lasti))
+        return super().remap(out, fixed)
 
     def op_LOAD_FAST_BORROW(self, i, ins, out):
         self.emit(out, ins, "LOAD_FAST", ins.argval)
@@ -95,10 +219,11 @@ class Translator(v3_13.Translator):
             exit_name = window[1].argval
             self.drop(*window)
             self.emit(out, ins, "BEFORE_ASYNC_WITH" if exit_name == "__aexit__" else "BEFORE_WITH")
-            self.emit(out, ins, "PUSH_NULL")
-            self.emit(out, ins, "SWAP", 2, arg=2)
             return i + len(_WITH_PATTERN)
-        self.emit(out, ins, "COPY", ins.argval)
+        stack = self.kinds.get(ins.offset, ())
+        if stack[-ins.arg:-ins.arg + 1] == (EXTRA,):
+            raise self.error(ins, "COPY of an extra stack slot")
+        self.emit(out, ins, "COPY", ins.arg - stack[-ins.arg:].count(EXTRA))
         return i + 1
 
     def op_BUILD_INTERPOLATION(self, i, ins, out):
