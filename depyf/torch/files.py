@@ -107,6 +107,13 @@ class DumpFiles:
         self.note_written(relative)
         return target
 
+    def remove(self, relative: str) -> None:
+        with contextlib.suppress(OSError):
+            os.unlink(self.path(relative))
+        with self._lock:
+            if relative in self.written:
+                self.written.remove(relative)
+
     def write_bytes(self, relative: str, data: bytes) -> str:
         target = self.path(relative)
         os.makedirs(os.path.dirname(target), exist_ok=True)

@@ -149,7 +149,11 @@ def write_index(session: DumpSession, top_level: list[FunctionRecord],
             for graph in entry["graphs"]:
                 owner_of.setdefault(graph, item["name"])
     for name, graph in session.graphs.graphs.items():
-        if session.clean_wild_fx_code and not graph.files:
+        if name not in owner_of and session.clean_wild_fx_code:
+            # "Wild" graph: compiled, but no transformed code calls it (e.g. the compilation
+            # restarted). Its files are removed unless clean_wild_fx_code=False.
+            for item in graph.files:
+                files.remove(item["file"])
             continue
         graphs.append({"name": name, "global_name": graph.global_name, "function": owner_of.get(name),
                        "compile_id": graph.compile_key, "files": graph.files, "linked_files": graph.linked})
