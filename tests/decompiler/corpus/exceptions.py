@@ -396,3 +396,37 @@ def break_in_try_except(n):
     else:
         v = None
     return v, popped
+
+
+@cases(([1, 0, 2],), ([],))
+def try_except_pass_in_while(values):
+    # traceback.clear_frames: a handler that only passes, inside a loop.
+    i = 0
+    out = []
+    while i < len(values):
+        try:
+            out.append(10 // values[i])
+        except ZeroDivisionError:
+            pass
+        i += 1
+    return out
+
+
+@cases((["a", "b", "zz"], [{"zz": 1}, {"b": 2}]), (["q"], []))
+def for_break_else_continue_in_handler(keys, mro):
+    # inspect._getmembers: for/break/else-continue inside an except handler inside a loop.
+    found = []
+    for key in keys:
+        try:
+            if len(key) < 2:
+                raise AttributeError
+            value = key.upper()
+        except AttributeError:
+            for base in mro:
+                if key in base:
+                    value = base[key]
+                    break
+            else:
+                continue
+        found.append((key, value))
+    return found

@@ -286,3 +286,34 @@ def for_if_then_tail(values):
             v = -v
         out.append(v)
     return out
+
+
+@cases(("xab", "yab", 0), ("ab", "ab", 0), ("ab", "cd", 0), ("a_b", "a_b", 0))
+def multiline_while_condition(a, b, lo):
+    # difflib.SequenceMatcher.find_longest_match: a condition split over lines with backslashes.
+    i = len(a)
+    j = len(b)
+    n = 0
+    while i > lo and j > lo and \
+          not b[j - 1] == "_" and \
+          a[i - 1] == b[j - 1]:
+        i, j, n = i - 1, j - 1, n + 1
+    return i, j, n
+
+
+@cases(([b"", b"abcdef"], 3), ([b"xy", b"z"], 5), ([], 2), ([b"", b""], 1))
+def while_two_breaking_ifs(chunks, n):
+    # zipfile.ZipExtFile.read1: two sibling ifs that both end in break.
+    chunks = list(chunks)
+    buf = b""
+    rest = b""
+    while chunks:
+        data = chunks.pop(0)
+        if n < len(data):
+            rest = data[n:]
+            buf += data[:n]
+            break
+        if data:
+            buf += data
+            break
+    return buf, rest, len(chunks)
