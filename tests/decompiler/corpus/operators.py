@@ -110,3 +110,9 @@ def inplace_ops(x):
     y = float(x)
     y /= 4
     return x, y
+
+
+@cases((0,), (1,), (3,))
+def negative_constant_operands(s):
+    # _pydecimal.Decimal._cmp: (-1) ** sign; a negative literal as the base of ** or a receiver.
+    return (-1) ** s, -((-1) ** s), -(-1) ** s, (-2) ** 2, (-1.5).__abs__(), (-1) * s, 2 ** -1
