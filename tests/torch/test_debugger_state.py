@@ -159,9 +159,10 @@ def test_adapter_names_what_is_missing() -> None:
         adapter._private("torch._dynamo.eval_frame", "_no_such_api")
 
 
-def test_guide_separates_files_that_run_from_files_for_reading(tmp_path: Path, capsys) -> None:
+def test_guide_separates_files_that_run_from_files_for_reading(tmp_path: Path, capsys, monkeypatch) -> None:
     import json
 
+    monkeypatch.setattr(debug_module, "_last_dump_dir", None)
     index = {
         "files": ["index.md", "full_code_for_f_0.py", "__transformed_code_0_for_f.py",
                   "__transformed_code_1_for_f.py", "__compiled_fn_1.forward.0.py",
