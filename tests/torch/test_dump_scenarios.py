@@ -204,3 +204,58 @@ def test_function_compiled_before_prepare_debug_is_still_shown(tmp_path):
     assert len(info["cache_entries"]) == 2
     assert any(e["fallback_reason"] and "before prepare_debug" in e["fallback_reason"]
                for e in info["cache_entries"])
+
+
+def test_internal_failures_become_warnings_and_the_program_still_works(tmp_path, monkeypatch):
+    from depyf.torch import index as index_module
+    from depyf.torch import session as session_module
+    from depyf.torch.session import DepyfWarning
+
+    def broken_transform(*args, **kwargs):
+        raise RuntimeError("simulated depyf bug")
+
+    def broken_index(*args, **kwargs):
+        raise RuntimeError("simulated index bug")
+
+    monkeypatch.setattr(session_module, "transform", broken_transform)
+    monkeypatch.setattr(index_module, "write_index", broken_index)
+
+    @torch.compile(backend="eager")
+    def f(x):
+        return x.sin() + 1
+
+    x = torch.randn(3)
+    with pytest.warns(DepyfWarning) as caught:
+        with depyf.prepare_debug(str(tmp_path / "dump")):
+            out = f(x)
+    assert torch.equal(out, x.sin() + 1)
+    messages = " ".join(str(w.message) for w in caught)
+    assert "simulated depyf bug" in messages and "simulated index bug" in messages
+
+
+def test_debugger_learns_the_dump_dir(tmp_path):
+    debug_module = pytest.importorskip("depyf.torch.debug")
+
+    @torch.compile(backend="eager")
+    def f(x):
+        return x + 1
+
+    with depyf.prepare_debug(str(tmp_path / "dump")) as d:
+        f(torch.ones(1))
+    assert debug_module.last_dump_dir() == d
+
+
+def test_nested_prepare_debug_warns_and_dumps_once(tmp_path):
+    from depyf.torch.session import DepyfWarning
+
+    @torch.compile(backend="eager")
+    def f(x):
+        return x + 1
+
+    with depyf.prepare_debug(str(tmp_path / "outer")) as outer:
+        with pytest.warns(DepyfWarning, match="already active"):
+            with depyf.prepare_debug(str(tmp_path / "inner")) as inner:
+                f(torch.ones(1))
+    assert inner == outer
+    assert not (tmp_path / "inner").exists()
+    check_dump(outer)
