@@ -403,10 +403,9 @@
     h.push(gs.length ? gs.map(function (g) {
       var gr = graphByName[g];
       if (!gr) return '<div class="chips"><span class="chip">' + esc(g) + '</span><span class="muted">(no files)</span></div>';
+      var labels = stageLabels(gr.files);
       return '<div class="chips graph-chips">' + link("graph/" + g, "<code>" + esc(g) + "</code>") + " " +
-        gr.files.map(function (fl, j) {
-          return link("graph/" + g + "/" + j, esc(STAGE_LABEL[fl.stage] || fl.stage), "chip");
-        }).join(" ") + "</div>";
+        gr.files.map(function (fl, j) { return link("graph/" + g + "/" + j, esc(labels[j]), "chip"); }).join(" ") + "</div>";
     }).join("") : '<div class="muted">This entry calls no graph.</div>');
     var rs = e.resume_functions || [];
     if (rs.length) {
@@ -449,6 +448,19 @@
     return h.join("");
   }
 
+  // Tab names for a graph's files: a stage written twice is numbered (Inductor's two output codes
+  // are the forward's and the backward's).
+  function stageLabels(files) {
+    var counts = {}, seen = {};
+    files.forEach(function (fl) { counts[fl.stage] = (counts[fl.stage] || 0) + 1; });
+    return files.map(function (fl) {
+      var nth = seen[fl.stage] = (seen[fl.stage] || 0) + 1;
+      var label = STAGE_LABEL[fl.stage] || fl.stage;
+      if (counts[fl.stage] === 2 && fl.stage === "output_code") return label + (nth === 2 ? " (backward)" : " (forward)");
+      return counts[fl.stage] > 1 ? label + " " + (nth - 1) : label;
+    });
+  }
+
   function viewGraph(name, j) {
     var g = graphByName[name];
     if (!g) return notFound("graph " + name);
@@ -464,16 +476,10 @@
       (g.global_name ? ' &middot; <span title="the global the transformed code calls">' + esc(g.global_name) + "</span>" : "") +
       ((g.linked_files || []).length ? ' &middot; <span class="runs">&#9679;</span> marks the file the running code comes from' : "") + "</div>");
     if (!files.length) return h.join("") + '<div class="box muted">No files were written for this graph.</div>';
-    var counts = {};
-    files.forEach(function (fl) { counts[fl.stage] = (counts[fl.stage] || 0) + 1; });
-    var seenStage = {};
+    var labels = stageLabels(files);
     var linked = g.linked_files || [];
     h.push('<div class="tabs" role="tablist">' + files.map(function (fl, x) {
-      seenStage[fl.stage] = (seenStage[fl.stage] || 0) + 1;
-      var nth = seenStage[fl.stage] - 1;
-      var label = (STAGE_LABEL[fl.stage] || fl.stage);
-      if (counts[fl.stage] === 2 && fl.stage === "output_code") label += nth ? " (backward)" : " (forward)";
-      else if (counts[fl.stage] > 1) label += " " + nth;
+      var label = labels[x];
       var runs = linked.indexOf(fl.file) >= 0;
       return '<a class="tab' + (x === j ? " active" : "") + '" role="tab" data-stage="' + esc(fl.stage) + '" href="#graph/' +
         esc(name) + "/" + x + '" data-route="graph/' + esc(name) + "/" + x + '"' +
@@ -481,7 +487,7 @@
         (runs ? ' <span class="runs">&#9679;</span>' : "") + "</a>";
     }).join("") + "</div>");
     var cur = files[j];
-    h.push('<div class="pane-title"><span>' + esc(STAGE_LABEL[cur.stage] || cur.stage) + "</span><span>" +
+    h.push('<div class="pane-title"><span>' + esc(labels[j]) + "</span><span>" +
       link("file/" + cur.file, esc(cur.file)) + "</span></div>");
     h.push(codeBlock(FILES[cur.file], {id: "stage-code"}));
     return h.join("");
