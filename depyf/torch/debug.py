@@ -68,7 +68,11 @@ def debug(*, pause: bool | None = None) -> Iterator[None]:
         _enter_no_compile(restore)
         try:
             print(_guide(last_dump_dir()), file=sys.stderr, flush=True)
-            _pause(_caller_frame(), pause)
+            trace_before = sys.gettrace()
+            if _pause(_caller_frame(), pause):
+                # The debugger we started ends with the block (and cannot trip over
+                # interpreter shutdown); a debugger the user attached keeps running.
+                restore.callback(sys.settrace, trace_before)
         except Exception as exc:  # the pause is a convenience; the block must still run
             _warn(f"could not pause in a debugger: {exc!r}")
         yield
@@ -207,8 +211,11 @@ def _split_by_index(index: dict[str, Any]) -> tuple[list[str], list[str]]:
     return runs_first, others
 
 
-def _pause(frame: types.FrameType | None, pause: bool | None) -> None:
-    """Stop once in ``frame`` (the user's ``with`` line) in whatever debugger can answer."""
+def _pause(frame: types.FrameType | None, pause: bool | None) -> bool:
+    """Stop once in ``frame`` (the user's ``with`` line) in whatever debugger can answer.
+
+    Returns whether it started a debugger (rather than reusing an attached one or not pausing).
+    """
     env = os.environ.get(PAUSE_ENV, "").strip()
     if pause is None and env in ("0", "1"):
         pause = env == "1"
@@ -219,25 +226,26 @@ def _pause(frame: types.FrameType | None, pause: bool | None) -> None:
 
             print("depyf.debug(): pausing in the attached debugpy client.", file=sys.stderr, flush=True)
             debugpy.breakpoint()
-        return
+        return False
     if debugger is not None:
         if pause is not False:
             # Reuse the running session: a new Pdb would not know its breakpoints.
             _stop_in(debugger, frame)
-        return
+        return False
     if pause is None:
         pause = _stdin_is_terminal()
         if not pause:
             print(f"depyf.debug(): not pausing: stdin is not a terminal and no debugger is attached "
                   f"(set {PAUSE_ENV}=1 to pause anyway).", file=sys.stderr, flush=True)
     if not pause:
-        return
+        return False
     if sys.breakpointhook is sys.__breakpointhook__ and not os.environ.get("PYTHONBREAKPOINT"):
         import pdb
 
         pdb.Pdb().set_trace(frame)  # stop in the user's frame, not in this module
     else:
         breakpoint()  # honour a custom hook (ipdb, PYTHONBREAKPOINT=...)
+    return True
 
 
 def _stop_in(debugger: bdb.Bdb, frame: types.FrameType | None) -> None:

@@ -75,6 +75,7 @@ LINKED_PROGRAM = textwrap.dedent('''
         out = compiled(a, b)
         if a.requires_grad:
             out.backward()
+    print("TRACE_AFTER", sys.gettrace())  # the pdb that debug() started ends with the block
     expected = f(a.detach(), b)
     print("SAME_AS_BEFORE", torch.equal(out, first))
     print("SAME_AS_EAGER", torch.equal(out, expected) if BACKEND != "inductor" else "n/a")
@@ -113,6 +114,7 @@ def _print(session: PdbSession, expr: str) -> str:
 def _assert_outputs_unchanged(rest: str, grads: bool) -> None:
     assert "SAME_AS_BEFORE True" in rest, rest
     assert "SAME_AS_EAGER False" not in rest, rest
+    assert "TRACE_AFTER None" in rest, rest
     if grads:
         assert "SAME_GRAD True" in rest, rest
 
