@@ -16,6 +16,7 @@ __all__ = [
     "UnsupportedTorchError",
     "dynamo_callback_from_stance_patch",
     "inductor_loaded_modules",
+    "register_bytecode_hook",
     "should_compile_frame",
     "run_frame_uncompiled",
 ]
@@ -105,3 +106,15 @@ def inductor_loaded_modules() -> list[types.ModuleType]:
     if modules is None:
         raise UnsupportedTorchError("depyf needs torch._inductor.codecache.PyCodeCache.modules")
     return list(modules)
+
+
+def register_bytecode_hook(hook: Callable[[types.CodeType, types.CodeType], Any]) -> Callable[[], None]:
+    """Call ``hook(original_code, transformed_code)`` for each Dynamo transformation; it may return
+    a replacement code object. Returns the function that removes the hook.
+
+    Private: ``torch._dynamo.convert_frame.register_bytecode_hook``. Used by tests that link
+    transformed code to a bytecode listing the way ``prepare_debug`` does.
+    """
+    register = _private("torch._dynamo.convert_frame", "register_bytecode_hook")
+    handle = register(hook)
+    return handle.remove

@@ -109,7 +109,9 @@ def _warn_on_uncompiled_calls(restore: contextlib.ExitStack) -> None:
 
     def warn_and_run_uncompiled(frame: types.FrameType, *args: Any, **kwargs: Any) -> Any:
         try:
-            if frame.f_code not in warned and adapter.should_compile_frame(frame):
+            # Expressions a debugger evaluates (pdb's `p x`: file "<string>") are not the user's.
+            if (frame.f_code not in warned and not frame.f_code.co_filename.startswith("<")
+                    and adapter.should_compile_frame(frame)):
                 warned.add(frame.f_code)
                 code = frame.f_code
                 warnings.warn_explicit(

@@ -15,12 +15,13 @@ and also reported as a warning.
 from __future__ import annotations
 
 import os
+import sys
 import types
 import warnings
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["link_graph_module", "link_inductor_output", "LinkWarning"]
+__all__ = ["link_graph_module", "link_inductor_output", "link_bytecode_listing", "LinkWarning"]
 
 
 class LinkWarning(UserWarning):
@@ -162,6 +163,95 @@ def _functions_of_module(module: types.ModuleType, source_file: str) -> Iterator
                 if obj.__code__.co_filename == source_file:
                     seen.add(id(obj))
                     yield obj
+
+
+# ---------------------------------------------------------------------------- bytecode listings
+
+
+def link_bytecode_listing(code: types.CodeType, path: str, *, title: str = "") -> types.CodeType | None:
+    """Write ``code``'s instructions to ``path``, one per line, and return ``code`` reporting that file.
+
+    For code that cannot be decompiled (Dynamo's transformed code when the decompiler gives up):
+    the returned code object has the same bytecode, constants and exception table, only
+    ``co_filename`` is ``path`` and every instruction's line is its line in the listing, so a
+    breakpoint on an instruction line is hit and ``p <local>`` shows live values. Nested code
+    objects (comprehensions, lambdas) are listed after their parent in the same file. The listing
+    sits inside a string literal: the file is valid Python and pdb accepts breakpoints on its
+    lines. Returns ``None`` (with a ``LinkWarning``) when it cannot; Python 3.10 has a different
+    line-table format and is not supported.
+    """
+    try:
+        if sys.version_info < (3, 11):
+            _give_up(path, "bytecode listings need Python 3.11 or newer")
+            return None
+        path = os.path.abspath(path)
+        lines = [f"# {line}" if line else "#" for line in title.splitlines()]
+        lines += ["# Dynamo's bytecode, one instruction per line; it runs with this file as its source.",
+                  "# Set breakpoints on instruction lines; `p <name>` shows the frame's locals.",
+                  "__bytecode_listing__ = r\"\"\""]
+        linked = _listed_code(code, lines)
+        lines.append('"""')
+        text = "\n".join(lines) + "\n"
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        import linecache
+
+        linecache.checkcache(path)
+        return _with_filename(linked, path)
+    except Exception as exc:
+        _give_up(path, f"{type(exc).__name__}: {exc}")
+        return None
+
+
+def _listed_code(code: types.CodeType, lines: list[str]) -> types.CodeType:
+    """Append ``code``'s listing to ``lines`` and return ``code`` with a matching line table."""
+    import dis
+
+    lines.append(f"{code.co_qualname}({', '.join(code.co_varnames[:code.co_argcount])}):")
+    first_line = len(lines)  # 1-based number of the header line just added
+    spans: list[tuple[int, int]] = []  # (line, length in code units)
+    instructions = list(dis.get_instructions(code))
+    for i, ins in enumerate(instructions):
+        end = instructions[i + 1].offset if i + 1 < len(instructions) else len(code.co_code)
+        argument = f" {ins.argrepr}" if ins.argrepr else (f" {ins.arg}" if ins.arg is not None else "")
+        argument = argument.replace('"""', "'''")  # keep the string literal closed
+        lines.append(f"    {ins.offset:>5} {ins.opname}{argument}")
+        spans.append((len(lines), (end - ins.offset) // 2))
+    consts = list(code.co_consts)
+    for k, const in enumerate(consts):
+        if isinstance(const, types.CodeType):
+            lines.append("")
+            consts[k] = _listed_code(const, lines)
+    return code.replace(co_firstlineno=first_line, co_linetable=_line_table(first_line, spans),
+                        co_consts=tuple(consts))
+
+
+def _line_table(first_line: int, spans: list[tuple[int, int]]) -> bytes:
+    """A 3.11+ location table giving each span of code units one line and no columns."""
+    out = bytearray()
+    previous = first_line
+    for line, length in spans:
+        while length > 0:
+            chunk = min(length, 8)
+            out.append(0x80 | (13 << 3) | (chunk - 1))  # 13: "line only, no column" entry
+            _write_signed_varint(out, line - previous)
+            previous = line
+            length -= chunk
+    return bytes(out)
+
+
+def _write_signed_varint(out: bytearray, value: int) -> None:
+    unsigned = (-value << 1) | 1 if value < 0 else value << 1
+    while unsigned >= 64:
+        out.append(0x40 | (unsigned & 63))
+        unsigned >>= 6
+    out.append(unsigned)
+
+
+def _with_filename(code: types.CodeType, path: str) -> types.CodeType:
+    consts = tuple(_with_filename(c, path) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_filename=path, co_consts=consts)
 
 
 # ---------------------------------------------------------------------------- shared core

@@ -313,3 +313,55 @@ def test_prepare_debug_aot_eager_breakpoints_in_resume_function_and_graphs(tmp_p
             pytest.xfail("resume function not decompiled yet: " + str(entry.get("fallback_reason")))
     finally:
         session.kill()
+
+
+LISTING_PROGRAM = textwrap.dedent('''
+    import os
+    import torch
+    from depyf.torch import _adapter_debug as adapter
+    from depyf.torch.debug import debug, set_last_dump_dir
+    from depyf.torch.linking import link_bytecode_listing
+
+    DUMP = os.path.abspath("dump")
+    counts = {}
+
+    def link_listing(code, new_code):
+        n = counts[code.co_name] = counts.get(code.co_name, -1) + 1
+        path = os.path.join(DUMP, f"__transformed_code_{n}_for_{code.co_name}.py")
+        return link_bytecode_listing(new_code, path, title=f"__transformed_code_{n}_for_{code.co_name}")
+
+    def toy_example(a, b):
+        x = a / (torch.abs(a) + 1)
+        if b.sum() < 0:
+            b = b * -1
+        return x * b
+
+    compiled = torch.compile(toy_example, backend="eager")
+    a, b = torch.linspace(-1, 1, 10), torch.arange(10.0)
+    remove = adapter.register_bytecode_hook(link_listing)
+    first = compiled(a, b)
+    remove()
+    set_last_dump_dir(DUMP)
+    with debug():
+        out = compiled(a, b)
+    print("SAME_AS_BEFORE", torch.equal(out, first))
+''')
+
+
+def test_breakpoint_in_transformed_code_listing(tmp_path: Path) -> None:
+    """Transformed code that is not decompiled still runs from its dumped listing (same bytecode)."""
+    (tmp_path / "program.py").write_text(LISTING_PROGRAM)
+    session = PdbSession(["program.py"], cwd=tmp_path, env=child_env())
+    try:
+        assert session.wait_prompt() is not None, session.transcript
+        listing = tmp_path / "dump" / "__transformed_code_0_for_toy_example.py"
+        lines = listing.read_text().splitlines()
+        line = next(i for i, text in enumerate(lines, 1) if text.split()[1:2] == ["CALL"])
+        _break(session, listing, line)
+        _continue_to(session, listing, line)
+        assert _print(session, "a.tolist()") == _print(session, "torch.linspace(-1, 1, 10).tolist()")
+        assert _print(session, "b.tolist()") == str([float(i) for i in range(10)])
+        session.send("cl 1")
+        assert "SAME_AS_BEFORE True" in session.finish(), session.transcript
+    finally:
+        session.kill()

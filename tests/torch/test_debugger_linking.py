@@ -146,3 +146,49 @@ def test_inductor_module_functions_run_from_the_written_file(tmp_path: Path) -> 
     assert module.get_args.__code__.co_filename == str(target)
     x = torch.randn(3)
     assert torch.equal(call([x])[0], torch.abs(x) + 1)
+
+
+def _fallback_example(a, n):
+    try:
+        values = [v * 2 for v in range(n)]
+    except ValueError:
+        values = []
+    return a + sum(values), '"""quoted"""\\d'
+
+
+def test_bytecode_listing_runs_the_same_bytecode_from_the_listing(tmp_path: Path) -> None:
+    import pdb
+    import types
+
+    from depyf.torch.linking import link_bytecode_listing
+
+    original = _fallback_example.__code__
+    path = tmp_path / "__transformed_code_0_for_f.py"
+    code = link_bytecode_listing(original, str(path), title="__transformed_code_0_for_f: not decompiled")
+    assert code is not None
+    assert code.co_code == original.co_code and code.co_exceptiontable == original.co_exceptiontable
+    assert code.co_filename == str(path)
+    ast.parse(path.read_text())
+    listing = path.read_text().splitlines()
+    function = types.FunctionType(code, _fallback_example.__globals__)
+
+    seen = []
+
+    def tracer(frame, event, arg):
+        if frame.f_code.co_filename == str(path):
+            seen.append((frame.f_code.co_name, frame.f_lineno))
+            return tracer
+        return None
+
+    sys.settrace(tracer)
+    try:
+        result = function(1.5, 4)
+    finally:
+        sys.settrace(None)
+    assert result == _fallback_example(1.5, 4)
+    executed = [listing[line - 1].split()[1] for name, line in seen if name == "_fallback_example" and line]
+    assert executed[0] == "RESUME" and "RETURN_VALUE" in executed
+    assert any(name == "<listcomp>" for name, _ in seen)  # nested code is listed and linked too
+    call_line = next(i for i, text in enumerate(listing, 1) if text.split()[1:2] == ["CALL"])
+    assert pdb.Pdb().checkline(str(path), call_line) == call_line  # pdb accepts the line
+

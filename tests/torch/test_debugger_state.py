@@ -185,3 +185,20 @@ def test_guide_separates_files_that_run_from_files_for_reading(tmp_path: Path, c
     assert str(tmp_path / "__compiled_fn_1.forward.0.py") in runs
     for name in ("__transformed_code_1_for_f.py", "__compiled_fn_1.joint_graph.0.py", "full_code_for_f_0.py"):
         assert str(tmp_path / name) in reading and str(tmp_path / name) not in runs
+
+
+def test_adapter_register_bytecode_hook() -> None:
+    seen = []
+    remove = adapter.register_bytecode_hook(lambda code, new_code: seen.append(code.co_name))
+
+    def hooked(x):
+        return x + 1
+
+    torch._dynamo.reset()
+    try:
+        torch.compile(hooked, backend="eager")(torch.ones(2))
+    finally:
+        remove()
+    torch.compile(lambda x: x - 1, backend="eager")(torch.ones(2))
+    torch._dynamo.reset()
+    assert seen == ["hooked"]
