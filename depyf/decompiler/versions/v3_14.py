@@ -100,7 +100,7 @@ class Translator(v3_13.Translator):
     def effect(self, k: int, ins: dis.Instruction, stack: tuple[str, ...], *, jump: bool) -> tuple[str, ...]:
         """The stack kinds after ``raw[k]``."""
         name = ins.opname
-        if name == "LOAD_SPECIAL" and ins.argval in _EXIT_NAMES:
+        if name == "LOAD_SPECIAL" and _special_name(ins) in _EXIT_NAMES:
             return stack[:-1] + (VALUE, EXTRA)  # the bound __exit__ and its self (extra)
         if name == "SWAP":
             swapped = list(stack)
@@ -216,7 +216,7 @@ class Translator(v3_13.Translator):
         window = [self.at(i + k) for k in range(len(_WITH_PATTERN))]
         if ins.arg == 1 and all(w is not None and w.opname == name for w, name in zip(window, _WITH_PATTERN, strict=True)) \
                 and window[2].arg == 2 and window[3].arg == 3 and window[5].arg == 0:
-            exit_name = window[1].argval
+            exit_name = _special_name(window[1])
             self.drop(*window)
             self.emit(out, ins, "BEFORE_ASYNC_WITH" if exit_name == "__aexit__" else "BEFORE_WITH")
             return i + len(_WITH_PATTERN)
@@ -233,6 +233,11 @@ class Translator(v3_13.Translator):
     def op_BUILD_TEMPLATE(self, i, ins, out):
         self.emit(out, ins, "BUILD_TEMPLATE")
         return i + 1
+
+
+def _special_name(ins: dis.Instruction) -> str:
+    """The dunder a LOAD_SPECIAL loads (``dis`` gives the oparg as argval)."""
+    return dis._special_method_names[ins.arg]
 
 
 def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
