@@ -144,7 +144,7 @@ def _link_inductor_output(module: types.ModuleType, path: str) -> str | None:
         text = f.read()
     targets: dict[str, types.FunctionType | None] = {}
     for fn in _functions_of_module(module, source_file):
-        targets.setdefault(fn.__code__.co_qualname, fn)
+        targets.setdefault(_qualname(fn.__code__), fn)
     if not targets:
         return _give_up(path, f"module {module.__name__!r} defines no Python function")
     return _link_text(text, path, targets)
@@ -272,7 +272,7 @@ def _link_text(text: str, path: str, targets: dict[str, types.FunctionType | Non
     compiled = compile(text, path, "exec", dont_inherit=True)
     by_qualname: dict[str, types.CodeType] = {}
     for code in _nested_codes(compiled):
-        by_qualname.setdefault(code.co_qualname, code)
+        by_qualname.setdefault(_qualname(code), code)
     swaps: list[tuple[types.FunctionType, types.CodeType]] = []
     for qualname, fn in targets.items():
         if fn is None:
@@ -315,9 +315,13 @@ def _difference(old: types.CodeType, new: types.CodeType) -> str | None:
                 return f"{a.co_name}: {inner}"
         elif type(a) is not type(b) or (a != b and repr(a) != repr(b)):
             return f"constant {a!r} != {b!r}"
-    if old.co_exceptiontable != new.co_exceptiontable:
+    if getattr(old, "co_exceptiontable", None) != getattr(new, "co_exceptiontable", None):
         return "exception table differs"
     return None
+
+
+def _qualname(code: types.CodeType) -> str:
+    return getattr(code, "co_qualname", code.co_name)  # Python 3.10 has no co_qualname
 
 
 def _give_up(path: str, reason: str) -> str:
