@@ -197,6 +197,14 @@ def test_breakpoints_set_from_python_m_pdb_are_hit(tmp_path: Path) -> None:
 SEED = REPO / "examples" / "seed_example.py"
 
 
+def _first_step_line(transformed: Path) -> int:
+    """A line that runs early in a transformed-code file: decompiled source or a bytecode listing."""
+    lines = transformed.read_text().splitlines()
+    if any(line.startswith("__bytecode_listing__") for line in lines):
+        return next(i for i, text in enumerate(lines, 1) if text.split()[1:2] == ["RESUME"]) + 1
+    return line_after(transformed, "def ")
+
+
 def _seed_session(tmp_path: Path) -> PdbSession:
     shutil.copy(SEED, tmp_path / "seed_example.py")
     session = PdbSession(["seed_example.py"], cwd=tmp_path, env=child_env())
@@ -212,7 +220,7 @@ def test_seed_example_breakpoint_in_transformed_code(tmp_path: Path) -> None:
     session = _seed_session(tmp_path)
     try:
         transformed = tmp_path / "depyf_debug_dir" / "__transformed_code_0_for_toy_example.py"
-        line = line_after(transformed, "def __transformed_code_0_for_toy_example(")
+        line = _first_step_line(transformed)
         _break(session, transformed, line)
         _continue_to(session, transformed, line)
         assert _print(session, "a.shape") == "torch.Size([10])"
