@@ -95,7 +95,7 @@ class DumpSession:
         self._undo: list[Callable[[], None]] = []
         self._lock = threading.RLock()
         self.active = False
-        self._resume_global_cache: dict[str, object] | None = None
+        self._resume_global_cache: dict[str, object] = {}
 
     # --- lifecycle --------------------------------------------------------------------------------
     def warn(self, message: str) -> None:
@@ -253,23 +253,22 @@ class DumpSession:
         for name in entry.result.dynamo_code.co_names:
             if not name.startswith("__resume_at_"):
                 continue
-            code = getattr(self._resume_globals().get(name), "__code__", None)
+            code = getattr(self._resume_global(name), "__code__", None)
             if isinstance(code, types.CodeType) and _RESUME.match(code.co_name) and code not in out:
                 out.append(code)
         return out
 
-    def _resume_globals(self) -> dict[str, object]:
-        """``__resume_at_*`` globals Dynamo installed in loaded modules (scanned once)."""
-        if self._resume_global_cache is None:
-            found: dict[str, object] = {}
+    def _resume_global(self, name: str) -> object:
+        """The ``__resume_at_*`` global Dynamo installed in the compiled function's module."""
+        if name not in self._resume_global_cache:
+            found = None
             for module in list(sys.modules.values()):
                 namespace = getattr(module, "__dict__", None)
-                if not isinstance(namespace, dict):
-                    continue
-                for key in [k for k in list(namespace) if isinstance(k, str) and k.startswith("__resume_at_")]:
-                    found.setdefault(key, namespace[key])
-            self._resume_global_cache = found
-        return self._resume_global_cache
+                if isinstance(namespace, dict) and name in namespace:
+                    found = namespace[name]
+                    break
+            self._resume_global_cache[name] = found
+        return self._resume_global_cache[name]
 
     def _parent_of(self, record: FunctionRecord) -> FunctionRecord | None:
         match = _RESUME.match(record.name)
