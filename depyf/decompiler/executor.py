@@ -26,6 +26,9 @@ from depyf.decompiler.instructions import CONDITIONAL_JUMPS, Instr
 
 _STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_DEREF", "STORE_GLOBAL", "STORE_ATTR",
                      "STORE_SUBSCR"})
+# instructions that may come between the stores of one tuple assignment (computing targets)
+_DURING_GROUP = _STORES | {"LOAD_FAST", "LOAD_CONST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_DEREF",
+                           "LOAD_ATTR", "BINARY_SUBSCR", "BINARY_OP", "SWAP", "COPY", "PUSH_NULL"}
 
 
 def _reads_target(stack: list, target: ast.expr) -> bool:
@@ -129,6 +132,8 @@ class Executor:
         self.qualname = getattr(code, "co_qualname", code.co_name)
         self.comp_kind = _COMPREHENSION_NAMES.get(code.co_name)
         self.parallel: list = []   # pending (target, value) stores of a tuple assignment
+        self.parallel_pending: list = []  # values on the stack when the group started
+        self.current = 0
         self.temp_count = 0
         self.globals_declared: set[str] = set()
         self.nonlocals_declared: set[str] = set()
@@ -143,7 +148,7 @@ class Executor:
         while i < end:
             ins = self.instrs[i]
             op = ins.opname
-            if self.parallel and op not in _STORES:
+            if self.parallel and op not in _DURING_GROUP:
                 self.flush_parallel(out)
             if op in CONDITIONAL_JUMPS:
                 if op.startswith("JUMP_IF"):
@@ -167,6 +172,7 @@ class Executor:
             handler = getattr(self, "op_" + op, None)
             if handler is None:
                 raise self.error(ins, f"no symbolic semantics for {op}")
+            self.current = i
             handler(ins, stack, out)
             i += 1
         self.flush_parallel(out)
@@ -238,6 +244,15 @@ class Executor:
         self.spill(stack, out, writes, keep)
         out.append(node)
 
+    def tuple_assignment_ahead(self, stack: list) -> bool:
+        """Other plain values wait on the stack: this store starts ``a, b = x, y``."""
+        return any(isinstance(x, ast.expr) and not isinstance(x, ast.Constant) for x in stack) \
+            and self.next_is_store()
+
+    def next_is_store(self) -> bool:
+        nxt = self.instrs[self.current + 1] if self.current + 1 < len(self.instrs) else None
+        return nxt is not None and nxt.opname in _DURING_GROUP
+
     def flush_parallel(self, out: list) -> None:
         """Emit stores that had to happen together (``a, b = b, a``) as one tuple assignment."""
         if not self.parallel:
@@ -245,6 +260,13 @@ class Executor:
         targets = [t for t, _ in self.parallel]
         vals = [val for _, val in self.parallel]
         self.parallel = []
+        order = getattr(self, "parallel_order", [])
+        rank = [next((k for k, x in enumerate(order) if x is val), -1) for val in vals]
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if len(names) == len(targets) == len(set(names)) and rank == sorted(rank, reverse=True):
+            # stores to distinct locals in reverse order of evaluation: show source order
+            targets.reverse()
+            vals.reverse()
         if len(targets) == 1:
             out.append(ast.Assign(targets, vals[0]))
         else:
@@ -338,9 +360,17 @@ class Executor:
             self._import_from_statement(item, target, out, ins)
             return
         value = self.value(item, ins)
-        if self.parallel or (isinstance(item, ast.expr) and _reads_target(stack, target)
-                             and not any(x is value for x in stack)):
+        if self.parallel and not any(value is x for x in self.parallel_pending):
+            self.flush_parallel(out)
+        if self.parallel or (isinstance(item, ast.expr) and not any(x is value for x in stack)
+                             and (_reads_target(stack, target) or self.tuple_assignment_ahead(stack))):
+            if not self.parallel:
+                self.parallel_pending = [x for x in stack if isinstance(x, ast.expr)]
+                self.parallel_order = self.parallel_pending + [value]
             self.parallel.append((target, value))
+            self.parallel_pending = [x for x in self.parallel_pending if x is not value]
+            if not any(any(x is p for p in self.parallel_pending) for x in stack):
+                self.flush_parallel(out)
             return
         if isinstance(value, ast.BinOp) and getattr(value, "inplace", False):
             self.statement(ast.AugAssign(to_store(target), value.op, value.right), stack, out, _writes(target))

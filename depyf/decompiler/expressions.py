@@ -38,6 +38,9 @@ def constant(value: object, *, as_set: bool = False) -> ast.expr:
         return ast.Call(load("complex"), [constant(value.real), constant(value.imag)], [])
     if isinstance(value, float) and value == 0.0 and math.copysign(1.0, value) < 0:
         return ast.UnaryOp(ast.USub(), ast.Constant(0.0))
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+        # written as a unary minus so the printer parenthesises it: (-1) ** x
+        return ast.UnaryOp(ast.USub(), ast.Constant(-value))
     return ast.Constant(value)
 
 

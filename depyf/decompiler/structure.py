@@ -114,9 +114,13 @@ class Structurer:
                 succs = {b.index: list(b.succs) for b in blocks}
             else:
                 nodes = set(loop.blocks) - {self.cfg.block_of[loop.header]}
-                cont = {self.cfg.block_of[p] for p in loop.continues}
-                succs = {n: [s for s in blocks[n].succs if s not in cont] for n in nodes}
-                succs = {n: [s for s in ss if s in nodes] or ([] if not ss else []) for n, ss in succs.items()}
+                entries = {self.cfg.block_of[p] for p in loop.continues if self.cfg.is_leader(p)}
+                entries.add(self.cfg.block_of[loop.header])
+                if loop.body_start is not None:
+                    entries.add(self.cfg.block_of[loop.body_start])
+                tails = {self.cfg.block_of[p] for p in loop.continues if not self.cfg.is_leader(p)}
+                succs = {n: [] if n in tails else [x for x in blocks[n].succs if x in nodes and x not in entries]
+                         for n in nodes}
             self._pdoms[key] = post_dominators(nodes, succs)
         return self._pdoms[key]
 
@@ -159,7 +163,8 @@ class Structurer:
                     break
                 candidate = self.try_candidate(pos, ctx)
                 sources = self.back_edge_targets.get(pos, [])
-                loop_first = candidate is not None and not (ctx.loop is not None and ctx.loop.header == pos) \
+                loop_first = candidate is not None \
+                    and not (ctx.loop is not None and pos in (ctx.loop.header, ctx.loop.body_start)) \
                     and any(candidate not in self.cfg.handler_chain(s) for s in sources)
                 if not loop_first:
                     started = self.try_start(pos, ctx, stack, out)
@@ -197,13 +202,13 @@ class Structurer:
                     else "goto"
                 if inner in ("continue", "break", "stop"):
                     return inner
-        if target in ctx.stops:
-            return "stop"
         if ctx.loop is not None:
             if target in ctx.loop.continues:
                 return "continue"
             if target in ctx.loop.breaks:
                 return "break"
+        if target in ctx.stops:
+            return "stop"
         if ctx.layers and not self.covered(target, ctx.layers[-1]):
             return "leave"
         return "goto"
@@ -469,6 +474,20 @@ class Structurer:
         """Positions where a jump out of the loop is ``break`` (and where those breaks land)."""
         last = max(self.cfg.blocks[b].end for b in blocks)
         found: set[int] = set()
+        # jumps anywhere in the loop's layout range that land after it (inline code ending in break)
+        for k in range(header, last):
+            ins = self.instrs[k]
+            if ins.opname in ("JUMP", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
+                              "POP_JUMP_IF_NOT_NONE") and ins.target is not None:
+                t = self.cfg.pos(ins.target)
+                if t is None or t < last or t == exit_pos:
+                    continue
+                final = self.follow_trivial(t)
+                if final is not None and final < len(self.instrs) and self.instrs[final].opname == "RERAISE":
+                    continue
+                found.add(t)
+                if final is not None:
+                    found.add(final)
         for b in blocks:
             for s in self.cfg.blocks[b].succs:
                 if s in blocks:
@@ -571,7 +590,6 @@ class Structurer:
             if self.instrs[back].opname not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE",
                                                 "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
                 continue
-            line = self.instrs[body_start - 1].lineno if body_start > 0 else None
             k = 0
             while True:
                 a, b = back - k, body_start - 1 - k
@@ -584,7 +602,7 @@ class Structurer:
                     break
                 if ia.target is not None and not (ia.opname.startswith("POP_JUMP") and ib.opname.startswith("POP_JUMP")):
                     break
-                if ib.lineno != line:
+                if ib.lineno != ia.lineno:
                     break
                 k += 1
             if k == 0:

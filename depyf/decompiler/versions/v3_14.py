@@ -44,7 +44,9 @@ EXTRA = "X"  # a slot the model does not have (3.14: a with's ``self``; 3.15 add
 VALUE = "."
 _NO_FALLTHROUGH = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP_FORWARD", "JUMP_BACKWARD",
                              "JUMP_BACKWARD_NO_INTERRUPT"})
-_DEPTH_OPERANDS = {"LIST_APPEND": 1, "SET_ADD": 1, "MAP_ADD": 2}  # opname -> values popped first
+# opname -> values popped before the depth operand is counted
+_DEPTH_OPERANDS = {"LIST_APPEND": 1, "SET_ADD": 1, "MAP_ADD": 2, "LIST_EXTEND": 1, "SET_UPDATE": 1,
+                   "DICT_UPDATE": 1, "DICT_MERGE": 1}
 _EXIT_NAMES = frozenset({"__exit__", "__aexit__"})
 _WITH_PATTERN = ("COPY", "LOAD_SPECIAL", "SWAP", "SWAP", "LOAD_SPECIAL", "CALL")
 
