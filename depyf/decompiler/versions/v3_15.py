@@ -13,7 +13,10 @@ which rewrites depth operands and exception depths across it and drops the ``POP
 - inlined comprehensions call GET_ITER (GET_AITER) after ``BUILD_X 0; SWAP 2``: the caller gets it;
 - ``PUSH_NULL; FOR_ITER`` (iterating a generator the compiler made, as in the inlined ``list(genexpr)``)
   is an extra slot too, and dropped;
-- SEND loops have a NULL under the sent value (``PUSH_NULL; LOAD_CONST None; SEND``): dropped.
+- SEND loops have a NULL under the sent value (``PUSH_NULL; LOAD_CONST None; SEND``): dropped;
+- PEP 810 ``lazy import`` sets the low bit of IMPORT_NAME's oparg: kept as ``extra['lazy']``;
+- PEP 798 unpacking in comprehensions (``[*x for x in xs]``) puts LIST_EXTEND/SET_UPDATE/DICT_UPDATE in
+  the comprehension body (their depth operands are rewritten like LIST_APPEND's).
 """
 
 from __future__ import annotations
@@ -91,6 +94,11 @@ class Translator(v3_14.Translator):
         if len(out) >= 2 and out[-1].opname == "LOAD_CONST" and out[-2].opname == "PUSH_NULL":
             self.dropped.add(out.pop(-2).offset)
         return super().op_SEND(i, ins, out)
+
+    def op_IMPORT_NAME(self, i, ins, out):
+        """PEP 810: the low oparg bit marks ``lazy import``; the model keeps it as ``extra['lazy']``."""
+        self.emit(out, ins, "IMPORT_NAME", ins.argval, lazy=bool(ins.arg & 1))
+        return i + 1
 
     def comprehension_loop_start(self, k: int) -> int:
         """``BUILD_X 0; SWAP 2; GET_ITER 0; FOR_ITER``: the caller does the GET_ITER."""
