@@ -58,6 +58,7 @@ def _compile_function(original: types.CodeType, tree: ast.Module, filename: str,
             ast.Tuple([ast.Name(v, ast.Load()) for v in freevars], ast.Load()))], decorator_list=[],
             returns=None, **({"type_params": []} if _has_type_params() else {})))
     inner = list(tree.body)
+    _keep_free_variables(original, inner)
     if "__class__" in original.co_freevars:
         body.append(ast.ClassDef(name=_CLASS, bases=[], keywords=[], body=inner, decorator_list=[],
                                  type_params=[]) if _has_type_params() else
@@ -78,6 +79,20 @@ def _compile_function(original: types.CodeType, tree: ast.Module, filename: str,
     if found is None:
         raise DecompilationError("recompiled source does not define the function", qualname=_qualname(original))
     return found
+
+
+def _keep_free_variables(original: types.CodeType, body: list) -> None:
+    """Free variables the code keeps but never reads (Dynamo's transformed code does this) still
+    have to be free variables of the new code: reference them where it never runs."""
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == original.co_name:
+            used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            missing = [v for v in original.co_freevars if v not in used and v != "__class__"]
+            if missing:
+                keep = ast.If(ast.Constant(False), [ast.Expr(ast.Tuple([ast.Name(v, ast.Load()) for v in missing],
+                                                                       ast.Load()))], [])
+                node.body.insert(0, keep)
+            return
 
 
 def _find(code: types.CodeType, name: str, skip_self: bool = False, predicate=None) -> types.CodeType | None:
