@@ -8,8 +8,8 @@ import types
 from dataclasses import dataclass
 
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.render import code_to_source
 from depyf.decompiler.rebuild import rebuild_code
+from depyf.decompiler.render import code_to_source
 
 __all__ = ["DecompilationError", "Recompiled", "decompile", "recompile", "code_of"]
 

@@ -722,7 +722,7 @@ class Executor:
         func = self.value(func, ins)
         values = [self.value(a, ins) for a in prefix + args]
         pos = values[:len(values) - len(kwnames)] if kwnames else values
-        kws = [ast.keyword(name, val) for name, val in zip(kwnames, values[len(values) - len(kwnames):])]
+        kws = [ast.keyword(name, val) for name, val in zip(kwnames, values[len(values) - len(kwnames):], strict=False)]
         stack.append(ast.Call(func, pos, kws))
 
     def op_CALL_KW(self, ins, stack, out):
@@ -745,7 +745,7 @@ class Executor:
         keywords = []
         if kwargs is not None:
             if isinstance(kwargs, ast.Dict):
-                for key, val in zip(kwargs.keys, kwargs.values):
+                for key, val in zip(kwargs.keys, kwargs.values, strict=False):
                     if key is None:
                         keywords.append(ast.keyword(None, val))
                     elif isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier():
@@ -772,7 +772,7 @@ class Executor:
         if flags & 0x02:
             kw = self.value(self.pop(stack, ins), ins)
             if isinstance(kw, ast.Dict):
-                fn.kwdefaults = {k.value: val for k, val in zip(kw.keys, kw.values)}
+                fn.kwdefaults = {k.value: val for k, val in zip(kw.keys, kw.values, strict=False)}
         if flags & 0x01:
             d = self.value(self.pop(stack, ins), ins)
             fn.defaults = list(d.elts) if isinstance(d, ast.Tuple) else []
@@ -789,7 +789,7 @@ class Executor:
         elif flag == 0x02:
             kw = self.value(attr, ins)
             if isinstance(kw, ast.Dict):
-                fn.kwdefaults = {k.value: val for k, val in zip(kw.keys, kw.values)}
+                fn.kwdefaults = {k.value: val for k, val in zip(kw.keys, kw.values, strict=False)}
         elif flag == 0x01:
             d = self.value(attr, ins)
             fn.defaults = list(d.elts) if isinstance(d, ast.Tuple) else []
@@ -803,7 +803,7 @@ class Executor:
             elts = node.elts
             return {elts[k].value: elts[k + 1] for k in range(0, len(elts) - 1, 2)}
         if isinstance(node, ast.Dict):
-            return {k.value: val for k, val in zip(node.keys, node.values)}
+            return {k.value: val for k, val in zip(node.keys, node.values, strict=False)}
         return {}
 
     def _build_class(self, args, kwnames, ins) -> v.ClassValue:
@@ -813,7 +813,7 @@ class Executor:
         rest = [self.value(r, ins) for r in rest]
         npos = len(rest) - len(kwnames)
         bases = rest[:npos]
-        keywords = [ast.keyword(k, val) for k, val in zip(kwnames, rest[npos:])]
+        keywords = [ast.keyword(k, val) for k, val in zip(kwnames, rest[npos:], strict=False)]
         return v.ClassValue(self.decompile_nested.class_def(body_fn, name_node.value, bases, keywords, ins))
 
     def op_CALL_INTRINSIC_1(self, ins, stack, out):

@@ -170,7 +170,7 @@ class Nested:
     def class_def(self, fn: v.FunctionValue, name: str, bases: list, keywords: list, ins) -> ast.ClassDef:
         body, structurer = self.statements(fn.code)
         cleaned = []
-        for k, stmt in enumerate(body):
+        for stmt in body:
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 target = stmt.targets[0].id
                 if target in ("__module__", "__qualname__", "__firstlineno__", "__static_attributes__",

@@ -225,8 +225,7 @@ class Structurer:
             target = self.cfg.pos(ins.target)
             kind = self.classify(target, ctx)
             if kind == "continue":
-                if target == ctx.loop.header or True:
-                    out.append(ast.Continue())
+                out.append(ast.Continue())
                 return None
             if kind == "break":
                 out.append(ast.Break())
@@ -279,7 +278,7 @@ class Structurer:
                 cond, t, f = self.resolve_chain(cond, t, f, trial)
             except DecompilationError:
                 return None
-        if len(trial) != len(stack) or any(a is not b for a, b in zip(trial, stack)):
+        if len(trial) != len(stack) or any(a is not b for a, b in zip(trial, stack, strict=False)):
             return None
         return cond, t, f, block.index
 
@@ -789,10 +788,7 @@ class Structurer:
             del stack[-2:]
             return after
         hpos = self.cfg.pos(target)
-        depth = self.cfg.handler_at[pos].depth if False else None
-        del depth
-        handler_stack = [x for x in entry_stack]
-        handler_stack = handler_stack[: self.entry_depth(pos, target)] + [v.ExcValue()]
+        handler_stack = entry_stack[: self.entry_depth(pos, target)] + [v.ExcValue()]
         if kind == "finally":
             fin_layer = Layer("handler", self.cfg.handler_at[hpos].target if self.cfg.handler_at[hpos] else -2)
             fin_ctx = Context(frozenset(), ctx.loop, ctx.layers + (fin_layer,))
