@@ -194,8 +194,8 @@ class DumpSession:
     def _write_bytecode(self, name: str, original: types.CodeType, dynamo_code: types.CodeType,
                         result: TransformedCode) -> None:
         versions = [("original", original), ("dynamo", dynamo_code)]
-        if result.decompiled:
-            versions.append(("recompiled", result.code_to_run))
+        if result.recompiled_code is not None:  # also when verification rejected it
+            versions.append(("recompiled", result.recompiled_code))
         for label, code in versions:
             self.files.write(f"bytecode/{name}.{label}.dis.txt", dis_listing(code))
             self.files.write_bytes(f"bytecode/{name}.{label}.marshal", marshal.dumps(code))

@@ -27,6 +27,7 @@ class TransformedCode:
     source: str | None           # decompiled source (None when decompilation failed)
     decompiled: bool             # True when our recompiled code runs
     fallback_reason: str | None
+    recompiled_code: types.CodeType | None = None  # our recompiled code, even when it was rejected
 
 
 def _arg_count(code: types.CodeType) -> int:
@@ -109,12 +110,13 @@ def transform(dynamo_code: types.CodeType, function_name: str, path: str) -> Tra
         if problems:
             reason = "recompiled code failed verification: " + "; ".join(problems)
             text = _stub_text(function_name, dynamo_code, reason)
-            return TransformedCode(dynamo_code, dynamo_code, text, None, False, reason)
+            return TransformedCode(dynamo_code, dynamo_code, text, None, False, reason, recompiled.code)
         # The file must be exactly the compiled source so line numbers match; notes go last.
         text = recompiled.source if recompiled.source.endswith("\n") else recompiled.source + "\n"
         text += (f"\n# depyf: this is {function_name}, Dynamo's transformed code for "
                  f"{dynamo_code.co_name!r}, decompiled; it is the code that runs.\n")
-        return TransformedCode(dynamo_code, recompiled.code, text, recompiled.source, True, None)
+        return TransformedCode(dynamo_code, recompiled.code, text, recompiled.source, True, None,
+                               recompiled.code)
     except Exception as exc:  # noqa: BLE001 - any failure falls back to Dynamo's code
         reason = f"{type(exc).__name__}: {exc}"
         try:
