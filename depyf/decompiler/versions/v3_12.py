@@ -349,7 +349,11 @@ class Translator:
         return descs[ins.arg]
 
     def op_CALL_INTRINSIC_1(self, i, ins, out):
-        self.emit(out, ins, "CALL_INTRINSIC_1", self.intrinsic_name(ins))
+        name = self.intrinsic_name(ins)
+        if name == "INTRINSIC_ASYNC_GEN_WRAP":
+            self.drop(ins)  # 3.11's ASYNC_GEN_WRAP before an async generator's yield: dropped as there
+        else:
+            self.emit(out, ins, "CALL_INTRINSIC_1", name)
         return i + 1
 
     op_CALL_INTRINSIC_2 = op_CALL_INTRINSIC_1
