@@ -257,7 +257,7 @@ class _CodeDispatch:
         self._saved.append(namespace.get(self._name, _MISSING))
         namespace[self._name] = self.method
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, exc_type: object, exc: object, traceback: object) -> None:
         saved = self._saved.pop()
         if saved is _MISSING:
             del self._namespace[self._name]
