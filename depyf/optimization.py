@@ -91,6 +91,7 @@ class TorchCompileWrapperWithCustomDispatcher:
         setattr_(self, "compiled_codes", [])
         setattr_(self, "_depyf_compile_ids", [])  # parallel to compiled_codes
         setattr_(self, "_depyf_method", method.__func__)
+        setattr_(self, "_depyf_attribute", _attribute_name(type(self), method.__func__))
         setattr_(self, "_depyf_check", bool(check))
         setattr_(self, "_depyf_dispatchers", [])
         handle = private.register_bytecode_hook(_recording_hook(self, method.__func__))
@@ -178,6 +179,15 @@ def _wrapped_method(compiled_callable: Callable[..., Any], owner: object) -> typ
     )
 
 
+def _attribute_name(cls: type, func: types.FunctionType) -> str:
+    """The class attribute holding ``func`` (``forward = _forward_impl`` holds it as ``forward``)."""
+    for klass in cls.__mro__:
+        for name, value in vars(klass).items():
+            if value is func:
+                return name
+    return func.__name__
+
+
 def _recording_hook(owner: TorchCompileWrapperWithCustomDispatcher, func: types.FunctionType) -> Callable:
     """A bytecode hook appending Dynamo's output for ``func`` to ``owner.compiled_codes``.
 
@@ -248,7 +258,7 @@ class _CodeDispatch:
         if owner._depyf_check:
             function = _checked(func, entry, index, function)
         self._namespace = owner.__dict__
-        self._name = func.__name__
+        self._name = owner._depyf_attribute
         self.method = types.MethodType(function, owner)
         self._saved: list[Any] = []
 
@@ -290,7 +300,7 @@ def _checked(
     func: types.FunctionType,
     entry: Any | None,
     index: int,
-    fast: types.FunctionType,
+    fast: Callable[..., Any],
 ) -> Callable[..., Any]:
     """``fast`` preceded by an evaluation of the guards of Dynamo's cache ``entry`` for it."""
     from depyf import _torch_private_optim as private

@@ -168,6 +168,25 @@ def test_dispatched_method_runs_the_code_without_a_with_block():
     assert "forward" not in chain.__dict__
 
 
+def test_method_stored_under_another_name_is_dispatched_under_that_name():
+    def _forward_impl(self, x):
+        return x * 7
+
+    class Aliased(TorchCompileWrapperWithCustomDispatcher):
+        forward = _forward_impl
+
+        def __init__(self):
+            super().__init__(torch.compile(self.forward, backend="eager"))
+
+    obj = Aliased()
+    x = torch.randn(2)
+    obj.compiled_callable(x)
+    with obj.dispatch_to_code(0):
+        assert obj.forward.__func__ is not _forward_impl
+        assert torch.equal(obj.forward(x), x * 7)
+    assert obj.forward.__func__ is _forward_impl
+
+
 def test_compiled_codes_grow_with_recompilations():
     chain = Chain(2)
     floats = torch.randn(3)
