@@ -110,7 +110,8 @@ def test_nn_module_subclass_dispatches_and_stays_a_module():
     expected = mod.compiled_callable(x)
     with mod.dispatch_to_code(0):
         got = mod.forward(x)
-    assert torch.equal(got, expected)
+        through_module_call = mod(x)  # nn.Module.__call__ looks up self.forward too
+    assert torch.equal(got, expected) and torch.equal(through_module_call, expected)
     # The wrapper's own attributes must not become submodules or parameters.
     assert [name for name, _ in mod.named_parameters()] == ["scale"]
     assert "compiled_callable" not in dict(mod.named_modules())
