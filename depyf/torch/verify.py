@@ -39,6 +39,10 @@ def effects(code: types.CodeType) -> Counter[tuple[str, str]]:
             out[(kind, str(ins.argval))] += 1
         elif ins.opname in _CALL_OPS:
             out[("call", "")] += 1
+        elif ins.opname == "LIST_EXTEND":
+            # Same operation as a call of list.extend, which is how source spells it.
+            out[("attr", "extend")] += 1
+            out[("call", "")] += 1
         elif ins.opname in _OPERATOR_OPS:
             key = ins.argrepr if ins.opname in ("BINARY_OP", "COMPARE_OP", "IS_OP", "CONTAINS_OP") else ""
             out[(ins.opname, key)] += 1
