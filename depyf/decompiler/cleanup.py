@@ -62,6 +62,11 @@ def _rewrite(stmt: ast.stmt) -> list[ast.stmt]:
             and type(stmt.body[0]) is type(stmt):
         inner = stmt.body[0]
         return [type(stmt)(stmt.items + inner.items, inner.body)]
+    if isinstance(stmt, ast.Try) and not stmt.handlers and not stmt.orelse and stmt.finalbody \
+            and len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Try) and not stmt.body[0].finalbody \
+            and stmt.body[0].handlers:
+        inner = stmt.body[0]
+        return [ast.Try(inner.body, inner.handlers, inner.orelse, stmt.finalbody)]
     if isinstance(stmt, ast.While) and _is_true(stmt.test) and not stmt.orelse and stmt.body:
         first = stmt.body[0]
         if isinstance(first, ast.If) and not first.orelse and len(first.body) == 1 \
@@ -91,3 +96,77 @@ def strip_trailing_return_none(body: list[ast.stmt]) -> list[ast.stmt]:
 
 def has_append(body) -> bool:
     return any(isinstance(n, AppendStmt) for n in ast.walk(ast.Module(body=body, type_ignores=[])))
+
+
+def _is_return_none(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Return) and (
+        stmt.value is None or (isinstance(stmt.value, ast.Constant) and stmt.value.value is None))
+
+
+def strip_tail_returns(body: list[ast.stmt]) -> list[ast.stmt]:
+    """``return None`` copies the compiler placed at every exit of a function's last statement."""
+    if not body:
+        return body
+    last = body[-1]
+    if _is_return_none(last):
+        return strip_tail_returns(body[:-1])
+    if isinstance(last, ast.If):
+        last.body = strip_tail_returns(last.body) or [ast.Pass()]
+        last.orelse = strip_tail_returns(last.orelse)
+    elif isinstance(last, (ast.With, ast.AsyncWith)):
+        last.body = strip_tail_returns(last.body) or [ast.Pass()]
+    elif isinstance(last, ast.Try) or type(last).__name__ == "TryStar":
+        if not last.orelse:
+            last.body = strip_tail_returns(last.body) or [ast.Pass()]
+        for handler in last.handlers:
+            handler.body = strip_tail_returns(handler.body) or [ast.Pass()]
+        last.orelse = strip_tail_returns(last.orelse)
+    elif isinstance(last, (ast.For, ast.AsyncFor, ast.While)):
+        last.orelse = strip_tail_returns(last.orelse)
+    return body
+
+
+def returns_to_breaks(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A loop that ends the function: ``return None`` inside it is a ``break`` (its else: the rest)."""
+    for k, stmt in enumerate(body):
+        if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)) and not stmt.orelse:
+            rest = body[k + 1:]
+            if any(isinstance(s, (ast.Return, ast.Raise)) for s in rest) and rest:
+                continue
+            if _replace_returns(stmt.body):
+                stmt.orelse = rest
+                return body[:k + 1]
+    return body
+
+
+def _replace_returns(body: list[ast.stmt]) -> bool:
+    changed = False
+    for k, stmt in enumerate(body):
+        if _is_return_none(stmt):
+            body[k] = ast.Break()
+            changed = True
+        elif isinstance(stmt, ast.If):
+            changed |= _replace_returns(stmt.body)
+            changed |= _replace_returns(stmt.orelse)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            changed |= _replace_returns(stmt.body)
+        elif isinstance(stmt, ast.Try):
+            changed |= _replace_returns(stmt.body)
+            for handler in stmt.handlers:
+                changed |= _replace_returns(handler.body)
+            changed |= _replace_returns(stmt.orelse)
+    return changed
+
+
+class BoolOpFromIfExp(ast.NodeTransformer):
+    """``(b or c) if a else c`` -> ``a and b or c`` (what the compiler made of it)."""
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
+        self.generic_visit(node)
+        body = node.body
+        if isinstance(body, ast.BoolOp) and isinstance(body.op, ast.Or) and len(body.values) >= 2 \
+                and ast.dump(body.values[-1]) == ast.dump(node.orelse):
+            head = body.values[:-1]
+            left = head[0] if len(head) == 1 else ast.BoolOp(ast.Or(), head)
+            return ast.BoolOp(ast.Or(), [ast.BoolOp(ast.And(), [node.test, left]), node.orelse])
+        return node

@@ -7,7 +7,13 @@ import sys
 import types
 
 from depyf.decompiler import values as v
-from depyf.decompiler.cleanup import strip_trailing_return_none, tidy
+from depyf.decompiler.cleanup import (
+    BoolOpFromIfExp,
+    returns_to_breaks,
+    strip_tail_returns,
+    strip_trailing_return_none,
+    tidy,
+)
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.executor import AppendStmt
 from depyf.decompiler.expressions import load, negate
@@ -68,7 +74,7 @@ class Nested:
     def function_def(self, fn: v.FunctionValue, name: str | None = None) -> ast.stmt:
         code = fn.code
         body, structurer = self.statements(code)
-        body = strip_trailing_return_none(body)
+        body = tidy(returns_to_breaks(strip_tail_returns(body)))
         decls: list[ast.stmt] = []
         if structurer.executor.globals_declared:
             decls.append(ast.Global(sorted(structurer.executor.globals_declared)))
@@ -281,7 +287,7 @@ def _split_defaults(code, defaults: dict[str, ast.expr]):
 
 def code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None = None) -> str:
     """Readable Python source for ``code`` (see ``code_to_ast``)."""
-    tree = code_to_ast(code, defaults)
+    tree = BoolOpFromIfExp().visit(code_to_ast(code, defaults))
     ast.fix_missing_locations(tree)
     try:
         return ast.unparse(tree) + "\n"

@@ -187,6 +187,8 @@ class Structurer:
                 pos = end
                 continue
             pos = self.control(end - 1, stop, ctx, stack, out)
+        if pos is not None and pos >= n:
+            raise self.error(n - 1, "control runs past the last instruction")
         return out
 
     # -- jumps -------------------------------------------------------------------------
