@@ -11,7 +11,6 @@ from depyf.decompiler.cleanup import (
     BoolOpFromIfExp,
     returns_to_breaks,
     strip_tail_returns,
-    strip_trailing_return_none,
     tidy,
 )
 from depyf.decompiler.errors import DecompilationError
