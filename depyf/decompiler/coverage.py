@@ -26,8 +26,10 @@ __all__ = ["CoverageReport", "OpcodeStatus", "compiler_emitted_opnames", "covera
 
 # Kinds of opcode; only "real" ones can be in the co_code of a code object the compiler made.
 REAL, INSTRUMENTED, PSEUDO, INTERNAL = "real", "instrumented", "pseudo", "internal"
-# Present in dis.opmap but only ever produced by the interpreter itself (caches, the tier-2 JIT).
-_INTERNAL_NAMES = frozenset({"CACHE", "RESERVED", "ENTER_EXECUTOR", "INTERPRETER_EXIT", "TRACE_RECORD"})
+# Present in dis.opmap but only ever produced by the interpreter itself: caches, the tier-2 JIT,
+# and EXIT_INIT_CHECK, which lives in the shim frame of specialised ``__init__`` calls (3.13+).
+_INTERNAL_NAMES = frozenset({"CACHE", "RESERVED", "ENTER_EXECUTOR", "INTERPRETER_EXIT", "TRACE_RECORD",
+                             "EXIT_INIT_CHECK"})
 _FIRST_PSEUDO_OPCODE = 256
 
 
