@@ -317,3 +317,38 @@ def while_two_breaking_ifs(chunks, n):
             buf += data
             break
     return buf, rest, len(chunks)
+
+
+@cases(("ab;cd", 1), ("abc", 1), ("x;", 0), ("y", 2))
+def while_break_in_elif_branch(field, mode):
+    # email._parseaddr.AddrlistClass.getaddress: the loop is the last statement of an elif
+    # branch, so its break jumps to the same place as the end of the if/elif chain.
+    pos = 0
+    out = []
+    if mode == 0:
+        out.append("zero")
+    elif mode == 1:
+        pos += 1
+        while pos < len(field):
+            if pos < 10 and field[pos] == ";":
+                pos += 1
+                break
+            out = out + [field[pos]]
+            pos += 1
+    else:
+        out.append("other")
+    out.append(pos)
+    return out
+
+
+@cases(([1, 2, 3], 2), ([1, 2], 5), ([], 0))
+def for_break_as_last_statement_of_if(xs, stop):
+    out = []
+    if xs:
+        for x in xs:
+            out.append(x)
+            if x == stop:
+                break
+    else:
+        out.append("empty")
+    return out
