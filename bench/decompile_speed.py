@@ -60,6 +60,11 @@ def function_codes(code: types.CodeType) -> list[types.CodeType]:
     return found
 
 
+def where(code: types.CodeType) -> str:
+    name = getattr(code, "co_qualname", code.co_name)  # co_qualname: CPython 3.11+
+    return f"{code.co_filename}:{code.co_firstlineno} {name}"
+
+
 def decompile_all(codes: list[types.CodeType]) -> tuple[float, dict[str, list[str]]]:
     """Seconds to decompile every code; failures grouped by exception type."""
     failures: dict[str, list[str]] = collections.defaultdict(list)
@@ -68,13 +73,9 @@ def decompile_all(codes: list[types.CodeType]) -> tuple[float, dict[str, list[st
         try:
             depyf.decompile(code)
         except depyf.DecompilationError as exc:
-            failures["DecompilationError"].append(
-                f"{code.co_filename}:{code.co_firstlineno} {code.co_qualname}: {exc}"
-            )
+            failures["DecompilationError"].append(f"{where(code)}: {exc}")
         except Exception as exc:  # a decompiler bug must not stop the benchmark
-            failures[type(exc).__name__].append(
-                f"{code.co_filename}:{code.co_firstlineno} {code.co_qualname}: {exc!r}"[:300]
-            )
+            failures[type(exc).__name__].append(f"{where(code)}: {exc!r}"[:300])
     return time.perf_counter() - start, failures
 
 

@@ -514,7 +514,7 @@ def test_decompile_speed_works_while_the_decompiler_fails(monkeypatch):
     import depyf
 
     def failing(code):
-        raise depyf.DecompilationError("not yet", qualname=code.co_qualname)
+        raise depyf.DecompilationError("not yet", qualname=code.co_name)
 
     monkeypatch.setattr(speed.depyf, "decompile", failing)
     result = speed.measure(1, ["colorsys"])
