@@ -113,3 +113,9 @@ def nested_generator_closures(n):
 @cases((3,),)
 def async_free_nested_dict_set(n):
     return {frozenset({j for j in range(i)}): [k for k in range(i)] for i in range(n)}
+
+
+@cases(([(1, None), (0, None), (0, 1), (1, 0)],),)
+def comprehension_with_ternary_condition(fields):
+    # dataclasses._hash_add: a conditional expression as the comprehension's filter.
+    return [f for f in fields if (f[0] if f[1] is None else f[1])]

@@ -430,3 +430,53 @@ def for_break_else_continue_in_handler(keys, mro):
                 continue
         found.append((key, value))
     return found
+
+
+# Minimal forms of stdlib functions the decompiler refused (stdlib swap "not swapped").
+
+@cases((0, 0), (1, 0), (1, 1))
+def nested_try_finally_with_if(has_stream, fail):
+    # logging.FileHandler.close: try/finally three deep with an if between.
+    log = []
+
+    def close():
+        log.append("acquire")
+        try:
+            try:
+                if has_stream:
+                    try:
+                        if fail:
+                            raise ValueError
+                        log.append("flush")
+                    finally:
+                        stream = has_stream
+                        if stream > 0:
+                            log.append("close stream")
+            finally:
+                log.append("handler close")
+        finally:
+            log.append("release")
+
+    try:
+        close()
+    except ValueError:
+        log.append("caught")
+    return log
+
+
+@cases(([3, 1, 2],), ([None, "a"],), ([],))
+def for_try_return_in_handler(values):
+    # enum.Enum._generate_next_value_: a loop of try/return/except-pass inside an except handler.
+    try:
+        last = values[-1]
+        values = sorted(values)
+        if last == values[-1]:
+            return last + 1
+        raise TypeError
+    except (TypeError, IndexError):
+        for v in reversed(values):
+            try:
+                return v + 1
+            except TypeError:
+                pass
+        return "start"

@@ -122,3 +122,13 @@ def gen_yield_from_nested(rows):
     for row in rows:
         yield from row
     yield from ()
+
+
+@cases(("b/d/f/",), ("/b/d/",), ("",))
+def gen_while_and_condition_tuple_assign(path):
+    # zipfile._ancestry: a generator loop with an and-condition and a tuple assignment.
+    import posixpath
+    path = path.rstrip(posixpath.sep)
+    while path and path != posixpath.sep:
+        yield path
+        path, tail = posixpath.split(path)

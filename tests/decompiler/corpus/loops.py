@@ -352,3 +352,14 @@ def for_break_as_last_statement_of_if(xs, stop):
     else:
         out.append("empty")
     return out
+
+
+@cases(({"a": 1, "b": 2},), ({},))
+def return_in_first_iteration(d):
+    # configparser.RawConfigParser.popitem: the loop body always returns.
+    d = dict(d)
+    for key in sorted(d):
+        value = d[key]
+        del d[key]
+        return key, value, d
+    raise KeyError("empty")
