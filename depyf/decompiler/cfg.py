@@ -57,6 +57,8 @@ class ControlFlowGraph:
         n = len(self.instrs)
         leaders = {0}
         for i, ins in enumerate(self.instrs):
+            if ins.opname in ("FOR_ITER", "ASYNC_FOR_ITER"):
+                leaders.add(i)  # a loop header even when no back edge reaches it
             if ins.target is not None:
                 t = self.pos(ins.target)
                 if t is not None:

@@ -474,6 +474,8 @@ class Structurer:
     def exits_of(self, blocks: frozenset[int], header: int, exit_pos: int | None) -> set[int]:
         """Positions where a jump out of the loop is ``break`` (and where those breaks land)."""
         last = max(self.cfg.blocks[b].end for b in blocks)
+        if exit_pos is not None and exit_pos > header:
+            last = max(last, exit_pos)  # the loop's code is laid out before its exit
         found: set[int] = set()
         # jumps anywhere in the loop's layout range that land after it (inline code ending in break)
         for k in range(header, last):
@@ -494,7 +496,7 @@ class Structurer:
                 if s in blocks:
                     continue
                 p = self.cfg.blocks[s].start
-                if p == exit_pos or p == header:
+                if p == exit_pos or p == header or header < p < last:
                     continue
                 final = self.follow_trivial(p)
                 if final is not None and final < len(self.instrs) and self.instrs[final].opname == "RERAISE":
