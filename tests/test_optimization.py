@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import types
 
 import pytest
@@ -24,6 +25,7 @@ def fresh_dynamo():
     torch._dynamo.reset()
     yield
     torch._dynamo.reset()
+    gc.collect()  # wrappers of this test go, and with them their bytecode hooks (see the test below)
 
 
 class AddConstant(torch.nn.Module):
@@ -373,6 +375,20 @@ def test_default_call_and_default_compiled_callable():
     x = torch.randn(2)
     assert torch.equal(obj(x), x * 2)  # the guarded torch.compile path
     assert len(obj.compiled_codes) == 1
+
+
+def test_bytecode_hook_goes_with_the_wrapper():
+    from torch._dynamo import convert_frame
+
+    gc.collect()
+    before = len(convert_frame._bytecode_hooks)
+    chain = Chain(1)
+    chain.compiled_callable(torch.randn(2))
+    chain(torch.randn(2))
+    assert len(convert_frame._bytecode_hooks) == before + 1
+    del chain
+    gc.collect()
+    assert len(convert_frame._bytecode_hooks) == before
 
 
 def test_clear_errors_for_misuse():
