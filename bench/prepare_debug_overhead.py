@@ -23,9 +23,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 CHILD = textwrap.dedent("""
-    import json, sys, time, tempfile
+    import json, os, sys, time, tempfile
     import torch
     backend, with_depyf = sys.argv[1], sys.argv[2] == "1"
+
+    def cpu():
+        # This process and the compilers it waited for (Inductor runs the C++ compiler).
+        t = os.times()
+        return t.user + t.system + t.children_user + t.children_system
 
     @torch.compile(backend=backend)
     def toy_example(a, b):
@@ -40,16 +45,18 @@ CHILD = textwrap.dedent("""
 
     if with_depyf:
         import depyf
-        start = time.perf_counter()
+        import depyf.torch  # import cost is not compile cost
+        start, start_cpu = time.perf_counter(), cpu()
         with depyf.prepare_debug(tempfile.mkdtemp()):
             main()
-            inside = time.perf_counter() - start
-        total = time.perf_counter() - start
+            inside, inside_cpu = time.perf_counter() - start, cpu() - start_cpu
+        total, total_cpu = time.perf_counter() - start, cpu() - start_cpu
     else:
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), cpu()
         main()
         inside = total = time.perf_counter() - start
-    print(json.dumps({"inside": inside, "total": total}))
+        inside_cpu = total_cpu = cpu() - start_cpu
+    print(json.dumps({"inside": inside, "total": total, "inside_cpu": inside_cpu, "total_cpu": total_cpu}))
 """)
 
 
@@ -66,16 +73,22 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--backends", default="eager,aot_eager,inductor")
     args = parser.parse_args()
-    print(f"{'backend':<10} {'plain s':>8} {'depyf s':>8} {'ratio':>6} {'ratio incl. writing index':>26}")
+    print("median of", args.repeat, "runs; wall = elapsed seconds, cpu = CPU seconds incl. compiler subprocesses")
+    print(f"{'backend':<10} {'plain wall':>10} {'depyf wall':>10} {'ratio':>6} {'plain cpu':>9} "
+          f"{'depyf cpu':>9} {'ratio':>6} {'cpu ratio incl. index':>22}")
     for backend in args.backends.split(","):
-        plain, dumped, dumped_total = [], [], []
-        for _ in range(args.repeat):  # interleave so machine load affects both sides alike
-            plain.append(measure(backend, False)["inside"])
-            result = measure(backend, True)
-            dumped.append(result["inside"])
-            dumped_total.append(result["total"])
-        p, d, t = (statistics.median(v) for v in (plain, dumped, dumped_total))
-        print(f"{backend:<10} {p:>8.2f} {d:>8.2f} {d / p:>6.2f} {t / p:>26.2f}")
+        runs: dict[str, list[float]] = {k: [] for k in ("p", "d", "pc", "dc", "dtc")}
+        for _ in range(args.repeat):  # interleaved so machine load affects both sides alike
+            plain = measure(backend, False)
+            dumped = measure(backend, True)
+            runs["p"].append(plain["inside"])
+            runs["pc"].append(plain["inside_cpu"])
+            runs["d"].append(dumped["inside"])
+            runs["dc"].append(dumped["inside_cpu"])
+            runs["dtc"].append(dumped["total_cpu"])
+        m = {k: statistics.median(v) for k, v in runs.items()}
+        print(f"{backend:<10} {m['p']:>10.2f} {m['d']:>10.2f} {m['d'] / m['p']:>6.2f} {m['pc']:>9.2f} "
+              f"{m['dc']:>9.2f} {m['dc'] / m['pc']:>6.2f} {m['dtc'] / m['pc']:>22.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ never does that. Anything that looks different is rejected: then Dynamo's own by
 from __future__ import annotations
 
 import dis
+import functools
 import types
 from collections import Counter
 
@@ -25,8 +26,9 @@ _UNCONDITIONAL = {"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT",
 _TERMINAL = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"}
 
 
-def _instructions(code: types.CodeType) -> list[dis.Instruction]:
-    return [i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "EXTENDED_ARG", "NOP")]
+@functools.lru_cache(maxsize=512)
+def _instructions(code: types.CodeType) -> tuple[dis.Instruction, ...]:
+    return tuple(i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "EXTENDED_ARG", "NOP"))
 
 
 def effects(code: types.CodeType) -> Counter[tuple[str, str]]:
