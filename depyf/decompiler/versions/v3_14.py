@@ -16,6 +16,8 @@ On top of 3.13 (:mod:`depyf.decompiler.versions.v3_13`):
   dropped, and the exit call ``CALL 3`` on ``exit, self, None x3`` becomes 3.11's ``CALL 2``.
   3.15 adds the virtual iterators' extra slots to the same analysis.
 - ``CALL_FUNCTION_EX`` always has a kwargs slot: a PUSH_NULL right before it means no kwargs.
+- ``all()``/``any()``/``tuple()`` (3.15: ``list()``) of a generator expression are compiled twice: an
+  inline loop guarded by ``is`` the builtin, and the ordinary call; only the call is kept.
 - ``BUILD_TEMPLATE`` / ``BUILD_INTERPOLATION`` (PEP 750 template strings) pass through unchanged:
   argval of BUILD_INTERPOLATION is ``(conversion char or None, has_spec)``.
 """
@@ -215,6 +217,11 @@ class Translator(v3_13.Translator):
         raise self.error(ins, "LOAD_SPECIAL outside a with statement's entry")
 
     def op_COPY(self, i, ins, out):
+        fallback = self._inlined_builtin_call(i, ins)
+        if fallback is not None:
+            for k in range(i, fallback):
+                self.drop(self.raw[k])
+            return fallback
         window = [self.at(i + k) for k in range(len(_WITH_PATTERN))]
         if ins.arg == 1 and all(w is not None and w.opname == name for w, name in zip(window, _WITH_PATTERN, strict=True)) \
                 and window[2].arg == 2 and window[3].arg == 3 and window[5].arg == 0:
@@ -227,6 +234,25 @@ class Translator(v3_13.Translator):
             raise self.error(ins, "COPY of an extra stack slot")
         self.emit(out, ins, "COPY", ins.arg - stack[-ins.arg:].count(EXTRA))
         return i + 1
+
+    def _inlined_builtin_call(self, i: int, ins: dis.Instruction) -> int | None:
+        """``all(genexpr)`` (also any, tuple; 3.15 list) is compiled as
+        ``LOAD_GLOBAL all; COPY 1; LOAD_COMMON_CONSTANT all; IS_OP 0; POP_JUMP_IF_FALSE L; <inline loop>;
+        JUMP end; L: PUSH_NULL; <genexpr call>; CALL 1; end:``. The inline loop is an optimisation of
+        the call at ``L``, which is the source: returns L's index so that only the call is kept."""
+        window = [self.at(i + k) for k in range(4)]
+        if ins.arg != 1 or any(w is None for w in window):
+            return None
+        _, const, is_op, jump = window
+        if const.opname != "LOAD_COMMON_CONSTANT" or is_op.opname != "IS_OP" or is_op.arg != 0 \
+                or jump.opname != "POP_JUMP_IF_FALSE":
+            return None
+        if not isinstance(dis._common_constants[const.arg], types.BuiltinFunctionType | type):
+            return None
+        fallback = self.pos.get(jump.argval)
+        if fallback is None or self.raw[fallback].opname != "PUSH_NULL":
+            return None
+        return fallback
 
     def op_BUILD_INTERPOLATION(self, i, ins, out):
         self.emit(out, ins, "BUILD_INTERPOLATION", (CONVERSIONS[(ins.arg >> 2) & 3], bool(ins.arg & 1)))
