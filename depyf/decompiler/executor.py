@@ -46,6 +46,14 @@ def _reads_target(stack: list, target: ast.expr) -> bool:
     return False
 
 
+def _parse_annotation(node: ast.Constant) -> ast.expr:
+    """Under ``from __future__ import annotations`` the compiler stored the annotation's text."""
+    try:
+        return ast.parse(node.value, mode="eval").body
+    except SyntaxError:
+        return node
+
+
 def _writes(target: ast.expr) -> frozenset:
     names = set()
     for node in ast.walk(target):
@@ -423,7 +431,11 @@ class Executor:
         container = self.shared_container(container, stack, out)
         if isinstance(container, ast.Name) and container.id == "__annotations__" \
                 and isinstance(key, ast.Constant) and isinstance(key.value, str):
-            ann = ast.AnnAssign(store(key.value), self.value(item, ins), None, 1)
+            annotation = self.value(item, ins)
+            if self.code.co_flags & 0x1000000 and isinstance(annotation, ast.Constant) \
+                    and isinstance(annotation.value, str):
+                annotation = _parse_annotation(annotation)
+            ann = ast.AnnAssign(store(key.value), annotation, None, 1)
             out.append(ann)
             return
         self._store(ast.Subscript(container, key, ast.Store()), item, ins, stack, out)

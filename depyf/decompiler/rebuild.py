@@ -11,6 +11,7 @@ from depyf.decompiler.errors import DecompilationError
 _SIGNIFICANT_FLAGS = 0x01 | 0x02 | 0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200
 
 _WRAPPER = "__depyf_wrapper__"
+_FUTURE_FLAGS = 0x1000000  # CO_FUTURE_ANNOTATIONS: annotations stay strings
 _CLASS = "__depyf_class__"
 
 
@@ -23,9 +24,12 @@ def rebuild_code(original: types.CodeType, source: str, *, filename: str | None 
     a drop-in replacement.
     """
     target_file = filename if filename is not None else original.co_filename
-    tree = ast.parse(source, filename=target_file)
+    try:
+        tree = ast.parse(source, filename=target_file)
+    except RecursionError:
+        raise DecompilationError("source nested too deeply to compile", qualname=_qualname(original)) from None
     if original.co_name == "<module>":
-        new = compile(tree, target_file, "exec")
+        new = compile(tree, target_file, "exec", flags=original.co_flags & _FUTURE_FLAGS, dont_inherit=True)
     elif is_class_body(original):
         new = _compile_function(original, tree, target_file, want_class_body=True)
     else:
@@ -70,7 +74,7 @@ def _compile_function(original: types.CodeType, tree: ast.Module, filename: str,
                               **wrapper_args)
     module = ast.Module(body=[wrapper], type_ignores=[])
     ast.fix_missing_locations(module)
-    compiled = compile(module, filename, "exec")
+    compiled = compile(module, filename, "exec", flags=original.co_flags & _FUTURE_FLAGS, dont_inherit=True)
     wrapper_code = _find(compiled, _WRAPPER)
     if wrapper_code is None:  # pragma: no cover - the compiler always emits it
         raise DecompilationError("wrapper code object missing", qualname=_qualname(original))

@@ -284,9 +284,23 @@ def _split_defaults(code, defaults: dict[str, ast.expr]):
     return pos_defaults, kwonly
 
 
+CO_FUTURE_ANNOTATIONS = 0x1000000
+
+
 def code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None = None) -> str:
     """Readable Python source for ``code`` (see ``code_to_ast``)."""
+    try:
+        return _code_to_source(code, defaults)
+    except RecursionError:
+        raise DecompilationError("code nested too deeply to decompile", qualname=_qualname(code)) from None
+
+
+def _code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None = None) -> str:
     tree = BoolOpFromIfExp().visit(code_to_ast(code, defaults))
+    if code.co_flags & CO_FUTURE_ANNOTATIONS and code.co_name == "<module>" and not any(
+            isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in tree.body):
+        tree.body.insert(0, ast.ImportFrom("__future__", [ast.alias("annotations")], 0))
+        tree.body = [s for s in tree.body if not isinstance(s, ast.Pass)] if len(tree.body) == 2 else tree.body
     ast.fix_missing_locations(tree)
     try:
         return ast.unparse(tree) + "\n"
