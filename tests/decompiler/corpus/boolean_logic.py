@@ -176,3 +176,12 @@ def truthiness_of_objects(x):
     if x is None or not x:
         return "empty"
     return "full"
+
+
+@cases(*T3)
+def while_and_or_condition(a, b, c):
+    # Found by the property test: `while A and B or C` as a loop test.
+    n = 0
+    while n < a and b or n < c:
+        n += 1
+    return n
