@@ -49,6 +49,8 @@ class Translator(v3_14.Translator):
                 and self.raw[k - 1].argval.co_name == "<genexpr>":
             is_async = self.raw[k - 1].argval.co_flags & _CO_ASYNC_GENERATOR
             return stack[:-1] + (ASYNC_GENEXPR if is_async else GENEXPR,)
+        if name == "SET_FUNCTION_ATTRIBUTE":
+            return stack[:-2] + stack[-1:]  # pops the attribute below the function, keeps the function
         after = super().effect(k, ins, stack, jump=jump)
         if len(after) < len(stack) and after and after[-1] in (GENEXPR, ASYNC_GENEXPR):
             after = after[:-1] + (VALUE,)  # the genexpr function was called: its result is a value
