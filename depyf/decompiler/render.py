@@ -289,10 +289,14 @@ CO_FUTURE_ANNOTATIONS = 0x1000000
 
 def code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None = None) -> str:
     """Readable Python source for ``code`` (see ``code_to_ast``)."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 6000))  # long elif chains recurse once per branch
     try:
         return _code_to_source(code, defaults)
     except RecursionError:
         raise DecompilationError("code nested too deeply to decompile", qualname=_qualname(code)) from None
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def _code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None = None) -> str:

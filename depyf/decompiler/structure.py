@@ -35,6 +35,7 @@ class Loop:
     breaks: frozenset[int]           # positions a jump to which is ``break``
     blocks: frozenset[int]           # block indices of the loop (for post-dominators)
     body_start: int | None = None    # first body position of a while loop with a folded test
+    back: int | None = None          # the bottom test's jump back to body_start
 
 
 @dataclass
@@ -460,8 +461,13 @@ class Structurer:
     # -- loops -------------------------------------------------------------------------
     def try_loop(self, pos: int, ctx: Context, stack: list, out: list):
         ins = self.instrs[pos]
-        if ctx.loop is not None and pos in (ctx.loop.header, ctx.loop.body_start):
+        if ctx.loop is not None and pos == ctx.loop.header:
             return False
+        if ctx.loop is not None and pos == ctx.loop.body_start:
+            inner = [x for x in self.back_edge_targets.get(pos, []) if x != ctx.loop.back]
+            if not inner:
+                return False
+            return self.while_loop(pos, ctx, stack, out, None, sources=inner)
         if ins.opname in ("FOR_ITER", "ASYNC_FOR_ITER"):
             return self.for_loop(pos, ctx, stack, out)
         inverted = self.while_tests.get(pos)
@@ -618,14 +624,14 @@ class Structurer:
             found[top] = (test_end, body_start, exit_pos, back - k + 1, back)
         return found
 
-    def while_loop(self, pos, ctx, stack, out, inverted):
+    def while_loop(self, pos, ctx, stack, out, inverted, sources=None):
         if inverted is not None:
             test_end, body_start, exit_pos, bottom, back = inverted
             sources = self.back_edge_targets.get(body_start, []) + self.back_edge_targets.get(pos, [])
             blocks = self.loop_blocks(pos, sources) | self.loop_blocks(body_start, sources)
             breaks = self.exits_of(blocks, pos, exit_pos)
             break_target = self.break_target(breaks, exit_pos, pos)
-            loop = Loop(pos, frozenset({pos, bottom}), frozenset({exit_pos} | breaks), blocks, body_start)
+            loop = Loop(pos, frozenset({pos, bottom}), frozenset({exit_pos} | breaks), blocks, body_start, back)
             # the test itself, evaluated once at the top
             test_stack = list(stack)
             scratch: list = []
@@ -638,7 +644,7 @@ class Structurer:
                 after = break_target
             out.append(ast.While(cond, strip_continue(body) or [ast.Pass()], orelse))
             return after
-        sources = self.back_edge_targets[pos]
+        sources = sources or self.back_edge_targets[pos]
         blocks = self.loop_blocks(pos, sources)
         breaks = self.exits_of(blocks, pos, None)
         break_target = self.break_target(breaks, None, pos)
