@@ -464,7 +464,8 @@ class Structurer:
         if ctx.loop is not None and pos == ctx.loop.header:
             return False
         if ctx.loop is not None and pos == ctx.loop.body_start:
-            inner = [x for x in self.back_edge_targets.get(pos, []) if x != ctx.loop.back]
+            bottom = min((p for p in ctx.loop.continues if p != ctx.loop.header), default=ctx.loop.back)
+            inner = [x for x in self.back_edge_targets.get(pos, []) if not (bottom <= x <= ctx.loop.back)]
             if not inner:
                 return False
             return self.while_loop(pos, ctx, stack, out, None, sources=inner)
