@@ -762,6 +762,7 @@ class Structurer:
         """
         h, last = span
         k = p
+        cont = None
         while h < last:
             if k >= len(self.instrs):
                 raise self.error(p, "finally body copy not found on exit")
@@ -770,11 +771,17 @@ class Structurer:
                 h += 1
                 k += 1
                 continue
+            if a.opname == "RERAISE" and b.opname == "JUMP":
+                # a path through the finally body: re-raise in the handler, go on inline
+                cont = self.cfg.pos(b.target)
+                h += 1
+                k += 1
+                continue
             if a.opname in ("POP_TOP", "POP_EXCEPT"):
                 h += 1
                 continue
             raise self.error(p, "finally body copy not found on exit")
-        return k
+        return k if cont is None or cont < k else cont
 
     def emit_protected(self, pos: int, target: int, ctx: Context, stack: list, out: list):
         kind = self.handler_kind(target)
@@ -914,8 +921,9 @@ class Structurer:
         if p is None or p >= len(self.instrs):
             return None
         # a return from inside for loops first pops their iterators: SWAP 2; POP_TOP
+        # ... and leaving except handlers pops their saved exception state: SWAP 2; POP_EXCEPT
         while p + 2 < len(self.instrs) and self.instrs[p].opname == "SWAP" and self.instrs[p].argval == 2 \
-                and self.instrs[p + 1].opname == "POP_TOP":
+                and self.instrs[p + 1].opname in ("POP_TOP", "POP_EXCEPT"):
             p += 2
         ins = self.instrs[p]
         if ins.opname == "RETURN_VALUE":
