@@ -363,3 +363,23 @@ def return_in_first_iteration(d):
         del d[key]
         return key, value, d
     raise KeyError("empty")
+
+
+@cases(([1, 2, 3, 4], 3, 9), ([1, 2], 5, 2), ([1, 2, 3], 7, 7), ([], 1, 1))
+def while_one_return_or_break_then_tail(items, frame, old):
+    # contextlib.ExitStack.__exit__._fix_exception_context: `while 1` left by return or by break;
+    # the statement after the loop runs only after the break.
+    result = []
+
+    def fix(i):
+        while 1:
+            ctx = items[i] if i < len(items) else None
+            if ctx is None or ctx == old:
+                return
+            if ctx == frame:
+                break
+            i += 1
+        result.append(("fixed", i))
+
+    fix(0)
+    return result
