@@ -67,6 +67,8 @@ def _rewrite(stmt: ast.stmt) -> list[ast.stmt]:
             and stmt.body[0].handlers:
         inner = stmt.body[0]
         return [ast.Try(inner.body, inner.handlers, inner.orelse, stmt.finalbody)]
+    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+        stmt.body = _guard_to_if(stmt.body)
     if isinstance(stmt, ast.While) and _is_true(stmt.test) and not stmt.orelse and stmt.body:
         first = stmt.body[0]
         if isinstance(first, ast.If) and not first.orelse and len(first.body) == 1 \
@@ -74,6 +76,16 @@ def _rewrite(stmt: ast.stmt) -> list[ast.stmt]:
             rest = stmt.body[1:] or [ast.Pass()]
             return [ast.While(negate(first.test), rest, [])]
     return [stmt]
+
+
+def _guard_to_if(body: list[ast.stmt]) -> list[ast.stmt]:
+    """``if not c: continue`` followed by one or two last statements -> ``if c: <them>``."""
+    for k, stmt in enumerate(body):
+        rest = body[k + 1:]
+        if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 \
+                and isinstance(stmt.body[0], ast.Continue) and 1 <= len(rest) <= 2:
+            return body[:k] + [ast.If(negate(stmt.test), rest, [])]
+    return body
 
 
 def _drop_dead(body: list[ast.stmt]) -> list[ast.stmt]:

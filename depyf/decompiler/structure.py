@@ -197,6 +197,11 @@ class Structurer:
         """What a jump to ``target`` means here: 'stop', 'continue', 'break' or 'goto'."""
         if target is None:
             return "goto"
+        if ctx.loop is not None:
+            if target in ctx.loop.continues:
+                return "continue"
+            if target in ctx.loop.breaks:
+                return "break"
         if target not in ctx.stops and self.cfg.is_leader(target):
             block = self.cfg.block_at(target)
             only = self.instrs[block.start]
