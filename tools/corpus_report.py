@@ -66,7 +66,7 @@ def check(entry: CorpusEntry) -> tuple[str | None, str]:
 def generalise(message: str) -> str:
     """Group messages that differ only in the function, offset or values."""
     message = re.sub(r" in [\w.<>]+( at offset \d+)?", "", message)
-    message = re.sub(r"^\(.*?\): expected .*", "different results", message)
+    message = re.sub(r"^\(.*?\): expected .*", "different results on a case (run --show NAME)", message)
     message = re.sub(r"0x[0-9a-f]+", "0x…", message)
     return message
 
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     common = collections.Counter((stage, generalise(msg)) for _, stage, msg in failures)
     print(f"Most common failures (top {args.top}):")
     for (stage, msg), n in common.most_common(args.top):
-        examples = [e.test_id for e, s, m in failures if s == stage and generalise(m) == msg][:4]
+        examples = [e.test_id for e, s, m in failures if s == stage and generalise(m) == msg][:8]
         print(f"- {n} x [{stage}] {msg}\n    e.g. {', '.join(examples)}")
 
     if args.json:
