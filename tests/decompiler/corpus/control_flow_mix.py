@@ -1,0 +1,229 @@
+# ruff: noqa
+"""Loops, branches and handlers combined: every way of leaving a block from inside another one.
+
+The stdlib swap showed that such combinations, more than single constructs, trip a structurer.
+"""
+
+from ._cases import cases
+
+SEQS = [([],), ([1],), ([3, 0, -2, 5, 7],), ([2, 4, 6, 8],), ([-1, -1, 9],)]
+
+
+@cases(*SEQS)
+def while_elif_chain_each_leaving_differently(xs):
+    xs = list(xs)
+    out = []
+    while xs:
+        x = xs.pop()
+        if x < 0:
+            continue
+        elif x == 0:
+            break
+        elif x > 6:
+            return "big", out
+        else:
+            out.append(x)
+        out.append("tail")
+    return "end", out
+
+
+@cases(*SEQS)
+def for_if_else_both_continue(xs):
+    out = []
+    for x in xs:
+        if x % 2:
+            out.append("odd")
+            continue
+        else:
+            out.append("even")
+            continue
+    return out
+
+
+@cases(*SEQS)
+def inner_break_outer_continue(xs):
+    out = []
+    for x in xs:
+        for y in range(3):
+            if y == x:
+                break
+        else:
+            out.append(("no break", x))
+            continue
+        out.append(("broke", x))
+    return out
+
+
+@cases(*SEQS)
+def continue_inside_finally_guarded(xs):
+    out = []
+    for x in xs:
+        try:
+            if x == 0:
+                raise ZeroDivisionError
+            out.append(10 // x)
+        except ZeroDivisionError:
+            out.append("zero")
+            continue
+        finally:
+            out.append("f")
+        out.append("after")
+    return out
+
+
+@cases(*SEQS)
+def return_from_with_in_loop(xs):
+    from ._support import Recorder
+    log = []
+    for x in xs:
+        with Recorder(log, str(x)):
+            if x > 4:
+                return x, log
+            if x < 0:
+                continue
+        log.append("after with")
+    return None, log
+
+
+@cases(*SEQS)
+def loop_in_try_in_loop(xs):
+    out = []
+    for rnd in range(2):
+        try:
+            for x in xs:
+                if x == 5:
+                    raise KeyError(x)
+                if x < 0:
+                    break
+                out.append(x + rnd)
+        except KeyError:
+            out.append("key")
+            continue
+        out.append("round done")
+    return out
+
+
+@cases(*SEQS)
+def while_with_try_else_break(xs):
+    xs = list(xs)
+    out = []
+    while xs:
+        try:
+            v = 12 // xs.pop(0)
+        except ZeroDivisionError:
+            out.append("zero")
+        else:
+            if v > 3:
+                break
+            out.append(v)
+    return out, xs
+
+
+@cases(*SEQS)
+def nested_if_in_loop_with_tails(xs):
+    out = []
+    for x in xs:
+        if x > 0:
+            if x % 2:
+                out.append("odd")
+            out.append("pos")
+        else:
+            if x:
+                out.append("neg")
+        out.append("each")
+    return out
+
+
+@cases(*SEQS)
+def while_true_multiple_exits(xs):
+    xs = list(xs)
+    n = 0
+    while True:
+        if not xs:
+            r = "empty"
+            break
+        x = xs.pop()
+        if x == 0:
+            return "zero", n
+        n += 1
+        if n > 3:
+            r = "many"
+            break
+    return r, n
+
+
+@cases(*SEQS)
+def for_else_return_in_else(xs):
+    for x in xs:
+        if x == 0:
+            break
+    else:
+        return "no zero"
+    return "zero found"
+
+
+@cases(*SEQS)
+def try_finally_in_while_with_break_and_return(xs):
+    xs = list(xs)
+    log = []
+    while xs:
+        x = xs.pop(0)
+        try:
+            if x == 0:
+                break
+            if x > 6:
+                return "big", log
+        finally:
+            log.append(x)
+    return "end", log
+
+
+@cases(*SEQS)
+def if_without_else_as_last_in_loop_body_with_call(xs):
+    total = 0
+    for x in xs:
+        total += x
+        if total > 5:
+            total -= 5
+    return total
+
+
+@cases(*SEQS)
+def conditional_break_then_else_if(xs):
+    out = []
+    i = 0
+    while i < len(xs):
+        if xs[i] == 0:
+            break
+        elif xs[i] > 4:
+            out.append("big")
+        i += 1
+    else:
+        out.append("exhausted")
+    return out
+
+
+@cases(*SEQS)
+def nested_while_shared_counter(xs):
+    i = 0
+    out = []
+    while i < len(xs):
+        j = i
+        while j < len(xs) and xs[j] >= 0:
+            j += 1
+        out.append((i, j))
+        i = j + 1
+    return out
+
+
+@cases(*SEQS)
+def except_in_loop_with_return_and_raise(xs):
+    for x in xs:
+        try:
+            if x < 0:
+                raise ValueError(x)
+        except ValueError as e:
+            if x < -1:
+                raise
+            return "neg", str(e)
+    return "none"
