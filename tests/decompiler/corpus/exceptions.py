@@ -480,3 +480,25 @@ def for_try_return_in_handler(values):
             except TypeError:
                 pass
         return "start"
+
+
+@cases((0, 0), (0, 1), (1, 1))
+def finally_ending_in_if_at_function_end(fail, has_close):
+    # logging/tarfile/shutil close(): the finally block ends with an if, and so does the function.
+    log = []
+
+    def close():
+        try:
+            if fail:
+                raise ValueError
+            log.append("flush")
+        finally:
+            stream = has_close
+            if stream:
+                log.append("close")
+
+    try:
+        close()
+    except ValueError:
+        log.append("caught")
+    return log
