@@ -12,6 +12,7 @@ source; the tests use it to assert that every emittable opcode is handled.
 from __future__ import annotations
 
 import dis
+import importlib.util
 import os
 import sys
 import types
@@ -133,7 +134,8 @@ def stdlib_sources(include_tests: bool = False) -> Iterator[tuple[str, bytes]]:
     Works where the stdlib is a directory (native builds) and where it is a zip (pyodide).
     ``site-packages`` is skipped, and so are the test packages unless ``include_tests``.
     """
-    root = os.path.dirname(os.__file__)
+    # textwrap is pure Python and never frozen (os is frozen in some builds, its __file__ made up).
+    root = os.path.dirname(importlib.util.find_spec("textwrap").origin)
     zip_path, inner = _split_zip(root)
     if zip_path is None:
         for path in sorted(Path(root).rglob("*.py")):

@@ -442,6 +442,9 @@ class Translator:
 
     def emit_comprehension_call(self, out: list[Instr], ins: dis.Instruction, synthetic: types.CodeType) -> None:
         """The iterator is on the stack: call the synthetic comprehension on it, as 3.11 does."""
+        getter = self._comprehension_getter
+        if getter is not None and not (out and out[-1].opname == getter):
+            self.emit(out, ins, getter)  # 3.15: the iterable was not made an iterator yet
         self.emit(out, ins, "LOAD_CONST", synthetic)
         self.emit(out, ins, "MAKE_FUNCTION", 0, arg=0)
         self.emit(out, ins, "SWAP", 2, arg=2)
@@ -462,11 +465,21 @@ class Translator:
         raise self.error(loop, "inlined comprehension without a loop")
 
     def comprehension_loop_start(self, k: int) -> int:
-        """Index of the outermost FOR_ITER after ``BUILD_X 0`` (3.12: after ``SWAP 2``)."""
+        """Index of the outermost loop after ``BUILD_X 0; SWAP 2``.
+
+        3.13.1+ and 3.15 call GET_ITER (GET_AITER) again there (3.15 only there): it is dropped and
+        ``emit_comprehension_call`` makes sure the caller has one.
+        """
         swap = self.at(k)
         if swap is None or swap.opname != "SWAP" or swap.arg != 2:
             raise self.error(self.raw[k - 1], "inlined comprehension without its SWAP")
         self.drop(swap)
+        getter = self.at(k + 1)
+        self._comprehension_getter = None
+        if getter is not None and getter.opname in ("GET_ITER", "GET_AITER"):
+            self.drop(getter)
+            self._comprehension_getter = getter.opname
+            return k + 2
         return k + 1
 
     def synthetic_comprehension(self, build, anchor, hidden, first_loop, loop_end, body_end):

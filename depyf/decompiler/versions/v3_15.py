@@ -102,20 +102,6 @@ class Translator(v3_14.Translator):
         self.emit(out, ins, "IMPORT_NAME", ins.argval, lazy=bool(ins.arg & 1))
         return i + 1
 
-    def comprehension_loop_start(self, k: int) -> int:
-        """``BUILD_X 0; SWAP 2; GET_ITER 0; FOR_ITER``: the caller does the GET_ITER."""
-        swap, get_iter = self.at(k), self.at(k + 1)
-        if swap is None or swap.opname != "SWAP" or swap.arg != 2 or get_iter is None \
-                or get_iter.opname not in ("GET_ITER", "GET_AITER"):
-            raise self.error(self.raw[k - 1], "inlined comprehension without SWAP 2; GET_ITER")
-        self.drop(swap, get_iter)
-        self._comprehension_getter = get_iter.opname
-        return k + 2
-
-    def emit_comprehension_call(self, out, ins, synthetic):
-        self.emit(out, ins, self._comprehension_getter)
-        super().emit_comprehension_call(out, ins, synthetic)
-
 
 def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
     """The normalised instructions and exception table of ``code`` (compiled by CPython 3.15)."""
