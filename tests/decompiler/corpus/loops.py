@@ -383,3 +383,21 @@ def while_one_return_or_break_then_tail(items, frame, old):
 
     fix(0)
     return result
+
+
+@cases(([2, 0, 5], 1), ([0, 5], 0), ([], 0), ([0], 1))
+def while_true_try_handlers_continue_then_break(items, ignore):
+    # tarfile.TarFile.next: handlers that continue conditionally, then an unconditional break.
+    items = list(items)
+    got = None
+    while True:
+        try:
+            got = 10 // items.pop(0)
+        except ZeroDivisionError:
+            if ignore:
+                continue
+        except IndexError:
+            if not items:
+                got = "empty"
+        break
+    return got, items
