@@ -502,3 +502,20 @@ def finally_ending_in_if_at_function_end(fail, has_close):
     except ValueError:
         log.append("caught")
     return log
+
+
+@cases((["a", "-", "b"], 0), (["-"], 1), ([], 0))
+def finally_ending_in_if_in_loop(files, deco):
+    # quopri.main / shutil._rmtree_safe_fd: a loop whose body ends with try/finally whose finally
+    # ends with an if.
+    log = []
+    for file in files:
+        try:
+            if deco:
+                log.append("decode " + file)
+            else:
+                log.append("encode " + file)
+        finally:
+            if file != "-":
+                log.append("close " + file)
+    return log
