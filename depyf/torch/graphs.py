@@ -38,6 +38,7 @@ class GraphRecord:
     compile_key: str | None
     files: list[dict[str, str]] = field(default_factory=list)  # {"stage", "file"}
     linked: list[str] = field(default_factory=list)           # files that run (breakpoints hit)
+    not_linked: dict[str, str] = field(default_factory=dict)  # file -> why it is for reading only
 
 
 def _linking() -> Any:
@@ -159,6 +160,8 @@ class GraphDumper:
                 reason = link(module, target)
                 if reason is None:
                     self.graphs[name].linked.append(relative)
+                else:
+                    self.graphs[name].not_linked[relative] = reason
                 if self._keep_if_valid(relative):
                     return
             if not os.path.exists(target):
@@ -197,6 +200,8 @@ class GraphDumper:
                 reason = link(gm, target, title=f"{name} {stage}")
                 if reason is None:
                     self.graphs[name].linked.append(relative)
+                else:
+                    self.graphs[name].not_linked[relative] = reason
                 if self._keep_if_valid(relative):
                     return
             self.files.write(relative, parseable_text(readable_graph_source(gm)))

@@ -156,7 +156,8 @@ def write_index(session: DumpSession, top_level: list[FunctionRecord],
                 files.remove(item["file"])
             continue
         graphs.append({"name": name, "global_name": graph.global_name, "function": owner_of.get(name),
-                       "compile_id": graph.compile_key, "files": graph.files, "linked_files": graph.linked})
+                       "compile_id": graph.compile_key, "files": graph.files, "linked_files": graph.linked,
+                       "not_linked": graph.not_linked})
     written = [f for f in files.written if not f.startswith("index.")]
     data = {
         "format": "depyf-dump",
@@ -208,6 +209,8 @@ def render_markdown(data: dict[str, Any], process_dirs: list[str]) -> str:
     for graph in data["graphs"]:
         files = ", ".join(f"[{f['stage']}]({f['file']})" for f in graph["files"])
         out.append(f"- {graph['name']} (from {graph['function']}): {files}")
+        for file, reason in graph.get("not_linked", {}).items():
+            out.append(f"  - {file} is for reading only (the graph runs from torch's code): {reason}")
     if data["warnings"]:
         out.append("\n## Warnings\n")
         out += [f"- {w}" for w in data["warnings"]]
