@@ -11,6 +11,8 @@
   exit is the instruction after it.
 - ``and``/``or`` in value position is ``COPY 1; POP_JUMP_IF_X; POP_TOP``: folded into 3.11's
   ``JUMP_IF_X_OR_POP``.
+- conditional jumps only go forward: ``POP_JUMP_IF_X L; JUMP_BACKWARD T; L:`` becomes 3.11's
+  backward ``POP_JUMP_IF_NOT_X T``.
 - await / yield from loops end in ``END_SEND`` and have ``CLEANUP_THROW`` handlers: the loop folds
   into AWAIT / YIELD_FROM / ASYNC_FOR_ITER as for 3.11, and the handlers and their table entries go.
 - Generators and coroutines are wrapped in a handler turning StopIteration into RuntimeError
@@ -65,6 +67,8 @@ SPECIAL = frozenset({
 HANDLED = frozenset(DROP | set(JUMPS) | SAME | SPECIAL)
 
 CONVERSIONS = {0: None, 1: "s", 2: "r", 3: "a"}
+_INVERTED = {"POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE", "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
+             "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE", "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE"}
 _OR_POP = {"POP_JUMP_IF_FALSE": "JUMP_IF_FALSE_OR_POP", "POP_JUMP_IF_TRUE": "JUMP_IF_TRUE_OR_POP"}
 _COMPREHENSION_NAMES = {"BUILD_LIST": "<listcomp>", "BUILD_SET": "<setcomp>", "BUILD_MAP": "<dictcomp>"}
 _CO_FLAGS_KEPT = 0x0001 | 0x0002 | 0x0010  # OPTIMIZED, NEWLOCALS, NESTED
@@ -127,6 +131,7 @@ class Translator:
             else:
                 self.raw.append(ins)
         self.pos = {ins.offset: k for k, ins in enumerate(self.raw)}
+        self.jump_targets = {ins.argval for ins in all_raw if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs}
         self.table = [ExceptionEntry(e.start, e.end, e.target, e.depth, e.lasti)
                       for e in dis.Bytecode(code).exception_entries]
         self.dead_handlers: set[int] = set()  # handler targets whose entries are removed
@@ -234,8 +239,30 @@ class Translator:
                 out.append(Instr(_OR_POP[name], copy.offset, None, None, ins.argval, copy.lineno))
                 self.drop(ins, nxt)
                 return i + 2
+        folded = self._inverted_backward_jump(i, ins, name)
+        if folded is not None:
+            self.emit(out, ins, folded[0], target=folded[1])
+            return i + 2
         self.emit(out, ins, name, target=ins.argval)
         return i + 1
+
+    def _inverted_backward_jump(self, i: int, ins: dis.Instruction, name: str) -> tuple[str, int] | None:
+        """``POP_JUMP_IF_X L; JUMP_BACKWARD T; L:`` -> ``POP_JUMP_IF_NOT_X T``.
+
+        3.12+ conditional jumps only go forward, so a jump back to a loop's head under a condition
+        is compiled as the inverted condition over a JUMP_BACKWARD; 3.11 jumped back directly. The
+        JUMP_BACKWARD is folded only when nothing else jumps to it.
+        """
+        inverse = _INVERTED.get(name)
+        nxt, after = self.at(i + 1), self.at(i + 2)
+        if inverse is None or nxt is None or after is None or nxt.offset in self.dropped:
+            return None
+        if self.JUMPS.get(nxt.opname) != "JUMP" or nxt.argval >= nxt.offset or ins.argval != after.offset:
+            return None
+        if nxt.offset in self.jump_targets:
+            return None
+        self.drop(nxt)
+        return inverse, nxt.argval
 
     def op_FOR_ITER(self, i, ins, out):
         self.emit(out, ins, "FOR_ITER", target=self.loop_exit(ins))
