@@ -145,10 +145,28 @@ def returns_to_breaks(body: list[ast.stmt]) -> list[ast.stmt]:
             rest = body[k + 1:]
             if any(isinstance(s, (ast.Return, ast.Raise)) for s in rest) and rest:
                 continue
+            if _has_own_break(stmt.body):
+                continue  # its breaks run the rest; a return must not
             if _replace_returns(stmt.body):
                 stmt.orelse = rest
                 return body[:k + 1]
     return body
+
+
+def _has_own_break(body: list[ast.stmt]) -> bool:
+    """Does ``body`` break out of the loop it belongs to (not out of a nested loop)?"""
+    for stmt in body:
+        if isinstance(stmt, ast.Break):
+            return True
+        if isinstance(stmt, ast.If) and (_has_own_break(stmt.body) or _has_own_break(stmt.orelse)):
+            return True
+        if isinstance(stmt, (ast.With, ast.AsyncWith)) and _has_own_break(stmt.body):
+            return True
+        if isinstance(stmt, ast.Try) and (_has_own_break(stmt.body) or _has_own_break(stmt.orelse)
+                                          or _has_own_break(stmt.finalbody)
+                                          or any(_has_own_break(h.body) for h in stmt.handlers)):
+            return True
+    return False
 
 
 def _replace_returns(body: list[ast.stmt]) -> bool:
