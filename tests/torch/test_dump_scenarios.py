@@ -38,7 +38,8 @@ def fn_named(index, name):
 
 def test_graph_breaks_print_data_dependent_and_unsupported_call(tmp_path):
     def helper(x):
-        return len(x.tolist())   # Tensor.tolist() on a float tensor is not traceable: graph break
+        # Tensor.tolist() on a float tensor is not traceable: graph break
+        return len(x.tolist())
 
     @torch.compile(backend="eager")
     def f(x):
