@@ -786,7 +786,7 @@ class Structurer:
                 h += 1
                 continue
             raise self.error(p, "finally body copy not found on exit")
-        return k if cont is None or cont < k else cont
+        return k if cont is None else cont
 
     def emit_protected(self, pos: int, target: int, ctx: Context, stack: list, out: list):
         kind = self.handler_kind(target)
@@ -930,6 +930,10 @@ class Structurer:
         while p + 2 < len(self.instrs) and self.instrs[p].opname == "SWAP" and self.instrs[p].argval == 2 \
                 and self.instrs[p + 1].opname in ("POP_TOP", "POP_EXCEPT"):
             p += 2
+        if ctx.loop is not None and p in ctx.loop.continues:
+            return "continue"
+        if ctx.loop is not None and p in ctx.loop.breaks:
+            return "break"
         ins = self.instrs[p]
         if ins.opname == "RETURN_VALUE":
             return "return"
@@ -1019,4 +1023,12 @@ def strip_continue(body: list) -> list:
     if isinstance(last, ast.If):
         last.body = strip_continue(last.body) or [ast.Pass()]
         last.orelse = strip_continue(last.orelse)
+    if isinstance(last, ast.Try):
+        if not last.orelse:
+            last.body = strip_continue(last.body) or [ast.Pass()]
+        for handler in last.handlers:
+            handler.body = strip_continue(handler.body) or [ast.Pass()]
+        last.orelse = strip_continue(last.orelse)
+    if isinstance(last, (ast.With, ast.AsyncWith)):
+        last.body = strip_continue(last.body) or [ast.Pass()]
     return body
