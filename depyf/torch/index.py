@@ -223,6 +223,19 @@ def _link_from_root(files: Any) -> None:
     """Make sure the shared directory's index.md links this process's directory."""
     root_index = os.path.join(files.root, "index.md")
     line = f"- [{files.subdir}]({files.subdir}/index.md)"
+    if files.subdir.startswith("rank_"):
+        # Ranks share the root page: each rewrites it from the directories present, so the
+        # last one to finish lists every rank.
+        text = "# depyf dump\n\n## Processes\n\n" + "".join(
+            f"- [{d}]({d}/index.md)\n" for d in files.process_dirs())
+        tmp = f"{root_index}.{os.getpid()}.tmp"
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, root_index)
+        except OSError:
+            pass
+        return
     try:
         existing = ""
         if os.path.exists(root_index):
