@@ -319,14 +319,15 @@ class Executor:
         stack.append(value if isinstance(value, types.CodeType) else constant(value))
 
     def op_LOAD_FAST(self, ins, stack, out):
-        self.assign_pending_walrus(ins.argval, stack, out)
         stack.append(load(ins.argval))
 
-    def assign_pending_walrus(self, name: str, stack: list, out: list) -> None:
-        """A load of ``name`` must see a ``(name := ...)`` still waiting on the stack: run it first."""
+    def assign_pending_walrus(self, reader: ast.expr, stack: list, out: list) -> None:
+        """A condition that reads a name must see a ``(name := ...)`` still waiting on the stack
+        (a match subject captured before its guard): assign that value first."""
+        names = {n.id for n in ast.walk(reader) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         for item in list(stack):
             if isinstance(item, ast.expr) and any(
-                    isinstance(n, ast.NamedExpr) and n.target.id == name for n in ast.walk(item)):
+                    isinstance(n, ast.NamedExpr) and n.target.id in names for n in ast.walk(item)):
                 self.assign_temp(item, stack, out)
 
     op_LOAD_FAST_CHECK = op_LOAD_FAST

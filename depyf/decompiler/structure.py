@@ -369,6 +369,7 @@ class Structurer:
 
     def conditional(self, i: int, cond, ctx: Context, stack: list, out: list) -> int | None:
         t, f = self.branches(i)
+        self.executor.assign_pending_walrus(cond, stack, out)
         if isinstance(cond, ast.Compare) and stack and stack[-1] is cond.comparators[-1]:
             cond, t, f = self.resolve_chain(cond, t, f, stack)
         cond, t, f, _ = self.compound(cond, t, f, {self.cfg.block_of[i]}, stack, ctx)
@@ -525,7 +526,7 @@ class Structurer:
                 return p
             block = self.cfg.block_at(p)
             ops = self.instrs[block.start:block.end]
-            if ops and ops[-1].opname == "JUMP" and all(o.opname == "POP_TOP" for o in ops[:-1]):
+            if ops and ops[-1].opname == "JUMP" and all(o.opname in ("POP_TOP", "POP_EXCEPT") for o in ops[:-1]):
                 t = self.cfg.pos(ops[-1].target)
                 if t is None or t <= p:
                     return p
@@ -773,6 +774,18 @@ class Structurer:
                 raise self.error(p, "finally body copy not found on exit")
             a, b = self.instrs[h], self.instrs[k]
             if a.opname == b.opname and (a.target is not None or a.argval == b.argval):
+                h += 1
+                k += 1
+                continue
+            if a.opname == "RERAISE" and b.opname == "LOAD_CONST" and k + 1 < len(self.instrs) \
+                    and self.instrs[k + 1].opname == "RETURN_VALUE":
+                # the path ends the function: the compiler copied the final return into it
+                cont = k
+                h += 1
+                k += 2
+                continue
+            if a.opname == "RERAISE" and b.opname == "RETURN_VALUE":
+                cont = k
                 h += 1
                 k += 1
                 continue
