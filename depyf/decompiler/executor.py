@@ -73,6 +73,18 @@ def _occurrences(stack: list, node: ast.expr) -> int:
     return count
 
 
+def _replace_in(tree: ast.AST, old: ast.expr, new: ast.expr) -> None:
+    """Replace every occurrence of ``old`` (by identity) inside ``tree``."""
+    for parent in ast.walk(tree):
+        for field, value in ast.iter_fields(parent):
+            if value is old:
+                setattr(parent, field, new)
+            elif isinstance(value, list):
+                for k, item in enumerate(value):
+                    if item is old:
+                        value[k] = new
+
+
 def _replace_everywhere(stack: list, old: ast.expr, new: ast.expr) -> None:
     """Replace ``old`` (by identity) in the stack and inside every pending expression."""
     class Swap(ast.NodeTransformer):
@@ -142,6 +154,7 @@ class Executor:
         self.parallel: list = []   # pending (target, value) stores of a tuple assignment
         self.parallel_pending: list = []  # values on the stack when the group started
         self.current = 0
+        self.current_stack: list = []
         self.temp_count = 0
         self.globals_declared: set[str] = set()
         self.nonlocals_declared: set[str] = set()
@@ -153,6 +166,7 @@ class Executor:
         Returns the index after the last executed instruction and why it stopped.
         """
         i = start
+        self.current_stack = stack
         while i < end:
             ins = self.instrs[i]
             op = ins.opname
@@ -173,7 +187,9 @@ class Executor:
                     if isinstance(item, v.CompAccumulator):
                         out.append(ast.Return(None))
                     else:
-                        out.append(ast.Return(self.value(item, ins)))
+                        node = ast.Return(self.value(item, ins))
+                        self.name_repeated_parts(node, stack, out)
+                        out.append(node)
                 elif op == "RAISE_VARARGS":
                     out.append(self._raise(ins, stack))
                 return i + 1, Stop(ins)
@@ -250,7 +266,28 @@ class Executor:
                   keep=None) -> None:
         """Append ``node`` after spilling what must be evaluated before it."""
         self.spill(stack, out, writes, keep)
+        self.name_repeated_parts(node, stack, out)
         out.append(node)
+
+    def name_repeated_parts(self, node: ast.AST, stack: list, out: list) -> None:
+        """A value the bytecode computed once (then COPY'd) but that occurs several times in
+        ``node`` is computed once into a temporary, outermost first."""
+        for _ in range(1000):
+            counts: dict[int, int] = {}
+            first: dict[int, ast.expr] = {}
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.expr) and not isinstance(sub, (ast.Name, ast.Constant, ast.expr_context)):
+                    counts[id(sub)] = counts.get(id(sub), 0) + 1
+                    first.setdefault(id(sub), sub)
+            repeated = [first[k] for k, n in counts.items() if n > 1]
+            if not repeated:
+                return
+            target = repeated[0]
+            name = self.new_temp()
+            self.flush_parallel(out)
+            out.append(ast.Assign([store(name)], target))
+            _replace_in(node, target, load(name))
+            _replace_everywhere(stack, target, load(name))
 
     def tuple_assignment_ahead(self, stack: list) -> bool:
         """Other plain values wait on the stack: this store starts ``a, b = x, y``."""
@@ -276,9 +313,11 @@ class Executor:
             targets.reverse()
             vals.reverse()
         if len(targets) == 1:
-            out.append(ast.Assign(targets, vals[0]))
+            node = ast.Assign(targets, vals[0])
         else:
-            out.append(ast.Assign([ast.Tuple(targets, ast.Store())], ast.Tuple(vals, ast.Load())))
+            node = ast.Assign([ast.Tuple(targets, ast.Store())], ast.Tuple(vals, ast.Load()))
+        self.name_repeated_parts(node, self.current_stack, out)
+        out.append(node)
 
     # -- helpers -----------------------------------------------------------------------
     def error(self, ins: Instr | None, message: str) -> DecompilationError:

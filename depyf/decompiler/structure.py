@@ -370,6 +370,9 @@ class Structurer:
     def conditional(self, i: int, cond, ctx: Context, stack: list, out: list) -> int | None:
         t, f = self.branches(i)
         self.executor.assign_pending_walrus(cond, stack, out)
+        holder = ast.Expr(cond)
+        self.executor.name_repeated_parts(holder, stack, out)
+        cond = holder.value
         if isinstance(cond, ast.Compare) and stack and stack[-1] is cond.comparators[-1]:
             cond, t, f = self.resolve_chain(cond, t, f, stack)
         cond, t, f, _ = self.compound(cond, t, f, {self.cfg.block_of[i]}, stack, ctx)
