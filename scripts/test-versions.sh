@@ -47,7 +47,7 @@ for version in $VERSIONS; do
     echo "=== CPython $version: tests/decompiler"
     cat "$LOGS/$version.log"
     read -r status seconds < "$LOGS/$version.status"
-    summary=$(grep -E "(passed|failed|error|skipped|no tests ran)" "$LOGS/$version.log" | tail -n 1 | tr -d '=' | xargs)
+    summary=$(grep -E "(passed|failed|error|skipped|deselected|no tests ran)" "$LOGS/$version.log" | tail -n 1 | tr -d '=' | xargs)
     [ "$status" = 124 ] && summary="timed out after ${PER_VERSION_TIMEOUT}s"
     summary_lines+=("$(printf '%-5s exit %-3s %4ss  %s' "$version" "$status" "$seconds" "${summary:-no pytest summary}")")
     [ "$status" = 0 ] || failed=1
