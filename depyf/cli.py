@@ -70,7 +70,9 @@ def _script_environment(script: Path, argv: Sequence[str]) -> Iterator[None]:
 def _tell_debugger(dump_dir: str) -> None:
     """Point ``depyf.debug()`` at the run's dump (it otherwise waits for a finished recording)."""
     try:
-        from depyf.torch import debug as debug_module
+        import importlib
+
+        debug_module = importlib.import_module("depyf.torch.debug")  # the module, not the function
     except ImportError:
         return
     setter = getattr(debug_module, "set_last_dump_dir", None)

@@ -63,7 +63,9 @@ def prepare_debug(dump_dir: str | os.PathLike[str] = "depyf_debug_dir", clean_wi
 def _tell_debugger(path: str) -> None:
     """Let ``depyf.debug()`` find this dump (its module may not exist yet)."""
     try:
-        from depyf.torch import debug as debug_module
+        import importlib
+
+        debug_module = importlib.import_module("depyf.torch.debug")  # the module, not the function
     except Exception:  # noqa: BLE001
         return
     setter = getattr(debug_module, "set_last_dump_dir", None)
