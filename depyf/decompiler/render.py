@@ -185,7 +185,7 @@ class Nested:
                     cleaned.append(ast.Expr(stmt.value))
                     continue
             cleaned.append(stmt)
-        cleaned = remove_implicit_returns(cleaned)
+        cleaned = strip_tail_returns(remove_implicit_returns(cleaned))
         if structurer.executor.globals_declared:
             cleaned.insert(0, ast.Global(sorted(structurer.executor.globals_declared)))
         extra = {"type_params": []} if sys.version_info >= (3, 12) else {}
@@ -244,7 +244,7 @@ def code_to_ast(code: types.CodeType, defaults: dict[str, ast.expr] | None = Non
     nested = Nested()
     if code.co_name == "<module>":
         body, structurer = nested.statements(code)
-        body = remove_implicit_returns(body)
+        body = strip_tail_returns(remove_implicit_returns(body))
         if structurer.executor.globals_declared:
             pass
         if body and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1 \
