@@ -20,7 +20,7 @@ run_version() {
     local version=$1; shift
     local start=$SECONDS
     timeout "$PER_VERSION_TIMEOUT" bash scripts/pyver "$version" ${DEPYF_PYVER_MODE:-} -- \
-        pytest tests/decompiler -q -p no:cacheprovider -m "not slow" "$@" > "$LOGS/$version.log" 2>&1
+        pytest tests/decompiler -q -p no:cacheprovider -m "not slow" --durations=5 "$@" > "$LOGS/$version.log" 2>&1
     echo "$? $((SECONDS - start))" > "$LOGS/$version.status"
 }
 

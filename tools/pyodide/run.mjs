@@ -7,7 +7,10 @@
 // (NODEFS), so the checkout's files are read and written in place. --site is a directory of
 // unpacked pure-Python wheels put on sys.path (pyodide cannot reach its CDN here). The Python
 // exit status (SystemExit code, 1 for an uncaught exception) becomes node's exit status.
+// signal.setitimer(ITIMER_REAL) is emulated by tracing (tools/pyodide/timers.py), since a JavaScript
+// timer cannot interrupt running Python.
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import path from "node:path";
 import process from "node:process";
 
@@ -47,6 +50,7 @@ pyodide.globals.set("_depyf_config", JSON.stringify({
   argv: opts.pythonArgs,
   cwd: path.resolve(opts.cwd),
   site: opts.site.map((p) => path.resolve(p)),
+  tools: path.dirname(fileURLToPath(import.meta.url)),
   env: process.env,
 }));
 
@@ -57,6 +61,11 @@ def _depyf_main(config):
     os.environ.update(config["env"])
     os.chdir(config["cwd"])
     sys.path[:0] = config["site"]
+    # SIGALRM cannot interrupt a busy pyodide: emulate ITIMER_REAL (see tools/pyodide/timers.py).
+    sys.path.insert(0, config["tools"])
+    import timers
+    timers.install()
+    del sys.path[0]
     args = config["argv"]
     try:
         if args and args[0] == "-m":
