@@ -43,7 +43,11 @@ def setitimer(which, seconds, interval=0.0):
     previous = (_remaining(), 0.0)
     if seconds > 0:
         _deadline = time.monotonic() + seconds
-        sys.settrace(_trace)  # calls made from now on are traced
+        sys.settrace(_trace)  # calls made from now on are traced ...
+        frame = sys._getframe(1)
+        while frame is not None:  # ... and so are the frames already running (a loop in the caller)
+            frame.f_trace = _trace
+            frame = frame.f_back
     else:
         _deadline = None
         sys.settrace(None)
