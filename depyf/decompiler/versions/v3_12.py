@@ -17,6 +17,8 @@
   into AWAIT / YIELD_FROM / ASYNC_FOR_ITER as for 3.11, and the handlers and their table entries go.
 - Generators and coroutines are wrapped in a handler turning StopIteration into RuntimeError
   (``CALL_INTRINSIC_1 INTRINSIC_STOPITERATION_ERROR; RERAISE 1``): dropped with its entries.
+- class bodies that need their namespace in a cell (type parameters; 3.14 annotations) start with
+  ``LOAD_LOCALS; STORE_DEREF __classdict__``: dropped, the compiler makes it again.
 - PEP 709 inlined list/set/dict comprehensions (``LOAD_FAST_AND_CLEAR`` ... ``END_FOR`` and the
   restoring stores) are turned back into 3.11's shape: a synthetic ``<listcomp>``/``<setcomp>``/
   ``<dictcomp>`` code object, ``LOAD_CONST code; MAKE_FUNCTION 0; SWAP 2; CALL 0``. The synthetic
@@ -62,7 +64,7 @@ SPECIAL = frozenset({
     "LOAD_GLOBAL", "LOAD_ATTR", "LOAD_SUPER_ATTR", "KW_NAMES", "CALL", "CALL_FUNCTION_EX", "BINARY_OP",
     "FORMAT_VALUE", "RETURN_CONST", "BINARY_SLICE", "STORE_SLICE", "FOR_ITER", "END_FOR", "SEND",
     "END_SEND", "CLEANUP_THROW", "RETURN_GENERATOR", "MAKE_FUNCTION", "COMPARE_OP", "CALL_INTRINSIC_1",
-    "CALL_INTRINSIC_2", "LOAD_FAST_AND_CLEAR", "YIELD_VALUE",
+    "CALL_INTRINSIC_2", "LOAD_FAST_AND_CLEAR", "YIELD_VALUE", "STORE_DEREF",
 })
 HANDLED = frozenset(DROP | set(JUMPS) | SAME | SPECIAL)
 
@@ -384,6 +386,15 @@ class Translator:
         return i + 1
 
     op_CALL_INTRINSIC_2 = op_CALL_INTRINSIC_1
+
+    def op_STORE_DEREF(self, i, ins, out):
+        """``LOAD_LOCALS; STORE_DEREF __classdict__``: the compiler's own cell for a class namespace."""
+        if ins.argval == "__classdict__" and out and out[-1].opname == "LOAD_LOCALS":
+            self.dropped.add(out.pop().offset)
+            self.drop(ins)
+            return i + 1
+        self.emit(out, ins, "STORE_DEREF", ins.argval)
+        return i + 1
 
     def op_YIELD_VALUE(self, i, ins, out):
         self.emit(out, ins, "YIELD_VALUE")  # the oparg (stack depth) means nothing to the model

@@ -10,8 +10,8 @@ On top of 3.12 (:mod:`depyf.decompiler.versions.v3_12`):
   ``FORMAT_VALUE`` with no conversion (the executor merges a preceding CONVERT_VALUE).
 - ``LOAD_GLOBAL`` pushes its NULL after the global; ``COMPARE_OP`` keeps the operator in oparg >> 5.
 - a loop exit is ``END_FOR; POP_TOP``.
-- class bodies store ``__firstlineno__`` and ``__static_attributes__``: those stores are dropped, since
-  the compiler adds them again to recompiled source.
+- class bodies store ``__firstlineno__``, ``__static_attributes__`` and ``__classdictcell__``: those
+  stores are dropped, since the compiler adds them again to recompiled source.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from depyf.decompiler.instructions import ExceptionEntry, Instr
 from depyf.decompiler.versions import v3_12
 from depyf.decompiler.versions.v3_12 import CONVERSIONS
 
-_CLASS_BODY_NAMES = frozenset({"__firstlineno__", "__static_attributes__"})
+_CLASS_BODY_NAMES = frozenset({"__firstlineno__", "__static_attributes__", "__classdictcell__"})
 SPECIAL = frozenset({
     "LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "CALL_KW",
     "SET_FUNCTION_ATTRIBUTE", "CONVERT_VALUE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC",
@@ -82,7 +82,7 @@ class Translator(v3_12.Translator):
     def op_STORE_NAME(self, i, ins, out):
         """Class bodies store ``__firstlineno__`` and ``__static_attributes__`` themselves: dropped."""
         if ins.argval in _CLASS_BODY_NAMES and self.code.co_name != "<module>" and out \
-                and out[-1].opname == "LOAD_CONST":
+                and (out[-1].opname == "LOAD_CONST" or out[-1].argval == "__classdict__"):
             self.dropped.add(out.pop().offset)
             self.drop(ins)
             return i + 1
