@@ -66,9 +66,14 @@ def link_inductor_output(compiled_module: types.ModuleType, path: str) -> str | 
 
 
 def _link_graph_module(gm: Any, path: str, title: str | None) -> str | None:
-    modules = dict(_graph_modules(gm, gm._get_name()))
+    name = gm._get_name()
+    # AOTAutograd names some graph classes "<lambda>", which is no class name Python accepts
+    safe = name if name.isidentifier() else "GraphModule"
+    modules = dict(_graph_modules(gm, safe))
     header = _graph_header(gm, title)
     readable = gm.print_readable(print_output=False)  # also forces a lazy module to generate code
+    if safe != name:
+        readable = readable.replace(f"class {name}(", f"class {safe}(", 1)
     text = header + "\n" + readable.rstrip() + "\n"
     targets = {qualname: _forward_function(mod) for qualname, mod in modules.items()}
     reason = _link_text(text, path, targets)
