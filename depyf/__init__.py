@@ -10,6 +10,7 @@ from depyf.decompiler import DecompilationError, decompile, recompile
 
 __all__ = [
     "DecompilationError",
+    "coverage",
     "debug",
     "decompile",
     "install",
@@ -30,6 +31,10 @@ def __getattr__(name: str):
         import depyf.torch as _torch_api
 
         return getattr(_torch_api, name)
+    if name == "coverage":
+        from depyf.decompiler.coverage import coverage
+
+        return coverage
     if name in {"explain", "optimization"}:
         import importlib
 
