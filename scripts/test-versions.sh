@@ -2,7 +2,12 @@
 # Runs the decompiler tests (tests/decompiler, without the slow ones) on every supported CPython
 # other than the default 3.11: native pyenv interpreters where present, pyodide otherwise
 # (see scripts/pyver). Versions run in parallel (DEPYF_VERSION_JOBS, default 2); each version's
-# output is printed when it finishes, then one summary line per version. Fails if any version fails.
+# output is printed when it finishes, then one summary line per version.
+#
+# Exit status: fails when a gating version fails (DEPYF_GATING_VERSIONS, default the native
+# interpreters 3.10 3.12 3.13; their known gaps are listed in tests/known_gaps.txt and reported as
+# xfail). The pyodide runs (3.14, 3.15) are reported but do not gate yet: under node they still
+# time out or abort the WebAssembly runtime on some inputs (see docs/versions.md).
 #
 #   scripts/test-versions.sh                      # 3.10 3.12 3.13 3.14 3.15
 #   DEPYF_VERSIONS="3.12 3.14" scripts/test-versions.sh -k coverage   # extra args go to pytest
@@ -13,6 +18,7 @@ cd "$(dirname "$0")/.."
 VERSIONS=${DEPYF_VERSIONS:-3.14 3.15 3.10 3.12 3.13}
 JOBS=${DEPYF_VERSION_JOBS:-2}
 PER_VERSION_TIMEOUT=${DEPYF_VERSION_TIMEOUT:-900}
+GATING=${DEPYF_GATING_VERSIONS:-3.10 3.12 3.13}
 LOGS=$(mktemp -d)
 trap 'rm -rf "$LOGS"' EXIT
 
@@ -49,8 +55,9 @@ for version in $VERSIONS; do
     read -r status seconds < "$LOGS/$version.status"
     summary=$(grep -E "(passed|failed|error|skipped|deselected|no tests ran)" "$LOGS/$version.log" | tail -n 1 | tr -d '=' | xargs)
     [ "$status" = 124 ] && summary="timed out after ${PER_VERSION_TIMEOUT}s"
-    summary_lines+=("$(printf '%-5s exit %-3s %4ss  %s' "$version" "$status" "$seconds" "${summary:-no pytest summary}")")
-    [ "$status" = 0 ] || failed=1
+    gate="gating"
+    case " $GATING " in *" $version "*) [ "$status" = 0 ] || failed=1 ;; *) gate="report only" ;; esac
+    summary_lines+=("$(printf '%-5s exit %-3s %4ss  %-12s %s' "$version" "$status" "$seconds" "$gate" "${summary:-no pytest summary}")")
 done
 
 echo

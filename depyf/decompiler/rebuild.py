@@ -26,7 +26,7 @@ def rebuild_code(original: types.CodeType, source: str, *, filename: str | None 
     target_file = filename if filename is not None else original.co_filename
     try:
         tree = ast.parse(source, filename=target_file)
-    except RecursionError:
+    except (RecursionError, MemoryError):  # MemoryError: "parser stack overflowed" on 3.12+
         raise DecompilationError("source nested too deeply to compile", qualname=_qualname(original)) from None
     if original.co_name == "<module>":
         new = compile(tree, target_file, "exec", flags=original.co_flags & _FUTURE_FLAGS, dont_inherit=True)

@@ -293,7 +293,7 @@ def code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None = 
     sys.setrecursionlimit(max(limit, 6000))  # long elif chains recurse once per branch
     try:
         return _code_to_source(code, defaults)
-    except RecursionError:
+    except (RecursionError, MemoryError):
         raise DecompilationError("code nested too deeply to decompile", qualname=_qualname(code)) from None
     finally:
         sys.setrecursionlimit(limit)
