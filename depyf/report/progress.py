@@ -62,7 +62,17 @@ class LiveStatus:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=2)
+            self._draw_final()
         self.clear()
+
+    def _draw_final(self) -> None:
+        """Show the last counts once even when the run ended between two redraws."""
+        counts = dynamo_counts()
+        if self.tty and counts is not None and (counts["frames"] or counts["graphs"]):
+            line = describe(counts)
+            if line != self._shown:
+                self._write("\r\x1b[K" + line)
+                self._shown = line
 
     def clear(self) -> None:
         """Erase the live line (terminal only) so the next output starts on a clean line."""
