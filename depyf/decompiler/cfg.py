@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from depyf.decompiler.instructions import (
-    CONDITIONAL_JUMPS,
     TERMINATORS,
     ExceptionEntry,
     Instr,
@@ -115,7 +114,3 @@ class ControlFlowGraph:
             hp = self.pos(e.target)
             e = self.handler_at[hp] if hp is not None else None
         return chain
-
-
-def is_conditional(ins: Instr) -> bool:
-    return ins.opname in CONDITIONAL_JUMPS

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from depyf.decompiler.executor import AppendStmt, PopExceptStmt, WithExitStmt
+from depyf.decompiler.executor import PopExceptStmt, WithExitStmt
 from depyf.decompiler.expressions import negate
 
 _TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
@@ -98,17 +98,6 @@ def _drop_dead(body: list[ast.stmt]) -> list[ast.stmt]:
 
 def _is_true(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Constant) and expr.value is True
-
-
-def strip_trailing_return_none(body: list[ast.stmt]) -> list[ast.stmt]:
-    if body and isinstance(body[-1], ast.Return) and (
-            body[-1].value is None or (isinstance(body[-1].value, ast.Constant) and body[-1].value.value is None)):
-        return body[:-1]
-    return body
-
-
-def has_append(body) -> bool:
-    return any(isinstance(n, AppendStmt) for n in ast.walk(ast.Module(body=body, type_ignores=[])))
 
 
 def _is_return_none(stmt: ast.stmt) -> bool:

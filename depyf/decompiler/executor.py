@@ -19,7 +19,6 @@ from depyf.decompiler.expressions import (
     constant,
     load,
     store,
-    to_load,
     to_store,
 )
 from depyf.decompiler.instructions import CONDITIONAL_JUMPS, Instr
@@ -650,9 +649,6 @@ class Executor:
         items = [None if isinstance(x, ast.Constant) and x.value is None else x for x in items]
         stack.append(ast.Slice(*items))
 
-    def _collection_below(self, ins, stack, depth):
-        return stack[-depth]
-
     def mutate(self, ins, stack, out, method: str, args: list) -> bool:
         """In-place change of a collection that is shared (COPY) or already spilled: a statement."""
         depth = ins.argval
@@ -1058,7 +1054,3 @@ class Executor:
         stack.append(load(ins.argval))
 
     op_LOAD_FROM_DICT_OR_GLOBALS = op_LOAD_FROM_DICT_OR_DEREF
-
-
-def expression_of(node: ast.AST) -> ast.expr:
-    return to_load(node)

@@ -22,7 +22,6 @@ CPython 3.11's with the version quirks removed:
 
 from __future__ import annotations
 
-import dis
 import sys
 import types
 from dataclasses import dataclass, field
@@ -86,10 +85,6 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
 def handled_opnames() -> frozenset[str]:
     """Raw opnames of the running CPython that the normalisation layer accepts."""
     return frozenset(_version_module().HANDLED)
-
-
-def raw_instructions(code: types.CodeType) -> list[dis.Instruction]:
-    return list(dis.get_instructions(code))
 
 
 def forward_offsets(instrs: list[Instr], dropped: list[int], all_offsets: list[int]) -> dict[int, int]:
