@@ -61,6 +61,31 @@ def _writes(target: ast.expr) -> frozenset:
     return frozenset(names)
 
 
+def _walk_values(tree: ast.AST, skip) -> list[ast.expr]:
+    """Non-trivial expressions in ``tree``, outermost first, not descending into ``skip``."""
+    found = []
+    todo = [tree]
+    while todo:
+        nxt = []
+        for item in todo:
+            if item is skip:
+                continue
+            if isinstance(item, ast.expr) and not isinstance(item, (ast.Name, ast.Constant)):
+                found.append(item)
+            nxt.extend(ast.iter_child_nodes(item))
+        todo = nxt
+    return found
+
+
+def _shared_counts(node: ast.AST, stack: list, keep) -> dict[int, int]:
+    """How often each expression object occurs in ``node`` and in the stack (``keep`` aside)."""
+    counts: dict[int, int] = {}
+    for tree in [node, *(x for x in stack if isinstance(x, ast.expr))]:
+        for sub in _walk_values(tree, keep):
+            counts[id(sub)] = counts.get(id(sub), 0) + 1
+    return counts
+
+
 def _occurrences(stack: list, node: ast.expr) -> int:
     """How many times ``node`` (by identity) occurs in the stack, inside expressions included."""
     count = 0
@@ -265,28 +290,40 @@ class Executor:
                   keep=None) -> None:
         """Append ``node`` after spilling what must be evaluated before it."""
         self.spill(stack, out, writes, keep)
-        self.name_repeated_parts(node, stack, out)
+        self.name_repeated_parts(node, stack, out, keep)
         out.append(node)
 
-    def name_repeated_parts(self, node: ast.AST, stack: list, out: list) -> None:
-        """A value the bytecode computed once (then COPY'd) but that occurs several times in
-        ``node`` is computed once into a temporary, outermost first."""
+    def name_repeated_parts(self, node: ast.AST, stack: list, out: list, keep=None) -> None:
+        """A value the bytecode computed once (then COPY'd) but that ``node`` uses several times,
+        or that the stack still holds for later, is computed once into a temporary.
+
+        The outermost repeated value is named first (fewer temporaries), after any part of it that
+        is shared on its own (it was computed before, and is used elsewhere too).
+        """
         for _ in range(1000):
-            counts: dict[int, int] = {}
-            first: dict[int, ast.expr] = {}
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.expr) and not isinstance(sub, (ast.Name, ast.Constant, ast.expr_context)):
-                    counts[id(sub)] = counts.get(id(sub), 0) + 1
-                    first.setdefault(id(sub), sub)
-            repeated = [first[k] for k, n in counts.items() if n > 1]
+            counts = _shared_counts(node, stack, keep)
+            repeated = [sub for sub in _walk_values(node, keep) if counts.get(id(sub), 0) > 1]
             if not repeated:
                 return
-            target = repeated[0]
-            name = self.new_temp()
-            self.flush_parallel(out)
-            out.append(ast.Assign([store(name)], target))
-            _replace_in(node, target, load(name))
-            _replace_everywhere(stack, target, load(name))
+            self._name_with_parts(repeated[0], node, stack, out, counts, keep)
+
+    def _name_with_parts(self, target: ast.expr, node: ast.AST, stack: list, out: list,
+                         counts: dict[int, int], keep=None) -> None:
+        inner: dict[int, int] = {}
+        for sub in _walk_values(target, None):
+            if sub is not target:
+                inner[id(sub)] = inner.get(id(sub), 0) + 1
+        for sub in _walk_values(target, None):
+            if sub is not target and counts.get(id(sub), 0) > counts[id(target)] * inner[id(sub)]:
+                self._name_with_parts(sub, node, stack, out, counts, keep)
+                counts.clear()
+                counts.update(_shared_counts(node, stack, keep))
+                break
+        name = self.new_temp()
+        self.flush_parallel(out)
+        out.append(ast.Assign([store(name)], target))
+        _replace_in(node, target, load(name))
+        _replace_everywhere(stack, target, load(name))
 
     def tuple_assignment_ahead(self, stack: list) -> bool:
         """Other plain values wait on the stack: this store starts ``a, b = x, y``."""

@@ -1,0 +1,71 @@
+"""Bytecode no compiler writes from source, in the style Dynamo generates: values kept on the
+stack and juggled with COPY/SWAP. Each value the bytecode computes once must be computed once by
+the recompiled code too (checked with a ``__getitem__`` that counts its calls)."""
+
+from __future__ import annotations
+
+import dis
+import sys
+import types
+
+import pytest
+
+import depyf
+
+pytestmark = pytest.mark.skipif(sys.version_info[:2] not in ((3, 11), (3, 12)),
+                                reason="hand-assembled CPython 3.11/3.12 bytecode")
+
+
+def assemble(template: types.FunctionType, program: list[tuple[str, int]], consts: list) -> types.CodeType:
+    """Code of ``template`` with ``program`` as its body (no jumps, no line table)."""
+    cache = getattr(dis, "_inline_cache_entries", None)
+    out = bytearray()
+    for opname, arg in program:
+        op = dis.opmap[opname]
+        out += bytes([op, arg])
+        if cache is not None:
+            out += bytes(2 * (cache[op] if isinstance(cache, (list, tuple)) else cache.get(opname, 0)))
+    return template.__code__.replace(co_code=bytes(out), co_consts=tuple(consts), co_names=(),
+                                     co_stacksize=16, co_linetable=b"", co_exceptiontable=b"")
+
+
+class CountingItems:
+    """``obj[k]`` returns a fresh ``[1, 2]`` and counts how often it was asked."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __getitem__(self, key):
+        self.calls += 1
+        return [1, 2]
+
+
+def _template(a):
+    return a
+
+
+# box = [a[0]]; inner = box[0]; inner[0:] = [inner[1], inner[0]]; return box
+# with `box` and `inner` never stored: COPY'd on the stack (the shape Dynamo emits around graph
+# outputs before calling a resume function).
+SHARED_LIST_THEN_SUBSCRIPT = [
+    ("RESUME", 0), ("LOAD_FAST", 0), ("LOAD_CONST", 0), ("BINARY_SUBSCR", 0), ("BUILD_LIST", 1),
+    ("COPY", 1), ("LOAD_CONST", 0), ("BINARY_SUBSCR", 0),
+    ("COPY", 1), ("COPY", 1), ("LOAD_CONST", 1), ("BINARY_SUBSCR", 0), ("SWAP", 2),
+    ("COPY", 1), ("LOAD_CONST", 0), ("BINARY_SUBSCR", 0), ("SWAP", 2), ("POP_TOP", 0),
+    ("BUILD_LIST", 2), ("SWAP", 2), ("LOAD_CONST", 0), ("LOAD_CONST", 2), ("BUILD_SLICE", 2),
+    ("STORE_SUBSCR", 0), ("RETURN_VALUE", 0),
+]
+
+
+def _run(code: types.CodeType):
+    fn = types.FunctionType(code, {})
+    items = CountingItems()
+    return fn(items), items.calls
+
+
+def test_value_shared_on_the_stack_and_subscripted_is_computed_once() -> None:
+    code = assemble(_template, SHARED_LIST_THEN_SUBSCRIPT, [0, 1, None])
+    expected = _run(code)
+    assert expected == ([[2, 1]], 1)
+    recompiled = depyf.recompile(code)
+    assert _run(recompiled.code) == expected, recompiled.source
