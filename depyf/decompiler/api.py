@@ -8,8 +8,9 @@ import types
 from dataclasses import dataclass
 
 from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.opaque import embed
 from depyf.decompiler.rebuild import rebuild_code
-from depyf.decompiler.render import code_to_source
+from depyf.decompiler.render import code_to_source, code_to_source_and_constants
 
 __all__ = ["DecompilationError", "Recompiled", "decompile", "recompile", "code_of"]
 
@@ -73,8 +74,8 @@ def recompile(code: types.CodeType, *, filename: str | None = None) -> Recompile
     """
     if not isinstance(code, types.CodeType):
         code = code_of(code)
-    source = code_to_source(code)
-    new_code = rebuild_code(code, source, filename=filename)
+    source, constants = code_to_source_and_constants(code)
+    new_code = embed(rebuild_code(code, source, filename=filename), constants)
     return Recompiled(source=source, code=new_code)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import math
 
+from depyf.decompiler import opaque
+
 BINARY_OPERATORS = {
     "+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "//": ast.FloorDiv, "%": ast.Mod,
     "**": ast.Pow, "<<": ast.LShift, ">>": ast.RShift, "&": ast.BitAnd, "|": ast.BitOr, "^": ast.BitXor,
@@ -24,7 +26,15 @@ def store(name: str) -> ast.Name:
 
 
 def constant(value: object, *, as_set: bool = False) -> ast.expr:
-    """An expression that evaluates to ``value`` (a code constant)."""
+    """An expression that evaluates to ``value`` (a code constant).
+
+    Objects no literal spells (``torch.float32`` in Dynamo's code) become placeholder names; see
+    ``opaque``."""
+    if not isinstance(value, (tuple, frozenset)) and not opaque.is_literal(value):
+        return load(opaque.placeholder(value))
+    if type(value) is slice:
+        parts = [None if v is None else constant(v) for v in (value.start, value.stop, value.step)]
+        return ast.Slice(*parts)
     if isinstance(value, tuple):
         return ast.Tuple([constant(v) for v in value], ast.Load())
     if isinstance(value, frozenset):

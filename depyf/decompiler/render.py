@@ -6,6 +6,7 @@ import ast
 import sys
 import types
 
+from depyf.decompiler import opaque
 from depyf.decompiler import values as v
 from depyf.decompiler.cleanup import (
     BoolOpFromIfExp,
@@ -289,10 +290,22 @@ CO_FUTURE_ANNOTATIONS = 0x1000000
 
 def code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None = None) -> str:
     """Readable Python source for ``code`` (see ``code_to_ast``)."""
+    return code_to_source_and_constants(code, defaults)[0]
+
+
+def code_to_source_and_constants(code: types.CodeType, defaults: dict[str, ast.expr] | None = None
+                                 ) -> tuple[str, dict[str, object]]:
+    """The source, and the objects its placeholder names stand for (constants no literal spells)."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 6000))  # long elif chains recurse once per branch
     try:
-        return _code_to_source(code, defaults)
+        outermost = not opaque.active()
+        with opaque.collecting(code) as placeholders:
+            source = _code_to_source(code, defaults)
+            header = placeholders.header() if outermost else []
+            if header:
+                source = "\n".join(header) + "\n" + source
+            return source, dict(placeholders.objects)
     except (RecursionError, MemoryError):
         raise DecompilationError("code nested too deeply to decompile", qualname=_qualname(code)) from None
     finally:
