@@ -214,8 +214,6 @@ def _seed_session(tmp_path: Path) -> PdbSession:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason="needs prepare_debug's bytecode hook and the decompiler "
-                   "(in progress) to dump and link __transformed_code_ files")
 def test_seed_example_breakpoint_in_transformed_code(tmp_path: Path) -> None:
     session = _seed_session(tmp_path)
     try:

@@ -89,9 +89,6 @@ def test_model_dump_complete(model_run):
             assert entry["decompiled"] or entry["fallback_reason"]   # never a silent fallback
 
 
-@pytest.mark.xfail(strict=False, reason="the decompiler does not yet handle every pattern in Dynamo's "
-                   "transformed bytecode (stack juggling around graph outputs); those entries keep "
-                   "Dynamo's bytecode")
 def test_model_dump_has_no_decompilation_fallback(model_run):
     index = check_dump(model_run["dir"])
     reasons = [e["fallback_reason"] for fn in index["functions"] for e in fn["cache_entries"]
