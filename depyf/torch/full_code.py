@@ -112,7 +112,7 @@ def _as_comment(text: str, prefix: str = "# ") -> str:
 
 
 def _entry_text(entry: EntryView, code: types.CodeType) -> str:
-    parts = [guard_function_source(entry.guard_name, entry.clauses), "\n"]
+    parts = [guard_function_source(entry.guard_name, entry.clauses, [code.co_filename]), "\n"]
     if entry.graphs:
         parts.append(f"# {entry.transformed_name} calls the graph(s) {', '.join(entry.graphs)}; "
                      "see __compiled_fn_<n>.<stage>.<k>.py files.\n")

@@ -130,8 +130,23 @@ def _comment(text: str) -> str:
     return " ".join(text.split())
 
 
-def guard_function_source(name: str, clauses: list[GuardClause]) -> str:
-    """``def name(L, G, **___kwargs_ignored)`` returning whether every clause holds."""
+def full_location(location: str, filenames: Iterable[str]) -> str:
+    """Dynamo shortens the file in a guard's location (``mp/seed/x.py:4 in f``); give the full path
+    back when one of ``filenames`` ends with it."""
+    match = re.match(r"^(?P<path>\S+):(?P<rest>\d+ in .*)$", location)
+    if not match:
+        return location
+    path = match.group("path")
+    for filename in filenames:
+        if filename != path and filename.endswith(path):
+            return f"{filename}:{match.group('rest')}"
+    return location
+
+
+def guard_function_source(name: str, clauses: list[GuardClause], filenames: Iterable[str] = ()) -> str:
+    """``def name(L, G, **___kwargs_ignored)`` returning whether every clause holds.
+
+    ``filenames``: the user files the guards come from, to undo Dynamo's shortened paths."""
     lines = [
         f"def {name}(L, G, **___kwargs_ignored):",
         "    # L: the frame's locals, G: its globals. Names starting with ___ are Dynamo's C++ checks.",
@@ -143,7 +158,7 @@ def guard_function_source(name: str, clauses: list[GuardClause]) -> str:
         if clause.user_line:
             tail.append(_comment(clause.user_line))
         if clause.location:
-            tail.append(_comment(clause.location))
+            tail.append(_comment(full_location(clause.location, filenames)))
         comment = f"  # {'  # '.join(tail)}" if tail else ""
         lines.append(f"    __guard_hit = __guard_hit and {clause.expression}{comment}")
     lines.append("    return __guard_hit")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from depyf.torch.guards import clause_from_text, clauses_from_tree_text, guard_function_source
+from depyf.torch.guards import clause_from_text, clauses_from_tree_text, full_location, guard_function_source
 from depyf.torch.verify import differences, maybe_unbound_loads
 
 
@@ -62,6 +62,14 @@ def test_guard_function_parses_and_tree_text_is_read():
     ast.parse(source)
     assert "__guard_hit = __guard_hit and check_tensor(L['x']" in source
     assert "# y = x + 1" in source
+    full = guard_function_source("__guard_0_for_f", clauses, ["/home/me/proj/u.py"])
+    assert "# y = x + 1  # /home/me/proj/u.py:2 in f" in full, full
+
+
+def test_shortened_location_gets_its_full_path_back():
+    assert full_location("mp/seed/s.py:4 in f", ["/tmp/seed/s.py"]) == "/tmp/seed/s.py:4 in f"
+    assert full_location("other.py:4 in f", ["/tmp/seed/s.py"]) == "other.py:4 in f"
+    assert full_location("not a location", ["/tmp/x"]) == "not a location"
 
 
 def _code(src, name="f"):
