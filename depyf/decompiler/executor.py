@@ -45,6 +45,12 @@ def _reads_target(stack: list, target: ast.expr) -> bool:
     return False
 
 
+def _reads_name(stack: list, name: str) -> bool:
+    """Does a pending stack expression read the variable ``name``?"""
+    return any(isinstance(node, ast.Name) and node.id == name
+               for item in stack if isinstance(item, ast.expr) for node in ast.walk(item))
+
+
 def _parse_annotation(node: ast.Constant) -> ast.expr:
     """Under ``from __future__ import annotations`` the compiler stored the annotation's text."""
     try:
@@ -525,7 +531,13 @@ class Executor:
         self._store(ast.Subscript(container, key, ast.Store()), item, ins, stack, out)
 
     def op_DELETE_FAST(self, ins, stack, out):
-        self.statement(ast.Delete([ast.Name(ins.argval, ast.Del())]), stack, out, frozenset({ins.argval}))
+        node = ast.Delete([ast.Name(ins.argval, ast.Del())])
+        if ins.opname == "DELETE_FAST" and not self.parallel and not _reads_name(stack, ins.argval):
+            # Deleting a local has no effect the values waiting on the stack could see, so they
+            # need not be evaluated first (Dynamo deletes its temporaries around a graph call).
+            out.append(node)
+            return
+        self.statement(node, stack, out, frozenset({ins.argval}))
 
     op_DELETE_NAME = op_DELETE_FAST
     op_DELETE_DEREF = op_DELETE_FAST

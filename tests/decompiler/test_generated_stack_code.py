@@ -69,3 +69,23 @@ def test_value_shared_on_the_stack_and_subscripted_is_computed_once() -> None:
     assert expected == ([[2, 1]], 1)
     recompiled = depyf.recompile(code)
     assert _run(recompiled.code) == expected, recompiled.source
+
+
+def _template2(a, b):
+    return a
+
+
+# tmp = a[0]; del b; return tmp   (with a[0] left on the stack across the `del`)
+VALUE_WAITS_ACROSS_DEL = [
+    ("RESUME", 0), ("LOAD_FAST", 0), ("LOAD_CONST", 0), ("BINARY_SUBSCR", 0), ("DELETE_FAST", 1),
+    ("RETURN_VALUE", 0),
+]
+
+
+def test_deleting_a_local_needs_no_temporary_for_values_waiting_on_the_stack() -> None:
+    code = assemble(_template2, VALUE_WAITS_ACROSS_DEL, [0])
+    recompiled = depyf.recompile(code)
+    assert "__stack_" not in recompiled.source, recompiled.source
+    items = CountingItems()
+    assert types.FunctionType(recompiled.code, {})(items, 1) == [1, 2]
+    assert items.calls == 1
