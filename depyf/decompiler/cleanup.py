@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from depyf.decompiler.executor import PopExceptStmt, WithExitStmt
 from depyf.decompiler.expressions import negate
 
 _TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+_TEMPORARY = re.compile(r"^__stack_\d+$")
 
 
 def terminates(body: list[ast.stmt]) -> bool:
@@ -190,3 +194,27 @@ class BoolOpFromIfExp(ast.NodeTransformer):
             left = head[0] if len(head) == 1 else ast.BoolOp(ast.Or(), head)
             return ast.BoolOp(ast.Or(), [ast.BoolOp(ast.And(), [node.test, left]), node.orelse])
         return node
+
+
+def renumber_temporaries(tree: ast.AST, reserved: set[str]) -> ast.AST:
+    """Number ``__stack_<n>`` temporaries 0, 1, 2... in order of first appearance.
+
+    Temporaries are numbered as the executor creates them, including for paths it tried and
+    dropped; renumbering only renames (one name to one name), so the program is unchanged. Left
+    alone when the original code has such names of its own (``reserved``)."""
+    if any(_TEMPORARY.match(name) for name in reserved):
+        return tree
+    found: list[tuple[ast.Name, str]] = []
+
+    class Collector(ast.NodeVisitor):
+        def visit_Name(self, node: ast.Name) -> None:
+            if _TEMPORARY.match(node.id):
+                found.append((node, node.id))
+
+    Collector().visit(tree)
+    mapping: dict[str, str] = {}
+    for _, old in found:
+        mapping.setdefault(old, f"__stack_{len(mapping)}")
+    for node, old in found:   # one Name object may occur at several places: rename it once
+        node.id = mapping[old]
+    return tree

@@ -234,8 +234,12 @@ class Executor:
 
     # -- evaluation order ----------------------------------------------------------------
     def new_temp(self) -> str:
-        self.temp_count += 1
-        return f"__stack_{self.temp_count - 1}"
+        taken = self.code.co_varnames + self.code.co_cellvars + self.code.co_freevars + self.code.co_names
+        while True:
+            self.temp_count += 1
+            name = f"__stack_{self.temp_count - 1}"
+            if name not in taken:
+                return name
 
     def spill(self, stack: list, out: list, writes: frozenset = frozenset(), keep=None,
               force: tuple = ()) -> None:

@@ -78,7 +78,7 @@ def collecting(code: types.CodeType) -> Iterator[Placeholders]:
     if current is not None:
         yield current
         return
-    registry = Placeholders(_names_in(code))
+    registry = Placeholders(names_in(code))
     token = _active.set(registry)
     try:
         yield registry
@@ -155,11 +155,12 @@ def _cache_entries(opname: str, op: int) -> int:
     return table[op] if op < len(table) else 0
 
 
-def _names_in(code: types.CodeType) -> set[str]:
+def names_in(code: types.CodeType) -> set[str]:
+    """Every variable and attribute name ``code`` (and code nested in it) uses."""
     names = set(code.co_names) | set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            names |= _names_in(const)
+            names |= names_in(const)
     return names
 
 

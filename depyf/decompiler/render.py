@@ -10,6 +10,7 @@ from depyf.decompiler import opaque
 from depyf.decompiler import values as v
 from depyf.decompiler.cleanup import (
     BoolOpFromIfExp,
+    renumber_temporaries,
     returns_to_breaks,
     strip_tail_returns,
     tidy,
@@ -313,7 +314,7 @@ def code_to_source_and_constants(code: types.CodeType, defaults: dict[str, ast.e
 
 
 def _code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None = None) -> str:
-    tree = BoolOpFromIfExp().visit(code_to_ast(code, defaults))
+    tree = renumber_temporaries(BoolOpFromIfExp().visit(code_to_ast(code, defaults)), opaque.names_in(code))
     if code.co_flags & CO_FUTURE_ANNOTATIONS and code.co_name == "<module>" and not any(
             isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in tree.body):
         tree.body.insert(0, ast.ImportFrom("__future__", [ast.alias("annotations")], 0))

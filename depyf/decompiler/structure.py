@@ -376,6 +376,9 @@ class Structurer:
         if isinstance(cond, ast.Compare) and stack and stack[-1] is cond.comparators[-1]:
             cond, t, f = self.resolve_chain(cond, t, f, stack)
         cond, t, f, _ = self.compound(cond, t, f, {self.cfg.block_of[i]}, stack, ctx)
+        pending = [x for x in stack if _evaluated_later(x)] if not _is_plain(cond) else []
+        if pending:
+            out = _SpillBeforeIf(out, pending, stack, self.executor)
         rt, rf = self.resolve_exit(t, ctx, stack), self.resolve_exit(f, ctx, stack)
         if rt[0] != "goto" or rf[0] != "goto":
             return self.conditional_exit(cond, t, f, rt, rf, ctx, stack, out)
@@ -1012,6 +1015,53 @@ class Structurer:
                 k += 3
             return k
         return p
+
+
+def _evaluated_later(item) -> bool:
+    """A value computed by code before a condition but still only an expression on the stack."""
+    return isinstance(item, ast.expr) and not isinstance(item, (ast.Name, ast.Constant))
+
+
+def _is_plain(cond: ast.expr) -> bool:
+    """A condition that only reads variables and constants: it cannot run code in between."""
+    return all(isinstance(n, (ast.Name, ast.Constant, ast.BoolOp, ast.UnaryOp, ast.Not, ast.And, ast.Or,
+                              ast.expr_context)) for n in ast.walk(cond))
+
+
+class _SpillBeforeIf:
+    """Where one conditional appends its statement: when that is an ``if`` statement (rather than a
+    conditional expression), values the bytecode computed before the test are evaluated first,
+    into temporaries, so the test does not run before them. Only ``append`` is offered."""
+
+    def __init__(self, out: list, pending: list, stack: list, executor) -> None:
+        self.out, self.pending, self.stack, self.executor = out, pending, stack, executor
+
+    def append(self, node) -> None:
+        if isinstance(node, ast.If):
+            for item in self.pending:
+                name = self.executor.new_temp()
+                self.out.append(ast.Assign([ast.Name(name, ast.Store())], item))
+                swap = ast.Name(name, ast.Load())
+                _replace_node(node, item, swap)
+                for k, x in enumerate(self.stack):
+                    if x is item:
+                        self.stack[k] = swap
+                    elif isinstance(x, ast.expr):
+                        _replace_node(x, item, swap)
+            self.pending = []
+        self.out.append(node)
+
+
+def _replace_node(tree: ast.AST, old: ast.expr, new: ast.expr) -> None:
+    """Replace ``old`` (by identity) wherever it occurs inside ``tree``."""
+    for parent in ast.walk(tree):
+        for name, value in ast.iter_fields(parent):
+            if value is old:
+                setattr(parent, name, new)
+            elif isinstance(value, list):
+                for k, x in enumerate(value):
+                    if x is old:
+                        value[k] = new
 
 
 def _is_match(test) -> bool:

@@ -36,7 +36,9 @@ def _arg_count(code: types.CodeType) -> int:
 
 
 def _names_used(code: types.CodeType) -> set[str]:
-    names = set(code.co_names)
+    """Global, attribute and import names the instructions use (``co_names`` may hold more:
+    recompiled code keeps the placeholder names of embedded constants it no longer loads)."""
+    names = {str(i.argval) for i in dis.get_instructions(code) if i.opcode in dis.hasname}
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             names |= _names_used(const)

@@ -89,3 +89,34 @@ def test_deleting_a_local_needs_no_temporary_for_values_waiting_on_the_stack() -
     items = CountingItems()
     assert types.FunctionType(recompiled.code, {})(items, 1) == [1, 2]
     assert items.calls == 1
+
+
+class LoggingItems:
+    """``obj[k]`` returns ``[k]`` and logs ``k``: the order of the subscripts is visible."""
+
+    def __init__(self) -> None:
+        self.keys: list = []
+
+    def __getitem__(self, key):
+        self.keys.append(key)
+        return [key]
+
+
+_POP_JUMP_IF_FALSE = "POP_JUMP_FORWARD_IF_FALSE" if "POP_JUMP_FORWARD_IF_FALSE" in dis.opmap else "POP_JUMP_IF_FALSE"
+
+# v = a[0]; if a[1]: return v; return v   with `v` never stored: a[0] waits on the stack while the
+# test a[1] runs, and each branch returns it.
+VALUE_WAITS_ACROSS_A_TEST = [
+    ("RESUME", 0), ("LOAD_FAST", 0), ("LOAD_CONST", 0), ("BINARY_SUBSCR", 0),
+    ("LOAD_FAST", 0), ("LOAD_CONST", 1), ("BINARY_SUBSCR", 0), (_POP_JUMP_IF_FALSE, 1),
+    ("RETURN_VALUE", 0), ("RETURN_VALUE", 0),
+]
+
+
+def test_value_computed_before_an_if_test_is_evaluated_before_it() -> None:
+    code = assemble(_template2, VALUE_WAITS_ACROSS_A_TEST, [0, 1])
+    recompiled = depyf.recompile(code)
+    for make in (types.FunctionType(code, {}), types.FunctionType(recompiled.code, {})):
+        items = LoggingItems()
+        assert make(items, None) == [0]
+        assert items.keys == [0, 1], recompiled.source
