@@ -11,6 +11,7 @@ import ast
 import types
 from dataclasses import dataclass
 
+from depyf.decompiler import opaque
 from depyf.decompiler import values as v
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.expressions import (
@@ -396,6 +397,9 @@ class Executor:
             return item.value
         if isinstance(item, v.ImportValue):
             return load(item.module.split(".")[0])
+        if isinstance(item, types.CodeType):
+            # a code object passed around as data (Dynamo builds nested functions this way)
+            return load(opaque.placeholder(item))
         raise self.error(ins, f"{type(item).__name__} used as a value")
 
     # -- loads -------------------------------------------------------------------------

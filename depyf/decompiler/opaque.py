@@ -165,9 +165,13 @@ def names_in(code: types.CodeType) -> set[str]:
 
 
 def _describe(value: object) -> str:
+    if isinstance(value, types.CodeType):
+        return f"code_{value.co_name}".strip("<>")
     name = getattr(value, "__qualname__", None) if isinstance(value, (type, types.FunctionType,
                                                                      types.BuiltinFunctionType)) else None
     text = name if isinstance(name, str) else re.sub(r" at 0x[0-9a-fA-F]+", "", _one_line(value))
+    if len(text) > 40:   # a long repr (a dict, a tensor) reads worse than the type's name
+        text = type(value).__name__
     text = re.sub(r"\W+", "_", text).strip("_")[:40].rstrip("_")
     return text if text and not text[0].isdigit() else f"{type(value).__name__}_{text}".rstrip("_")
 

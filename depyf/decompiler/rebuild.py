@@ -34,6 +34,10 @@ def rebuild_code(original: types.CodeType, source: str, *, filename: str | None 
         new = _compile_function(original, tree, target_file, want_class_body=True)
     else:
         new = _compile_function(original, tree, target_file)
+        missing_cells = [c for c in original.co_cellvars if c not in new.co_cellvars and c != "__class__"]
+        if missing_cells:
+            new = _compile_function(original, ast.parse(source, filename=target_file), target_file,
+                                    keep_cells=missing_cells)
     new = _with_filename(new, target_file)
     _check_compatible(original, new)
     replacements = {"co_name": original.co_name, "co_flags": original.co_flags}
@@ -48,7 +52,7 @@ def is_class_body(code: types.CodeType) -> bool:
 
 
 def _compile_function(original: types.CodeType, tree: ast.Module, filename: str,
-                      want_class_body: bool = False) -> types.CodeType:
+                      want_class_body: bool = False, keep_cells: list[str] | None = None) -> types.CodeType:
     freevars = [v for v in original.co_freevars if v != "__class__"]
     body: list[ast.stmt] = []
     if original.co_name.isidentifier() and original.co_name not in original.co_freevars:
@@ -63,6 +67,8 @@ def _compile_function(original: types.CodeType, tree: ast.Module, filename: str,
             returns=None, **({"type_params": []} if _has_type_params() else {})))
     inner = list(tree.body)
     _keep_free_variables(original, inner)
+    if keep_cells:
+        _keep_cell_variables(original, inner, keep_cells)
     if "__class__" in original.co_freevars:
         body.append(ast.ClassDef(name=_CLASS, bases=[], keywords=[], body=inner, decorator_list=[],
                                  type_params=[]) if _has_type_params() else
@@ -99,6 +105,26 @@ def _keep_free_variables(original: types.CodeType, body: list) -> None:
             return
 
 
+def _keep_cell_variables(original: types.CodeType, body: list, names: list[str]) -> None:
+    """Cell variables the source no longer shares with a nested function (Dynamo's transformed code
+    keeps the original's cells) stay cells: a nested function that never runs refers to them."""
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == original.co_name:
+            params = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+            local = [n for n in names if n not in params]
+            keep: list[ast.stmt] = []
+            if local:
+                keep.append(ast.Assign([ast.Tuple([ast.Name(n, ast.Store()) for n in local], ast.Store())]
+                                       if len(local) > 1 else [ast.Name(local[0], ast.Store())],
+                                       ast.Tuple([ast.Constant(None)] * len(local), ast.Load())
+                                       if len(local) > 1 else ast.Constant(None)))
+            keep.append(ast.FunctionDef(name="__depyf_cells__", args=_no_args(), body=[ast.Return(
+                ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load()))], decorator_list=[],
+                returns=None, **({"type_params": []} if _has_type_params() else {})))
+            node.body.insert(0, ast.If(ast.Constant(False), keep, []))
+            return
+
+
 def _find(code: types.CodeType, name: str, skip_self: bool = False, predicate=None) -> types.CodeType | None:
     """Breadth-first search for a nested code object called ``name`` (outermost wins)."""
     queue = [code]
@@ -118,7 +144,7 @@ def _with_filename(code: types.CodeType, filename: str) -> types.CodeType:
 
 def _check_compatible(original: types.CodeType, new: types.CodeType) -> None:
     problems = []
-    for attr in ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_freevars"):
+    for attr in ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_freevars", "co_cellvars"):
         if getattr(original, attr) != getattr(new, attr):
             problems.append(f"{attr} {getattr(new, attr)!r} != {getattr(original, attr)!r}")
     nargs = (original.co_argcount + original.co_kwonlyargcount

@@ -9,7 +9,6 @@ never does that. Anything that looks different is rejected: then Dynamo's own by
 from __future__ import annotations
 
 import dis
-import functools
 import types
 from collections import Counter
 
@@ -26,14 +25,13 @@ _UNCONDITIONAL = {"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT",
 _TERMINAL = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"}
 
 
-@functools.lru_cache(maxsize=512)
 def _instructions(code: types.CodeType) -> tuple[dis.Instruction, ...]:
     return tuple(i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "EXTENDED_ARG", "NOP"))
 
 
 def effects(code: types.CodeType) -> Counter[tuple[str, str]]:
-    """Multiset of name-based effects (globals, attributes, imports), calls and operators, nested
-    code included."""
+    """Multiset of name-based effects (globals, attributes, imports), calls and operators, with those
+    of the nested code the instructions load (Dynamo leaves unused code objects in ``co_consts``)."""
     out: Counter[tuple[str, str]] = Counter()
     for ins in _instructions(code):
         kind = _NAME_OPS.get(ins.opname)
@@ -48,9 +46,8 @@ def effects(code: types.CodeType) -> Counter[tuple[str, str]]:
         elif ins.opname in _OPERATOR_OPS:
             key = ins.argrepr if ins.opname in ("BINARY_OP", "COMPARE_OP", "IS_OP", "CONTAINS_OP") else ""
             out[(ins.opname, key)] += 1
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            out += effects(const)
+        if ins.opname == "LOAD_CONST" and isinstance(ins.argval, types.CodeType):
+            out += effects(ins.argval)
     return out
 
 
