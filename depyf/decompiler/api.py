@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import ast
+import dis
 import inspect
+import io
+import sys
 import types
+import warnings
 from dataclasses import dataclass
 
 from depyf.decompiler.errors import DecompilationError
@@ -54,7 +58,40 @@ def decompile(obj: object) -> str:
         return "\n".join(parts)
     code = code_of(obj)
     func = _function_of(obj)
-    return code_to_source(code, defaults=_literal_defaults(func) if func is not None else None)
+    try:
+        return code_to_source(code, defaults=_literal_defaults(func) if func is not None else None)
+    except Exception as exc:
+        error = exc if isinstance(exc, DecompilationError) else DecompilationError(
+            f"internal error {type(exc).__name__}: {exc}", qualname=getattr(code, "co_qualname", code.co_name))
+        if _called_from_dynamo():
+            # Frameworks call decompile inside Dynamo's bytecode hooks: an exception there would
+            # break the user's compilation. Say what failed and show the bytecode instead.
+            warnings.warn(f"depyf.decompile could not decompile: {error}; returning the bytecode listing",
+                          RuntimeWarning, stacklevel=2)
+            return _listing_source(code, error)
+        if error is exc:
+            raise
+        raise error from exc
+
+
+def _called_from_dynamo() -> bool:
+    """Is this call running inside torch.compile's machinery (a Dynamo bytecode hook)?"""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if "torch/_dynamo/" in frame.f_code.co_filename.replace("\\", "/"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _listing_source(code: types.CodeType, error: Exception) -> str:
+    """Valid Python that says why ``code`` was not decompiled and lists its bytecode."""
+    listing = io.StringIO()
+    dis.dis(code, file=listing)
+    lines = [f"# depyf could not decompile {getattr(code, 'co_qualname', code.co_name)}: {error}",
+             "# Its bytecode:"]
+    lines += [f"#   {line}" if line else "#" for line in listing.getvalue().splitlines()]
+    return "\n".join(lines) + "\n"
 
 
 @dataclass(frozen=True)

@@ -186,6 +186,20 @@ def test_garbage_bytecode_never_gives_wrong_code_through_recompile():
 
 
 @pytest.mark.skipif(IDENTITY, reason="the identity backend reads source files")
+def test_inside_a_dynamo_bytecode_hook_decompile_returns_the_listing_instead_of_raising():
+    """Frameworks call depyf.decompile in Dynamo's bytecode hooks; raising there would break the
+    user's compilation. A hook is recognised by torch/_dynamo/ frames on the call stack."""
+    code, _ = _garbage_code()
+    namespace = {"depyf": depyf}
+    exec(compile("def hook(code):\n    return depyf.decompile(code)\n",
+                 "/site-packages/torch/_dynamo/convert_frame.py", "exec"), namespace)
+    with pytest.warns(RuntimeWarning, match="could not decompile"):
+        text = namespace["hook"](code)
+    ast.parse(text)
+    assert "POP_TOP" in text and "depyf could not decompile" in text
+
+
+@pytest.mark.skipif(IDENTITY, reason="the identity backend reads source files")
 def test_truncated_bytecode_raises_decompilation_error():
     def target(x):
         return x + 1
