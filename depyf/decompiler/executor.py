@@ -397,6 +397,10 @@ class Executor:
             return item.value
         if isinstance(item, v.ImportValue):
             return load(item.module.split(".")[0])
+        if isinstance(item, v.CellRef):
+            return load(opaque.placeholder(opaque.CellOf(item.name)))
+        if isinstance(item, v.ClosureCells):
+            return ast.Tuple([load(opaque.placeholder(opaque.CellOf(n))) for n in item.names], ast.Load())
         if isinstance(item, types.CodeType):
             # a code object passed around as data (Dynamo builds nested functions this way)
             return load(opaque.placeholder(item))
@@ -426,7 +430,7 @@ class Executor:
     op_LOAD_GLOBAL = op_LOAD_FAST
 
     def op_LOAD_CLOSURE(self, ins, stack, out):
-        stack.append(load(ins.argval))
+        stack.append(v.CellRef(ins.argval))
 
     def op_PUSH_NULL(self, ins, stack, out):
         stack.append(v.NULL)
@@ -658,7 +662,11 @@ class Executor:
 
     # -- containers --------------------------------------------------------------------
     def op_BUILD_TUPLE(self, ins, stack, out):
-        items = [self.value(x, ins) for x in self.popn(stack, ins.argval, ins)]
+        raw = self.popn(stack, ins.argval, ins)
+        if raw and all(isinstance(x, v.CellRef) for x in raw):
+            stack.append(v.ClosureCells([x.name for x in raw]))
+            return
+        items = [self.value(x, ins) for x in raw]
         stack.append(ast.Tuple(items, ast.Load()))
 
     def op_BUILD_LIST(self, ins, stack, out):

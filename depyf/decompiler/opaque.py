@@ -17,6 +17,7 @@ import re
 import sys
 import types
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from depyf.decompiler.errors import DecompilationError
 
@@ -35,26 +36,36 @@ def is_literal(value: object) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class CellOf:
+    """Stands for the cell of variable ``name`` in the running frame (what LOAD_CLOSURE pushes).
+
+    Source has no expression for a frame's own cell; the recompiled code loads it again."""
+
+    name: str
+
+
 class Placeholders:
     """The placeholder names given to one decompilation's non-literal constants."""
 
     def __init__(self, taken: set[str]):
         self.taken = set(taken)
         self.objects: dict[str, object] = {}
-        self._by_id: dict[int, str] = {}
+        self._by_id: dict[object, str] = {}
 
     def name_for(self, value: object) -> str:
-        name = self._by_id.get(id(value))
+        key = value if isinstance(value, CellOf) else id(value)
+        name = self._by_id.get(key)
         if name is not None:
             return name
-        base = PREFIX + _describe(value)
+        base = f"__cell_{value.name}" if isinstance(value, CellOf) else PREFIX + _describe(value)
         name, n = base, 1
         while name in self.taken:
             n += 1
             name = f"{base}_{n}"
         self.taken.add(name)
         self.objects[name] = value   # also keeps the object alive while its id is a key
-        self._by_id[id(value)] = name
+        self._by_id[key] = name
         return name
 
     def header(self) -> list[str]:
@@ -64,7 +75,10 @@ class Placeholders:
         lines = ["# Objects embedded in the bytecode as constants; no literal spells them, so the names",
                  "# below stand for them (recompiled code loads the objects themselves):"]
         for name, value in self.objects.items():
-            lines.append(f"#   {name} = {_one_line(value)}")
+            if isinstance(value, CellOf):
+                lines.append(f"#   {name} = the cell of variable {value.name!r} (not its value)")
+            else:
+                lines.append(f"#   {name} = {_one_line(value)}")
         return lines
 
 
@@ -116,12 +130,16 @@ def embed(code: types.CodeType, objects: dict[str, object]) -> types.CodeType:
         begin, start = (ins.offset if start is None else start), None
         if ins.opname not in ("LOAD_GLOBAL", "LOAD_NAME") or ins.argval not in objects:
             continue
-        index = index_of.get(ins.argval)
-        if index is None:
-            index = index_of[ins.argval] = len(consts)
-            consts.append(objects[ins.argval])
+        target = objects[ins.argval]
+        if isinstance(target, CellOf):
+            ops = [_load_cell(code, target.name, ins)]
+        else:
+            index = index_of.get(ins.argval)
+            if index is None:
+                index = index_of[ins.argval] = len(consts)
+                consts.append(target)
+            ops = [("LOAD_CONST", index)]
         push_null = ins.opname == "LOAD_GLOBAL" and sys.version_info >= (3, 11) and bool(ins.arg & 1)
-        ops = [("LOAD_CONST", index)]
         if push_null:
             # 3.11/3.12 push the NULL below the global, 3.13+ above it
             ops.insert(0 if sys.version_info < (3, 13) else 1, ("PUSH_NULL", 0))
@@ -132,6 +150,26 @@ def embed(code: types.CodeType, objects: dict[str, object]) -> types.CodeType:
         patch += _encode([("NOP", 0)]) * ((end - begin - len(patch)) // 2)
         raw[begin:end] = patch
     return code.replace(co_code=bytes(raw), co_consts=tuple(consts))
+
+
+def _load_cell(code: types.CodeType, name: str, ins: dis.Instruction) -> tuple[str, int]:
+    """The instruction that pushes the cell of ``name`` in a frame running ``code``."""
+    if sys.version_info < (3, 11):   # LOAD_CLOSURE indexes cell variables, then free variables
+        cells = code.co_cellvars + code.co_freevars
+        if name in cells:
+            return ("LOAD_CLOSURE", cells.index(name))
+    else:   # indexes every local slot; 3.13 made LOAD_CLOSURE a pseudo-instruction for LOAD_FAST
+        kinds = code.co_cellvars + code.co_freevars
+        for index in range(len(code.co_varnames) + len(kinds)):
+            try:
+                slot = code._varname_from_oparg(index)  # type: ignore[attr-defined]
+            except (IndexError, ValueError):
+                break
+            if slot == name and name in kinds:
+                real = dis.opmap.get("LOAD_CLOSURE", 256) < 256
+                return ("LOAD_CLOSURE" if real else "LOAD_FAST", index)
+    raise DecompilationError(f"{name} is not a cell of the recompiled code", offset=ins.offset,
+                             opname=ins.opname)
 
 
 def _encode(ops: list[tuple[str, int]]) -> bytes:

@@ -150,3 +150,19 @@ class Converted:
 @dataclass
 class LoadLocals:
     """The result of LOAD_LOCALS (3.12 generic class bodies)."""
+
+
+@dataclass
+class CellRef:
+    """The cell object of variable ``name`` (LOAD_CLOSURE), not its value. Source only needs it to
+    build closures, which the compiler recreates; generated code also passes cells around."""
+
+    name: str
+
+
+@dataclass
+class ClosureCells:
+    """A tuple of cells, as built for MAKE_FUNCTION's closure."""
+
+    names: list[str]
+

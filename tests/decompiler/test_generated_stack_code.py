@@ -120,3 +120,23 @@ def test_value_computed_before_an_if_test_is_evaluated_before_it() -> None:
         items = LoggingItems()
         assert make(items, None) == [0]
         assert items.keys == [0, 1], recompiled.source
+
+
+def _closure_template():
+    x = 5
+
+    def inner():
+        return x
+    return inner
+
+
+def test_cell_object_used_as_a_value_is_loaded_as_the_cell() -> None:
+    """Dynamo passes closure cells to resume functions (LOAD_CLOSURE outside MAKE_FUNCTION)."""
+    inner = _closure_template()
+    code = assemble(inner, [("COPY_FREE_VARS", 1), ("RESUME", 0), ("LOAD_CLOSURE", 0), ("BUILD_TUPLE", 1),
+                            ("RETURN_VALUE", 0)], [None])
+    recompiled = depyf.recompile(code)
+    assert "__cell_x" in recompiled.source and "the cell of variable 'x'" in recompiled.source
+    for run in (code, recompiled.code):
+        cells = types.FunctionType(run, {}, "inner", None, inner.__closure__)()
+        assert cells == inner.__closure__ and cells[0] is inner.__closure__[0]

@@ -107,6 +107,21 @@ def unsupported_call(x):
     return x * 0 + (r < 2)
 
 
+def _closure_across_breaks():
+    def helper(x):
+        return len(x.tolist())   # not traceable: graph break
+
+    def f(x):
+        y = x.sin()
+        if y.sum() > 0:          # data-dependent: graph break
+            y = y + 1
+        return y * 2, helper(y)  # resume functions get `helper`'s cell passed along
+    return f
+
+
+closure_across_breaks = _closure_across_breaks()
+
+
 class Branchy(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -132,6 +147,7 @@ CASES = {
     "dict_input": (dict_input, lambda: (({"a": _t(3), "b": _t(3)},), {})),
     "list_input": (list_input, lambda: (([_t(3), _t(3)],), {})),
     "closure": (closure, lambda: ((_t(3),), {})),
+    "closure_across_breaks": (closure_across_breaks, lambda: ((_t(3),), {})),
     "keyword_only": (keyword_only, lambda: ((_t(3),), {"alpha": 3.0, "beta": 1.0})),
     "star_args": (star_args, lambda: ((_t(3), _t(3)), {})),
     "try_except": (try_except, lambda: ((_t(3),), {})),
