@@ -14,7 +14,10 @@ from collections import Counter
 
 _NAME_OPS = {"LOAD_GLOBAL": "global", "LOAD_NAME": "global", "LOAD_ATTR": "attr", "LOAD_METHOD": "attr",
              "STORE_ATTR": "store_attr", "DELETE_ATTR": "del_attr", "STORE_GLOBAL": "store_global",
-             "DELETE_GLOBAL": "del_global", "IMPORT_NAME": "import", "IMPORT_FROM": "import_from"}
+             "DELETE_GLOBAL": "del_global", "IMPORT_NAME": "import", "IMPORT_FROM": "import_from",
+             # a cell's value and the cell itself are different things (Dynamo passes cells around)
+             "LOAD_DEREF": "deref", "STORE_DEREF": "store_deref", "DELETE_DEREF": "del_deref",
+             "LOAD_CLOSURE": "cell"}
 # Operations whose count a faithful decompilation keeps (keyed by operator where there is one).
 _OPERATOR_OPS = {"BINARY_OP", "COMPARE_OP", "IS_OP", "CONTAINS_OP", "UNARY_NEGATIVE", "UNARY_NOT",
                  "UNARY_INVERT", "UNARY_POSITIVE", "BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR",

@@ -111,6 +111,26 @@ def test_dropped_or_extra_call_is_found_and_same_code_accepted():
     assert differences(original, dropped)
 
 
+def test_reading_a_cells_value_is_not_passing_the_cell():
+    passes_cell = _code("""
+        def outer():
+            helper = len
+            def f(g):
+                return g(lambda: helper)
+            return f
+    """, "outer").co_consts
+    passes_cell = next(c for c in passes_cell if hasattr(c, "co_code") and c.co_name == "f")
+    reads_value = _code("""
+        def outer():
+            helper = len
+            def f(g):
+                return g(helper)
+            return f
+    """, "outer").co_consts
+    reads_value = next(c for c in reads_value if hasattr(c, "co_code") and c.co_name == "f")
+    assert differences(passes_cell, reads_value)
+
+
 def test_branch_join_requires_assignment_on_every_path():
     code = _code("""
         def f(c):
