@@ -50,6 +50,7 @@ class LiveStatus:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._shown = ""
+        self._printed = ""   # the last plain line written (not a terminal)
         self._last_plain = 0.0
 
     def __enter__(self) -> LiveStatus:
@@ -66,13 +67,18 @@ class LiveStatus:
         self.clear()
 
     def _draw_final(self) -> None:
-        """Show the last counts once even when the run ended between two redraws."""
+        """Show the last counts once even when the run ended between two redraws (on a terminal)
+        or after the last plain line (logs): the final line always has the final counts."""
         counts = dynamo_counts()
-        if self.tty and counts is not None and (counts["frames"] or counts["graphs"]):
-            line = describe(counts)
-            if line != self._shown:
-                self._write("\r\x1b[K" + line)
-                self._shown = line
+        if counts is None or not (counts["frames"] or counts["graphs"]):
+            return
+        line = describe(counts)
+        if self.tty and line != self._shown:
+            self._write("\r\x1b[K" + line)
+            self._shown = line
+        elif not self.tty and self._printed and line != self._printed:
+            self._write(line + "\n")
+            self._printed = line
 
     def clear(self) -> None:
         """Erase the live line (terminal only) so the next output starts on a clean line."""
@@ -100,6 +106,7 @@ class LiveStatus:
                     self._shown = line
                     last_counts = counts
             elif counts != last_counts and time.monotonic() - self._last_plain >= self.plain_every:
-                self._write(describe(counts) + "\n")
+                self._printed = describe(counts)
+                self._write(self._printed + "\n")
                 self._last_plain = time.monotonic()
                 last_counts = counts
