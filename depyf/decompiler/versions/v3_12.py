@@ -143,6 +143,7 @@ class Translator:
     # -- driver --------------------------------------------------------------------------
     def normalize(self) -> tuple[list[Instr], list[ExceptionEntry]]:
         out = self.translate(0, len(self.raw))
+        share_duplicated_returns(out)
         return out, self.remap(out, self.table)
 
     def translate(self, start: int, end: int) -> list[Instr]:
@@ -235,6 +236,17 @@ class Translator:
         name = self.JUMPS[ins.opname]
         if name in _OR_POP and out and out[-1].opname == "COPY" and out[-1].argval == 1:
             nxt = self.at(i + 1)
+            landing = self.at(self.pos.get(ins.argval, -1))
+            after_landing = self.at(self.pos.get(ins.argval, -2) + 1)
+            if nxt is not None and nxt.opname == "POP_TOP" and nxt.offset not in self.dropped \
+                    and landing is not None and landing.opname == "POP_TOP" and after_landing is not None:
+                # COPY 1; POP_JUMP_IF_X L; POP_TOP with L: POP_TOP (3.14 `a and b or c`: a false `a`
+                # goes straight to `c`): the value is dropped on both paths, so this is
+                # POP_JUMP_IF_X to the instruction after L's POP_TOP.
+                out.pop()
+                self.drop(nxt)
+                self.emit(out, ins, name, target=after_landing.offset)
+                return i + 2
             if nxt is not None and nxt.opname == "POP_TOP" and nxt.offset not in self.dropped:
                 # COPY 1; POP_JUMP_IF_X L; POP_TOP  ==  JUMP_IF_X_OR_POP L
                 copy = out.pop()
@@ -624,6 +636,40 @@ class Translator:
             else:
                 entries.append(ExceptionEntry(start, end, target, e.depth, e.lasti))
         return entries
+
+
+_VALUE_JUMPS = ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP")
+_LEAVES = ("JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE",
+           "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "FOR_ITER", "SEND")
+
+
+def share_duplicated_returns(out: list[Instr]) -> None:
+    """``return a < b < c`` (and ``return x and y`` shapes): 3.12+ copy the ``RETURN_VALUE`` of the
+    join into the path that fell through, 3.11 jumped to one shared ``RETURN_VALUE``. That copy
+    becomes a jump to the target's ``RETURN_VALUE`` again, so the value-position and/or (or chained
+    comparison) ends at its join as in 3.11."""
+    index_of = {ins.offset: k for k, ins in enumerate(out)}
+    targeted = {ins.target for ins in out if ins.target is not None}
+    for k, ins in enumerate(out):
+        if ins.opname not in _VALUE_JUMPS or ins.target not in index_of:
+            continue
+        t = index_of[ins.target]
+        tail = out[t:t + 3]
+        if len(tail) >= 3 and tail[0].opname == "SWAP" and tail[0].argval == 2 and tail[1].opname == "POP_TOP":
+            join = t + 2          # a chained comparison's exit pops the middle operand first
+        else:
+            join = t
+        if join >= len(out) or out[join].opname != "RETURN_VALUE":
+            continue
+        r = k + 1
+        while r < t and out[r].opname not in _LEAVES and not (out[r].opname in _VALUE_JUMPS
+                                                              and out[r].target != ins.target):
+            if out[r].offset in targeted and out[r].offset != ins.target:
+                break
+            r += 1
+        if r < t and out[r].opname == "RETURN_VALUE" and out[r].offset not in targeted:
+            copy = out[r]
+            out[r] = Instr("JUMP", copy.offset, None, None, out[join].offset, copy.lineno, copy.slots)
 
 
 def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
