@@ -135,6 +135,11 @@ def _replace_everywhere(stack: list, old: ast.expr, new: ast.expr) -> None:
 _COMPREHENSION_NAMES = {"<listcomp>": "list", "<setcomp>": "set", "<dictcomp>": "dict"}
 
 
+# For the structurer, which names pending values the same way.
+replace_in = _replace_in
+replace_everywhere = _replace_everywhere
+
+
 class AppendStmt(ast.stmt):
     """Pseudo statement: a comprehension adds ``value`` (and ``key``) to its accumulator."""
 

@@ -22,7 +22,14 @@ from depyf.decompiler import values as v
 from depyf.decompiler.cfg import ControlFlowGraph
 from depyf.decompiler.dominators import EXIT, common_post_dominator, post_dominators
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.executor import ExceptAsStmt, Executor, ReraiseStmt, Stop
+from depyf.decompiler.executor import (
+    ExceptAsStmt,
+    Executor,
+    ReraiseStmt,
+    Stop,
+    replace_everywhere,
+    replace_in,
+)
 from depyf.decompiler.expressions import bool_op, negate
 
 MAX_STEPS = 200_000
@@ -1042,26 +1049,10 @@ class _SpillBeforeIf:
                 name = self.executor.new_temp()
                 self.out.append(ast.Assign([ast.Name(name, ast.Store())], item))
                 swap = ast.Name(name, ast.Load())
-                _replace_node(node, item, swap)
-                for k, x in enumerate(self.stack):
-                    if x is item:
-                        self.stack[k] = swap
-                    elif isinstance(x, ast.expr):
-                        _replace_node(x, item, swap)
+                replace_in(node, item, swap)
+                replace_everywhere(self.stack, item, swap)
             self.pending = []
         self.out.append(node)
-
-
-def _replace_node(tree: ast.AST, old: ast.expr, new: ast.expr) -> None:
-    """Replace ``old`` (by identity) wherever it occurs inside ``tree``."""
-    for parent in ast.walk(tree):
-        for name, value in ast.iter_fields(parent):
-            if value is old:
-                setattr(parent, name, new)
-            elif isinstance(value, list):
-                for k, x in enumerate(value):
-                    if x is old:
-                        value[k] = new
 
 
 def _is_match(test) -> bool:
