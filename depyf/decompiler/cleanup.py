@@ -39,8 +39,9 @@ def tidy(body: list[ast.stmt]) -> list[ast.stmt]:
             if hasattr(stmt, name) and isinstance(getattr(stmt, name), list) and not getattr(stmt, name) \
                     and not isinstance(stmt, ast.Module):
                 setattr(stmt, name, [ast.Pass()])
-        if isinstance(stmt, ast.match_case if hasattr(ast, "match_case") else ()):
-            pass
+        if isinstance(stmt, ast.Match):
+            for case in stmt.cases:
+                case.body = tidy(case.body) or [ast.Pass()]
         out.extend(_rewrite(stmt))
     return _drop_dead(out)
 
