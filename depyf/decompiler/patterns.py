@@ -164,6 +164,14 @@ class PatternReader:
             raise NoMatch("failing tests go on at different places")
         ctx.count += 1
 
+    def discard(self, tok) -> None:
+        """``tok`` stays on the stack until a POP_TOP among the stores."""
+        for k in range(len(self.S) - 1, -1, -1):
+            if self.S[k] is tok:
+                self.S[k] = Discard()
+                return
+        raise NoMatch("value to discard not on the stack")
+
     def cond_fail(self, opname: str) -> None:
         """A conditional jump taken when the test fails (its operand is on top of S)."""
         ins = self.expect(opname)
@@ -216,7 +224,7 @@ class PatternReader:
             self.expect("COPY", 1)
             self.S.append(Val())
         self.fails = [FailContext(base=len(self.S) - 1)]
-        pattern = self.pattern()
+        pattern = self.pattern(self.S[-1])
         stores = self.settle(1 if copy else 0)
         if copy and self.S != [subject]:
             raise NoMatch("the subject is not left under a case")
@@ -289,11 +297,17 @@ class PatternReader:
             raise NoMatch("no value to match on top")
         return self.S[-1]
 
-    def pattern(self) -> ast.pattern:
-        """The pattern matched against the value on top of S (consumed, or kept as a capture)."""
-        if self.S and not _fresh(self.S[-1]) and self.op() in _NAME_STORES | {"POP_TOP"}:
-            return self.lazy()
-        x = self.top_val()
+    def pattern(self, x: Val) -> ast.pattern:
+        """The pattern matched against ``x``, normally on top of S (consumed, or kept as a capture).
+
+        A value no longer on top was moved under others by a run of SWAPs that the compiler
+        merged with an earlier capture's rotation (or folded into the order of the STOREs): it
+        can only be a capture, or a wildcard popped among the stores.
+        """
+        if not _fresh(x) or not any(t is x for t in self.S):
+            raise NoMatch("value to match not on the stack")
+        if self.S[-1] is not x:
+            return self.lazy(x)
         ins = self.ins()
         op = ins.opname
         if _is_copy1(ins):
@@ -338,34 +352,27 @@ class PatternReader:
                 return self.class_pattern(node, q)
         return self.capture()
 
-    def lazy(self) -> ast.MatchAs:
-        """A capture or wildcard whose rotation the compiler folded into the order of the STOREs
-        and POP_TOPs that follow: the next value to match lies under the captures on top."""
-        for tok in reversed(self.S):
-            if _fresh(tok):
-                tok.capture = ast.MatchAs(None, None)
-                tok.capture.aliases = []
-                tok.capture.lazy = True
-                return tok.capture
-            if not (isinstance(tok, Discard) or isinstance(tok, Val) and tok.capture is not None):
-                break
-        raise NoMatch("no value to match")
+    def lazy(self, x: Val) -> ast.MatchAs:
+        """``x`` is a capture whose rotation already happened, or a wildcard popped later."""
+        x.capture = ast.MatchAs(None, None)
+        x.capture.aliases = []
+        x.capture.lazy = True
+        return x.capture
 
     def capture(self) -> ast.MatchAs:
-        """The value on top is kept for a name: rotated under the values still in use."""
+        """The value on top is kept for a name: rotated under the values still in use.
+
+        The compiler's optimiser rewrites the SWAPs of consecutive rotations into fewer, other
+        SWAPs with the same effect, so the whole run is applied here; values it moved are
+        recognised as captures when their turn comes (``pattern``).
+        """
         x = self.top_val()
-        expected = None
         while self.op() == "SWAP":
             n = self.ins().argval
-            if expected is not None and n != expected:
-                break
             if n > len(self.S):
                 raise NoMatch("rotation below the stack")
             self.S[-1], self.S[-n] = self.S[-n], self.S[-1]
             self.p += 1
-            if n == 2:
-                break
-            expected = n - 1
         x.capture = ast.MatchAs(None, None)
         x.capture.aliases = []
         return x.capture
@@ -373,13 +380,27 @@ class PatternReader:
     def as_pattern(self) -> ast.MatchAs:
         x = self.top_val()
         self.expect("COPY", 1)
-        self.S.append(Val())
-        sub = self.pattern()
-        if not self.S or self.S[-1] is not x:
-            raise NoMatch("as-pattern value not on top")
-        node = self.capture()
+        copy = Val()
+        self.S.append(copy)
+        sub = self.pattern(copy)
+        if self.S and self.S[-1] is x:
+            node = self.capture()
+        else:
+            node = self.pattern(x)       # already rotated with the sub-pattern's captures
         node.pattern = sub
         return node
+
+    def folded_under_captures(self, *toks) -> bool:
+        """``toks`` lie right under captures whose rotations were folded into the STOREs next."""
+        if self.op() not in _NAME_STORES | {"POP_TOP"}:
+            return False
+        k = len(self.S)
+        while k > 0 and not any(self.S[k - 1] is t for t in toks):
+            tok = self.S[k - 1]
+            if not (isinstance(tok, Discard) or isinstance(tok, Val) and tok.capture is not None):
+                return False
+            k -= 1
+        return k >= len(toks) and all(a is b for a, b in zip(self.S[k - len(toks):k], toks, strict=True))
 
     def or_pattern(self) -> ast.MatchOr:
         x = self.top_val()
@@ -391,9 +412,10 @@ class PatternReader:
             self.expect("COPY", 1)
             ctx = FailContext(base=len(self.S))
             self.fails.append(ctx)
-            self.S.append(Val())
+            alt = Val()
+            self.S.append(alt)
             try:
-                alts.append(self.pattern())
+                alts.append(self.pattern(alt))
             finally:
                 self.fails.pop()
             if len(self.S) < below or self.S[below - 1] is not x:
@@ -412,8 +434,9 @@ class PatternReader:
             end = target
             if ctx.count == 0:
                 break                               # an irrefutable last alternative
-            if ctx.cont != self.p:
+            if ctx.cont is None or ctx.cont < self.p:
                 raise NoMatch("or-alternative fails elsewhere")
+            self.p = ctx.cont                       # past the alternative's fail-pop chain
             if _is_copy1(self.ins()):
                 continue
             self.expect("POP_TOP")
@@ -448,7 +471,7 @@ class PatternReader:
             self.S.pop()
         else:
             self.restore(state)
-            self.S[self.S.index(x)] = Discard()
+            self.discard(x)
         return ast.MatchOr(alts)
 
     def sequence(self) -> ast.MatchSequence:
@@ -489,7 +512,7 @@ class PatternReader:
             self.S.pop()
             elems = [Val() for _ in range(count)]
             self.S.extend(reversed(elems))
-            pats = [self.pattern() for _ in range(count)]
+            pats = [self.pattern(e) for e in elems]
             if star is not None:
                 pats[star] = _as_star(pats[star])
             return ast.MatchSequence(pats)
@@ -502,9 +525,10 @@ class PatternReader:
                     break
                 if index in found:
                     raise NoMatch("element read twice")
-                self.S.append(Val())
-                found[index] = self.pattern()
-                if self.S[-1] is not x:
+                elem = Val()
+                self.S.append(elem)
+                found[index] = self.pattern(elem)
+                if self.S[-1] is not x and not self.folded_under_captures(x):
                     raise NoMatch("sequence not on top after an element")
             if not found:
                 raise NoMatch("starred sequence without elements")
@@ -512,7 +536,7 @@ class PatternReader:
                 self.p += 1
                 self.S.pop()
             else:
-                self.S[-1] = Discard()
+                self.discard(x)
             positives = [i for i, neg in found if not neg]
             star = max(positives) + 1 if positives else 0
             negatives = [size - k for k, neg in found if neg]
@@ -579,11 +603,15 @@ class PatternReader:
         self.S.pop()
         elems = [Val() for _ in keys]
         self.S.extend(reversed(elems))
-        pats = [self.pattern() for _ in keys]
-        if self.S[-2:] != [x, keys_tok]:
+        pats = [self.pattern(e) for e in elems]
+        on_top = len(self.S) >= 2 and self.S[-2] is x and self.S[-1] is keys_tok
+        if not on_top and not self.folded_under_captures(x, keys_tok):
             raise NoMatch("mapping subject and keys not on top")
         rest = None
-        if self.op() == "POP_TOP" and self.op(self.p + 1) == "POP_TOP":
+        if not on_top:
+            self.discard(x)
+            self.discard(keys_tok)
+        elif self.op() == "POP_TOP" and self.op(self.p + 1) == "POP_TOP":
             self.p += 2
             del self.S[-2:]
         elif self.op() == "BUILD_MAP" and self.ins().argval == 0:
@@ -597,7 +625,7 @@ class PatternReader:
             self.S[-1] = Val()
             rest = self.capture()
             # the subject, under the capture, is popped with the stores
-            self.S[self.S.index(x)] = Discard()
+            self.discard(x)
         else:
             self.S[-2:] = [Discard(), Discard()]
         node = ast.MatchMapping(keys, pats, None)
@@ -652,7 +680,7 @@ class PatternReader:
         self.S.pop()
         elems = [Val() for _ in range(count)]
         self.S.extend(reversed(elems))
-        pats = [self.pattern() for _ in range(count)]
+        pats = [self.pattern(e) for e in elems]
         return ast.MatchClass(cls, pats[:nargs], list(names), pats[nargs:])
 
 
