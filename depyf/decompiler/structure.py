@@ -715,7 +715,8 @@ class Structurer:
         if len(trial) != len(stack):
             return None
         if fail is None:
-            return cond, t, f
+            # the guard falls through into its case's body (it jumps when false)
+            return (negate(cond), f, t) if f == end else (cond, t, f)
         if f == fail:
             return cond, t, f
         if t == fail:
