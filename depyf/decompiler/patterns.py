@@ -158,11 +158,35 @@ class PatternReader:
                 p = t
             else:
                 raise NoMatch("fail chain pops too little")
+        self.fail_reaches(ctx, p)
+
+    def fail_reaches(self, ctx: FailContext, p: int) -> None:
         if ctx.cont is None:
             ctx.cont = p
-        elif ctx.cont != p:
+        elif ctx.cont != p and not self.same_code(ctx.cont, p):
             raise NoMatch("failing tests go on at different places")
         ctx.count += 1
+
+    def same_code(self, a: int, b: int) -> bool:
+        """The code at ``a`` and ``b`` is one piece of code that the compiler copied (3.12+ copies
+        small blocks that end the function instead of jumping to them)."""
+        for _ in range(64):
+            if a >= len(self.instrs) or b >= len(self.instrs):
+                return False
+            x, y = self.instrs[a], self.instrs[b]
+            if x.opname != y.opname:
+                return False
+            if x.target is not None or y.target is not None:
+                if x.target != y.target:
+                    return False
+                if x.opname == "JUMP":
+                    return True
+            elif x.argval != y.argval and not (x.argval != x.argval and y.argval != y.argval):
+                return False
+            if x.opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+                return True
+            a, b = a + 1, b + 1
+        return False
 
     def discard(self, tok) -> None:
         """``tok`` stays on the stack until a POP_TOP among the stores."""
@@ -425,13 +449,12 @@ class PatternReader:
             if self.op() == "JUMP" and self.pos_of(self.ins().target) > self.p:
                 target = self.pos_of(self.ins().target)
                 self.p += 1
-            elif ctx.count == 0:
-                target = self.p
             else:
-                raise NoMatch("or-alternative without a jump to the end")
-            if end is not None and target != end:
+                target = self.p                     # falls into the end, or into a copy of it
+            if end is not None and target != end and not self.same_code(end, target):
                 raise NoMatch("or-alternatives end at different places")
-            end = target
+            if end is None:
+                end = target
             if ctx.count == 0:
                 break                               # an irrefutable last alternative
             if ctx.cont is None or ctx.cont < self.p:
@@ -441,12 +464,18 @@ class PatternReader:
                 continue
             self.expect("POP_TOP")
             self.S.pop()
-            jump = self.expect("JUMP")
-            self.fail_jump(jump)
+            if self.op() == "JUMP":
+                self.fail_jump(self.expect("JUMP"))
+            else:
+                # a copy of where the failure goes: reached with nothing more to pop
+                if len(self.S) != self.fails[-1].base:
+                    raise NoMatch("or-pattern failure inline with values left")
+                self.fail_reaches(self.fails[-1], self.p)
             self.S.append(x)                        # on the paths that matched
             break
-        if len(alts) < 2 or self.p != end:
+        if len(alts) < 2 or (self.p != end and ctx.count == 0):
             raise NoMatch("not an or-pattern")
+        self.p = end
         counts = {len(t) for t in tops}
         if len(counts) != 1:
             raise NoMatch("or-alternatives bind different numbers of names")
