@@ -578,6 +578,37 @@ class PatternReader:
             return ast.MatchSequence(pats)
         raise NoMatch("unrecognised sequence pattern")
 
+    def elements(self, count: int) -> list[ast.pattern]:
+        """Patterns for the items of the tuple on top (a class's attributes, a mapping's values):
+        unpacked (3.11+), or each read by ``COPY 1; LOAD_CONST i; BINARY_SUBSCR`` and the tuple
+        popped after them (3.10: the items not read are wildcards)."""
+        if self.op() == "UNPACK_SEQUENCE":
+            if self.expect("UNPACK_SEQUENCE").argval != count:
+                raise NoMatch("tuple of another count")
+            self.S.pop()
+            elems = [Val() for _ in range(count)]
+            self.S.extend(reversed(elems))
+            return [self.pattern(e) for e in elems]
+        tup = self.S[-1]
+        pats: list[ast.pattern] = [ast.MatchAs(None, None) for _ in range(count)]
+        seen = set()
+        while _is_copy1(self.ins()) and self.op(self.p + 1) == "LOAD_CONST" \
+                and self.op(self.p + 2) == "BINARY_SUBSCR":
+            i = self.instrs[self.p + 1].argval
+            if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < count or i in seen:
+                raise NoMatch("tuple item out of range")
+            seen.add(i)
+            self.p += 3
+            elem = Val()
+            self.S.append(elem)
+            pats[i] = self.pattern(elem)
+            if self.S[-1] is not tup:
+                raise NoMatch("tuple not on top after an item")
+        self.expect("POP_TOP")
+        if self.S.pop() is not tup:
+            raise NoMatch("pop of another value than the tuple")
+        return pats
+
     def subscript_index(self, size: int):
         """``COPY 1; LOAD_CONST i; BINARY_SUBSCR`` -> (i, False); ``COPY 1; GET_LEN; LOAD_CONST k;
         BINARY_OP -; BINARY_SUBSCR`` -> (k, True) (the element ``size - k``)."""
@@ -626,13 +657,7 @@ class PatternReader:
         self.expect("COPY", 1)
         self.S.append(Other("values"))
         self.cond_fail("POP_JUMP_IF_NONE")
-        unpack = self.expect("UNPACK_SEQUENCE")
-        if unpack.argval != len(keys):
-            raise NoMatch("mapping values of another count")
-        self.S.pop()
-        elems = [Val() for _ in keys]
-        self.S.extend(reversed(elems))
-        pats = [self.pattern(e) for e in elems]
+        pats = self.elements(len(keys))
         on_top = len(self.S) >= 2 and self.S[-2] is x and self.S[-1] is keys_tok
         if not on_top and not self.folded_under_captures(x, keys_tok):
             raise NoMatch("mapping subject and keys not on top")
@@ -650,11 +675,18 @@ class PatternReader:
             self.S.append(rest_val)
             rest = self.capture()
         elif self.op() == "COPY_DICT_WITHOUT_KEYS":
+            # 3.10: [subject, keys] -> [subject, rest]; rest is captured, then the subject popped
             self.p += 1
             self.S[-1] = Val()
             rest = self.capture()
-            # the subject, under the capture, is popped with the stores
-            self.discard(x)
+            if self.op() == "POP_TOP" and self.S[-1] is x:
+                self.p += 1
+                self.S.pop()
+            else:
+                self.discard(x)
+        elif self.op() == "POP_TOP" and self.S[-1] is keys_tok and self.op(self.p + 1) == "POP_TOP":
+            self.p += 2
+            del self.S[-2:]
         else:
             self.S[-2:] = [Discard(), Discard()]
         node = ast.MatchMapping(keys, pats, None)
@@ -702,14 +734,7 @@ class PatternReader:
         self.expect("COPY", 1)
         self.S.append(Other("attributes"))
         self.cond_fail("POP_JUMP_IF_NONE")
-        count = nargs + len(names)
-        unpack = self.expect("UNPACK_SEQUENCE")
-        if unpack.argval != count:
-            raise NoMatch("class attributes of another count")
-        self.S.pop()
-        elems = [Val() for _ in range(count)]
-        self.S.extend(reversed(elems))
-        pats = [self.pattern(e) for e in elems]
+        pats = self.elements(nargs + len(names))
         return ast.MatchClass(cls, pats[:nargs], list(names), pats[nargs:])
 
 
