@@ -414,17 +414,17 @@ class PatternReader:
         node.pattern = sub
         return node
 
-    def folded_under_captures(self, *toks) -> bool:
-        """``toks`` lie right under captures whose rotations were folded into the STOREs next."""
-        if self.op() not in _NAME_STORES | {"POP_TOP"}:
-            return False
-        k = len(self.S)
-        while k > 0 and not any(self.S[k - 1] is t for t in toks):
-            tok = self.S[k - 1]
-            if not (isinstance(tok, Discard) or isinstance(tok, Val) and tok.capture is not None):
-                return False
-            k -= 1
-        return k >= len(toks) and all(a is b for a, b in zip(self.S[k - len(toks):k], toks, strict=True))
+    def moved(self, *toks) -> bool:
+        """``toks`` are no longer on top because the optimiser merged their POP_TOPs with the
+        rotations of captures (SWAPs) and the STOREs after them: they are popped later on."""
+        ids = [id(t) for t in self.S]
+        return self.op() in _NAME_STORES | {"POP_TOP", "SWAP", "JUMP"} and all(id(t) in ids for t in toks)
+
+    def pop_discarded(self) -> None:
+        """POP_TOPs of values the pattern is done with (see ``moved``)."""
+        while self.op() == "POP_TOP" and self.S and isinstance(self.S[-1], Discard):
+            self.S.pop()
+            self.p += 1
 
     def or_pattern(self) -> ast.MatchOr:
         x = self.top_val()
@@ -442,6 +442,12 @@ class PatternReader:
                 alts.append(self.pattern(alt))
             finally:
                 self.fails.pop()
+            # the captures of this alternative put in the order of the first one's
+            while self.op() == "SWAP" and self.ins().argval <= len(self.S) - below + 1:
+                n = self.ins().argval
+                self.S[-1], self.S[-n] = self.S[-n], self.S[-1]
+                self.p += 1
+            self.pop_discarded()
             if len(self.S) < below or self.S[below - 1] is not x:
                 raise NoMatch("or-alternative lost its subject")
             tops.append(self.S[below:])
@@ -557,8 +563,10 @@ class PatternReader:
                 elem = Val()
                 self.S.append(elem)
                 found[index] = self.pattern(elem)
-                if self.S[-1] is not x and not self.folded_under_captures(x):
-                    raise NoMatch("sequence not on top after an element")
+                if self.S[-1] is not x:
+                    if not self.moved(x):
+                        raise NoMatch("sequence not on top after an element")
+                    break
             if not found:
                 raise NoMatch("starred sequence without elements")
             if self.op() == "POP_TOP" and self.S[-1] is x:
@@ -659,7 +667,7 @@ class PatternReader:
         self.cond_fail("POP_JUMP_IF_NONE")
         pats = self.elements(len(keys))
         on_top = len(self.S) >= 2 and self.S[-2] is x and self.S[-1] is keys_tok
-        if not on_top and not self.folded_under_captures(x, keys_tok):
+        if not on_top and not self.moved(x, keys_tok):
             raise NoMatch("mapping subject and keys not on top")
         rest = None
         if not on_top:
