@@ -610,8 +610,9 @@ class Structurer:
     def find_matches(self) -> dict[int, MatchRead]:
         """Positions where a match statement's first case starts (its subject on the stack).
 
-        A first case on a copy of the subject (more cases follow) or with a sequence, mapping or
-        class pattern is a match statement; a lone literal test is an ``if`` already.
+        A first case on a copy of the subject (more cases follow), with a sequence, mapping or
+        class pattern, or a refutable or/as pattern is a match statement; a lone literal test is
+        an ``if`` already.
         """
         found: dict[int, MatchRead] = {}
         inside: list[tuple[int, int]] = []
@@ -629,7 +630,8 @@ class Structurer:
                 continue
             first = read.cases[0]
             if not first.copy and not any(isinstance(n, (ast.MatchSequence, ast.MatchMapping, ast.MatchClass))
-                                          for n in ast.walk(first.pattern)):
+                                          for n in ast.walk(first.pattern)) \
+                    and not (isinstance(first.pattern, (ast.MatchAs, ast.MatchOr)) and first.fail is not None):
                 continue
             found[p] = read
             inside.extend(read.pattern_ranges())

@@ -364,3 +364,52 @@ def match_closure_capture(v):
         case inner:
             pass
     return (lambda: inner)()
+
+
+@cases(([1, 2, 0],), ([1, 2, 1],), ({"k": (1, 2)},), ({"j": (1, 2)},), ([(5, 6)],), ([[5, 6, 7]],), (0,))
+def match_or_reordered_captures(v):
+    match v:
+        case [x, y, 0] | [y, x, 1]:
+            return (x, y)
+        case {"k": (a, b)} | {"j": (b, a)}:
+            return (a, b)
+        case [(p, q) | [q, p, _]]:
+            return (p, q)
+    return None
+
+
+@cases(({"type": "a", "val": 3},), ({"type": "b", "val": 0},), ({"type": "c", "z": 1},), ({"type": "x", "z": 1},),
+       ({"a": [1, {"b": 9}]},), ({"c": 4},))
+def match_nested_or_in_mappings(v):
+    def seen_later():
+        return seen
+    match v:
+        case {"type": "a" | "b" as t, "val": int() | float() as n} if n:
+            return (t, n)
+        case {"type": t, **kw} if kw and t != "x":
+            return (t, sorted(kw))
+        case {"a": [1, {"b": seen}]} | {"c": seen}:
+            return seen_later()
+    return None
+
+
+match len(Point.__match_args__):
+    case 2:
+        MODULE_LEVEL_MATCH = "two"
+    case n if n > 2:
+        MODULE_LEVEL_MATCH = n
+    case _:
+        MODULE_LEVEL_MATCH = None
+
+
+class ClassBodyMatch:
+    match Color.RED:
+        case "red" | "crimson" as shade:
+            kind = "warm"
+        case _:
+            kind = "other"
+
+
+@cases(())
+def match_at_module_and_class_level():
+    return (MODULE_LEVEL_MATCH, ClassBodyMatch.kind, ClassBodyMatch.shade)
