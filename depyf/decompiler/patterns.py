@@ -273,7 +273,8 @@ class PatternReader:
                 stores.append((ins.opname, ins.argval))
             elif ins.opname == "POP_TOP":
                 tok = self.S.pop()
-                if isinstance(tok, Val) and getattr(tok.capture, "lazy", False) and tok.capture.name is None:
+                if isinstance(tok, Val) and getattr(tok.capture, "lazy", False) and tok.capture.name is None \
+                        and tok.capture.pattern is None:
                     del tok.capture.aliases             # a wildcard after all
                 elif not isinstance(tok, Discard):
                     raise NoMatch("pop of a value still in use")
@@ -296,21 +297,19 @@ class PatternReader:
             raise NoMatch("an irrefutable case before others")
         if self.op(case.after) == "POP_TOP":
             return
-        # a guard: conditional jumps to the next case, then the POP_TOP of the subject
+        # a guard: its last conditional jump goes to the next case and falls into the POP_TOP
         p = case.after
         for _ in range(256):
             ins = self.ins(p)
             if ins.opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
-                              "POP_JUMP_IF_NOT_NONE", "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+                              "POP_JUMP_IF_NOT_NONE") and self.op(p + 1) == "POP_TOP":
                 t = self.pos_of(ins.target)
-                if case.fail is None:
+                if case.fail is None and t is not None and t > p + 1:
                     case.fail = t
-                if self.op(p + 1) == "POP_TOP" and t in (case.fail, p + 1):
-                    return
-                if self.op(t) == "POP_TOP" and (p + 1 == case.fail or t == case.fail):
+                if t == case.fail:
                     return
             elif ins.opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP", "FOR_ITER") \
-                    or ins.opname in _NAME_STORES or ins.opname.startswith(("STORE_", "DELETE_")):
+                    or ins.opname.startswith(("STORE_", "DELETE_")):
                 break
             p += 1
         raise NoMatch("a case on a copy of the subject without POP_TOP or guard")

@@ -413,3 +413,16 @@ class ClassBodyMatch:
 @cases(())
 def match_at_module_and_class_level():
     return (MODULE_LEVEL_MATCH, ClassBodyMatch.kind, ClassBodyMatch.shade)
+
+
+@cases((1, True), (9, False), ([0, 0], False), ([0, 1], False), (0, False), (3, False))
+def match_compound_guards(v, flag):
+    match v:
+        case x if flag or x > 5:
+            return ("first", x)
+        case [a, b] if a or b:
+            return ("pair", a, b)
+        case y if not y:
+            return "falsy"
+        case _:
+            return "rest"
