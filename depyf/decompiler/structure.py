@@ -682,9 +682,7 @@ class Structurer:
                     self.executor.nonlocals_declared.add(name)
             cases.append((case.pattern, guard, start))
         ends = [start for _, _, start in cases] + ([fail] if fail is not None else [])
-        join = ends[0]
-        for e in ends[1:]:
-            join = self.join_of(join, e, ctx) if join is not None else None
+        join = self.match_end(ends, ctx)
         if join is not None and join < max(start for _, _, start in cases):
             raise self.error(pos, "match statement cases join inside a case")
         inner = ctx.with_stops(join)
@@ -698,6 +696,31 @@ class Structurer:
         stack.pop()
         out.append(ast.Match(self.executor.value(subject, self.instrs[pos]), nodes))
         return join
+
+    def match_end(self, ends: list[int], ctx: Context) -> int | None:
+        """Where the cases of a match statement meet again (the compiler's ``end`` label).
+
+        Bodies that end in return, raise, break or continue never get there; the end is the
+        nearest block that post-dominates the most case starts (and the no-match path), at least
+        two of them. None when no two paths meet: everything after the last case is its default.
+        """
+        ipdom = self.ipdom(ctx.loop)
+        counts: dict[int, int] = {}
+        for e in ends:
+            b = self.cfg.block_of[e]
+            if b not in ipdom:
+                continue                    # leaves the loop (break)
+            seen = set()
+            for _ in range(len(ipdom) + 2):
+                if b == EXIT or b in seen:
+                    break
+                seen.add(b)
+                counts[b] = counts.get(b, 0) + 1
+                b = ipdom.get(b, EXIT)
+        best = max(counts.values(), default=0)
+        if best < 2:
+            return None
+        return min(self.cfg.blocks[b].start for b, n in counts.items() if n == best)
 
     def match_guard(self, q: int, fail: int | None, ctx: Context, stack: list):
         """A case's guard at ``q`` failing to ``fail`` (any place if None): (condition, where the

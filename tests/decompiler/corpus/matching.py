@@ -426,3 +426,22 @@ def match_compound_guards(v, flag):
             return "falsy"
         case _:
             return "rest"
+
+
+@cases(([7, [-1, -2.5], 3],), ([{"p": {"q": [1, 2]}}, 7],), ([],), ([[0, 0]],))
+def match_in_while_with_continue_and_break(v):
+    i = 0
+    out = []
+    while i < len(v):
+        i += 1
+        match v[i - 1]:
+            case 7:
+                out.append("seven")
+                continue
+            case [-1, -2.5]:
+                out.append("negs")
+            case {"p": {"q": [*_, last]}}:
+                out.append(last)
+                break
+        out.append(i)
+    return out
