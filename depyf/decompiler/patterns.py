@@ -309,7 +309,7 @@ class PatternReader:
                 if t == case.fail:
                     return
             elif ins.opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP", "FOR_ITER") \
-                    or ins.opname.startswith(("STORE_", "DELETE_")):
+                    or ins.opname.startswith("DELETE_"):
                 break
             p += 1
         raise NoMatch("a case on a copy of the subject without POP_TOP or guard")

@@ -445,3 +445,15 @@ def match_in_while_with_continue_and_break(v):
                 break
         out.append(i)
     return out
+
+
+@cases(([1, 5],), ([1, 1],), ([0, 0],), ([2],), ("ab",), ("a",), (b"xy",), (3,))
+def match_guards_with_walrus(v):
+    match v:
+        case [x, y] if (s := x + y) > 3:
+            return ("big", s)
+        case [x, *_] if (t := x * 2):
+            return ("t", t)
+        case str() | bytes() as z if len(z) > 1:
+            return z
+    return None
