@@ -692,7 +692,10 @@ class Structurer:
             nodes.append(ast.match_case(pattern, guard, body or [ast.Pass()]))
         if fail is not None and fail != join:
             body = self.emit(fail, inner, list(base))
-            nodes.append(ast.match_case(ast.MatchAs(None, None), None, body or [ast.Pass()]))
+            guard = None
+            if len(body) == 1 and isinstance(body[0], ast.If) and not body[0].orelse:
+                guard, body = body[0].test, body[0].body        # ``case _ if g:`` (same code)
+            nodes.append(ast.match_case(ast.MatchAs(None, None), guard, body or [ast.Pass()]))
         stack.pop()
         out.append(ast.Match(self.executor.value(subject, self.instrs[pos]), nodes))
         return join
