@@ -43,8 +43,9 @@ def tidy(body: list[ast.stmt]) -> list[ast.stmt]:
             if hasattr(stmt, name) and isinstance(getattr(stmt, name), list) and not getattr(stmt, name) \
                     and not isinstance(stmt, ast.Module):
                 setattr(stmt, name, [ast.Pass()])
-        if isinstance(stmt, ast.match_case if hasattr(ast, "match_case") else ()):
-            pass
+        if isinstance(stmt, ast.Match):
+            for case in stmt.cases:
+                case.body = tidy(case.body) or [ast.Pass()]
         out.extend(_rewrite(stmt))
     return _drop_dead(out)
 
@@ -129,6 +130,17 @@ def strip_tail_returns(body: list[ast.stmt]) -> list[ast.stmt]:
         last.orelse = strip_tail_returns(last.orelse)
     elif isinstance(last, (ast.For, ast.AsyncFor, ast.While)):
         last.orelse = strip_tail_returns(last.orelse)
+    elif isinstance(last, ast.Match):
+        # cases that return values keep their explicit ``return None`` (as the source had it)
+        if not any(c.body and isinstance(c.body[-1], ast.Return) and not _is_return_none(c.body[-1])
+                   for c in last.cases):
+            for case in last.cases:
+                case.body = strip_tail_returns(case.body) or [ast.Pass()]
+        final = last.cases[-1]
+        if isinstance(final.pattern, ast.MatchAs) and final.pattern.pattern is None \
+                and final.pattern.name is None and final.guard is None \
+                and all(isinstance(s, ast.Pass) for s in final.body) and len(last.cases) > 1:
+            last.cases.pop()            # ``case _: pass`` ending the function: no case at all
     return body
 
 

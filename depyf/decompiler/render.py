@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import copy
 import sys
 import types
 
@@ -217,6 +218,23 @@ def remove_implicit_returns(body: list) -> list:
                 stmt.body = stmt.body + remove_implicit_returns(rest)
                 out.append(stmt)
                 return out
+        if isinstance(stmt, ast.Match):
+            rest = body[k + 1:]
+            ends = [_ends_in_return(case.body) for case in stmt.cases]
+            for case in stmt.cases:
+                case.body = remove_implicit_returns(case.body) or [ast.Pass()]
+            if rest and any(ends):
+                # the cases that ended the body skip the rest: the others (and no match) run it
+                rest = remove_implicit_returns(rest)
+                for case, ended in zip(stmt.cases, ends, strict=True):
+                    if not ended:
+                        case.body = case.body + copy.deepcopy(rest)
+                last = stmt.cases[-1]
+                if not (isinstance(last.pattern, ast.MatchAs) and last.pattern.pattern is None
+                        and last.guard is None):
+                    stmt.cases.append(ast.match_case(ast.MatchAs(None, None), None, copy.deepcopy(rest)))
+                out.append(stmt)
+                return out
         out.append(stmt)
     return out
 
@@ -229,6 +247,10 @@ def _ends_in_return(body: list) -> bool:
         return True
     if isinstance(last, ast.If):
         return _ends_in_return(last.body) or _ends_in_return(last.orelse)
+    if isinstance(last, ast.Match):
+        final = last.cases[-1]
+        return isinstance(final.pattern, ast.MatchAs) and final.pattern.pattern is None \
+            and final.guard is None and all(_ends_in_return(case.body) for case in last.cases)
     return False
 
 

@@ -15,8 +15,11 @@
 Not translated yet (a DecompilationError names the opcode): 3.10's block-stack exception handling
 (``SETUP_FINALLY``, ``SETUP_WITH``, ``SETUP_ASYNC_WITH``, ``POP_BLOCK``, ``POP_EXCEPT``, ``RERAISE``,
 ``JUMP_IF_NOT_EXC_MATCH``, ``WITH_EXCEPT_START``, ``END_ASYNC_FOR``), which needs exception-table
-entries and 3.11-shaped handler stacks synthesised from the block stack, and ``match`` statements,
-whose ``MATCH_CLASS``/``MATCH_KEYS`` push a success flag that 3.11 folded into None checks.
+entries and 3.11-shaped handler stacks synthesised from the block stack.
+
+``match``: ``MATCH_CLASS``/``MATCH_KEYS`` push a success flag over the attributes/values, which
+becomes 3.11's None check (``COPY 1; POP_JUMP_IF_NONE``); ``ROT_N`` becomes SWAPs. 3.10 reads the
+attributes/values by subscript instead of unpacking them, which the pattern reader accepts.
 """
 
 from __future__ import annotations
@@ -50,11 +53,13 @@ _SAME = frozenset({
     "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE", "DICT_MERGE", "LIST_TO_TUPLE", "UNPACK_SEQUENCE",
     "UNPACK_EX", "GET_ITER", "LOAD_BUILD_CLASS", "SETUP_ANNOTATIONS", "PRINT_EXPR", "IMPORT_STAR",
     "IMPORT_NAME", "IMPORT_FROM", "LOAD_ASSERTION_ERROR", "RAISE_VARARGS", "GET_AITER", "YIELD_VALUE",
-    "GET_YIELD_FROM_ITER", "GET_AWAITABLE", "GET_ANEXT",
+    "GET_YIELD_FROM_ITER", "GET_AWAITABLE", "GET_ANEXT", "GET_LEN", "MATCH_MAPPING", "MATCH_SEQUENCE",
+    "COPY_DICT_WITHOUT_KEYS",
 })
 _SPECIAL = frozenset({
     "LOAD_METHOD", "CALL_METHOD", "CALL_FUNCTION", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX", "MAKE_FUNCTION",
-    "FORMAT_VALUE", "DUP_TOP", "DUP_TOP_TWO", "ROT_TWO", "ROT_THREE", "ROT_FOUR", "YIELD_FROM",
+    "FORMAT_VALUE", "DUP_TOP", "DUP_TOP_TWO", "ROT_TWO", "ROT_THREE", "ROT_FOUR", "ROT_N", "YIELD_FROM",
+    "MATCH_CLASS", "MATCH_KEYS",
 })
 HANDLED = frozenset(_DROP | set(_JUMPS) | set(_BINARY_OPS) | _SAME | _SPECIAL)
 _CONVERSIONS = {0: None, 1: "s", 2: "r", 3: "a"}
@@ -114,8 +119,18 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
         elif name == "DUP_TOP_TWO":
             emit("COPY", 2)
             emit("COPY", 2)
+        elif name in ("MATCH_CLASS", "MATCH_KEYS"):
+            # 3.10 pushes a success flag over the attributes/values (None on failure); 3.11 tests
+            # the None: ``MATCH_X; POP_JUMP_IF_FALSE t`` -> ``MATCH_X; COPY 1; POP_JUMP_IF_NONE t``
+            if nxt is None or nxt.opname != "POP_JUMP_IF_FALSE":
+                raise DecompilationError(f"{name} without its test (CPython 3.10)", qualname=qualname,
+                                         offset=ins.offset, opname=name)
+            emit(name, ins.argval)
+            emit("COPY", 1, ins=nxt)
+            emit("POP_JUMP_IF_NONE", target=nxt.argval, ins=nxt)
+            i += 1
         elif name.startswith("ROT_"):
-            depth = {"ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4}[name]
+            depth = ins.arg if name == "ROT_N" else {"ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4}[name]
             for n in range(depth, 1, -1):  # top moves down ``depth - 1`` places
                 emit("SWAP", n)
         elif name == "YIELD_FROM":

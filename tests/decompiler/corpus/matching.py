@@ -190,3 +190,270 @@ def match_in_loop_with_break(limit):
             case _:
                 out.append(i)
     return out
+
+
+@cases(([1, 2, 3],), ([9],), ([],), ((4, 5),), ("no",))
+def match_star_positions(v):
+    match v:
+        case [*_, 3]:
+            return "ends in three"
+        case [9, *_]:
+            return "starts with nine"
+        case [4, *_, 5]:
+            return "four to five"
+        case [*head, 5]:
+            return head
+        case [*everything]:
+            return everything
+    return "nothing"
+
+
+@cases(([1, 2],), ([1, 2, 3],), ([0, 1, 2, 3, 4],), ([5],))
+def match_star_captures(v):
+    match v:
+        case [first, *_, last] if first == last:
+            return ("same", first)
+        case [_, second, *_, before_last, _]:
+            return (second, before_last)
+        case [*_, x, y]:
+            return (x, y)
+        case [_, *_]:
+            return "one or more"
+    return None
+
+
+@cases(({"x": 1, "y": 2},), ({"kind": "pt", "x": 0},), ({"kind": Color.RED},), ({},), ({"k": None},), ([],))
+def match_mapping_forms(v):
+    match v:
+        case {"kind": Color.RED, **others}:
+            return ("red", others)
+        case {"kind": "pt", **rest}:
+            return ("pt", rest)
+        case {"k": None}:
+            return "k is None"
+        case {"x": x, "y": y, **kw} if not kw:
+            return x + y
+        case {**everything} if everything:
+            return everything
+    return "empty or not a mapping"
+
+
+@cases((None,), (True,), (False,), ([None, True],), ([False, 0],), (0,))
+def match_singletons_nested(v):
+    match v:
+        case [None, True]:
+            return "none-true"
+        case [False, x]:
+            return ("false", x)
+        case None | True:
+            return "none or true"
+        case False:
+            return "false"
+    return "else"
+
+
+@cases(([1, 5],), ([5, 1],), ((2, 7),), ([3, 3],), ({"point": (1, 2)},))
+def match_or_with_captures(v):
+    if isinstance(v, dict):
+        v = Point(*v["point"])
+    match v:
+        case [1, x] | [x, 1]:
+            return ("has one", x)
+        case (2, y) | [y, 2]:
+            return ("has two", y)
+        case Point(x=a, y=b) | [a, b]:
+            return ("pair", a, b)
+    return None
+
+
+@cases(((1, (2, 3)),), ((0, 0),), (("a", [1]),), ((None, None),), (4,))
+def match_nested_classes(v):
+    if isinstance(v, tuple):
+        x, y = v
+        v = Point(x, Point(*y) if isinstance(y, tuple) else y)
+    match v:
+        case Point(x=1, y=Point(x=px, y=py) as inner):
+            return ("nested", px, py, inner.x)
+        case Point(0, 0) | Point(x=None, y=None):
+            return "zero-ish"
+        case Point(str(name), [*items]):
+            return (name, items)
+        case object(real=r) if r == 4:
+            return ("number", r)
+    return "no"
+
+
+@cases((["add", 1, 2],), (["neg", 5],), (["stop"],), (["add", "a", "b"],), (["skip", 0],))
+def match_commands_in_loop(cmd):
+    results = []
+    for attempt in range(3):
+        match cmd:
+            case ["add", int(a), int(b)]:
+                results.append(a + b + attempt)
+            case ["neg", n] if attempt < 2:
+                results.append(-n)
+                continue
+            case ["stop"]:
+                break
+            case ["skip", _]:
+                return "skipped"
+            case _:
+                results.append(None)
+        results.append(attempt)
+    return results
+
+
+@cases((3, 4), (0, 1), (-1, -1))
+def match_subject_expression(a, b):
+    match (a + b, a * b):
+        case (0, _):
+            return "sum zero"
+        case (s, p) if s > p:
+            return ("sum bigger", s, p)
+        case (s, p):
+            return ("product bigger or equal", s, p)
+
+
+@cases((1,), (2,), (3,))
+def match_wildcard_with_guard_first(n):
+    seen = []
+    match n:
+        case _ if n > 2:
+            seen.append("big")
+        case 1:
+            seen.append("one")
+        case _ if n == 2:
+            seen.append("two")
+    seen.append("done")
+    return seen
+
+
+@cases(([1, [2, [3, 4]]],), ([1, [2, 3]],), ([[1], 2],))
+def match_nested_match_statements(v):
+    match v:
+        case [1, rest]:
+            match rest:
+                case [2, [a, b]]:
+                    return a * b
+                case [2, c]:
+                    return c
+        case [[x], y]:
+            return x + y
+    return 0
+
+
+@cases(("a",), ("b",), ("z",))
+def match_global_capture(v):
+    global MATCHED
+    match v:
+        case "a" | "b" as MATCHED:
+            pass
+        case _:
+            MATCHED = None
+    return MATCHED
+
+
+MATCHED = None
+
+
+@cases((1,), ([2],))
+def match_closure_capture(v):
+    match v:
+        case [inner]:
+            pass
+        case inner:
+            pass
+    return (lambda: inner)()
+
+
+@cases(([1, 2, 0],), ([1, 2, 1],), ({"k": (1, 2)},), ({"j": (1, 2)},), ([(5, 6)],), ([[5, 6, 7]],), (0,))
+def match_or_reordered_captures(v):
+    match v:
+        case [x, y, 0] | [y, x, 1]:
+            return (x, y)
+        case {"k": (a, b)} | {"j": (b, a)}:
+            return (a, b)
+        case [(p, q) | [q, p, _]]:
+            return (p, q)
+    return None
+
+
+@cases(({"type": "a", "val": 3},), ({"type": "b", "val": 0},), ({"type": "c", "z": 1},), ({"type": "x", "z": 1},),
+       ({"a": [1, {"b": 9}]},), ({"c": 4},))
+def match_nested_or_in_mappings(v):
+    def seen_later():
+        return seen
+    match v:
+        case {"type": "a" | "b" as t, "val": int() | float() as n} if n:
+            return (t, n)
+        case {"type": t, **kw} if kw and t != "x":
+            return (t, sorted(kw))
+        case {"a": [1, {"b": seen}]} | {"c": seen}:
+            return seen_later()
+    return None
+
+
+match len(Point.__match_args__):
+    case 2:
+        MODULE_LEVEL_MATCH = "two"
+    case n if n > 2:
+        MODULE_LEVEL_MATCH = n
+    case _:
+        MODULE_LEVEL_MATCH = None
+
+
+class ClassBodyMatch:
+    match Color.RED:
+        case "red" | "crimson" as shade:
+            kind = "warm"
+        case _:
+            kind = "other"
+
+
+@cases(())
+def match_at_module_and_class_level():
+    return (MODULE_LEVEL_MATCH, ClassBodyMatch.kind, ClassBodyMatch.shade)
+
+
+@cases((1, True), (9, False), ([0, 0], False), ([0, 1], False), (0, False), (3, False))
+def match_compound_guards(v, flag):
+    match v:
+        case x if flag or x > 5:
+            return ("first", x)
+        case [a, b] if a or b:
+            return ("pair", a, b)
+        case y if not y:
+            return "falsy"
+        case _:
+            return "rest"
+
+
+@cases(([7, [-1, -2.5], 3],), ([{"p": {"q": [1, 2]}}, 7],), ([],), ([[0, 0]],))
+def match_in_while_with_continue_and_break(v):
+    i = 0
+    out = []
+    while i < len(v):
+        i += 1
+        match v[i - 1]:
+            case 7:
+                out.append("seven")
+                continue
+            case [-1, -2.5]:
+                out.append("negs")
+            case {"p": {"q": [*_, last]}}:
+                out.append(last)
+                break
+        out.append(i)
+    return out
+
+
+@cases(([1, 5],), ([1, 1],), ([0, 0],), ([2],), ("ab",), ("a",), (b"xy",), (3,))
+def match_guards_with_walrus(v):
+    match v:
+        case [x, y] if (s := x + y) > 3:
+            return ("big", s)
+        case [x, *_] if (t := x * 2):
+            return ("t", t)
+        case str() | bytes() as z if len(z) > 1:
+            return z
+    return None
