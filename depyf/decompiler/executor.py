@@ -69,18 +69,24 @@ def _writes(target: ast.expr) -> frozenset:
 
 
 def _walk_values(tree: ast.AST, skip) -> list[ast.expr]:
-    """Non-trivial expressions in ``tree``, outermost first, not descending into ``skip``."""
+    """Non-trivial expressions in ``tree``, parents before their children (pre-order), not
+    descending into ``skip``."""
     found = []
     todo = [tree]
     while todo:
-        nxt = []
-        for item in todo:
-            if item is skip:
-                continue
-            if isinstance(item, ast.expr) and not isinstance(item, (ast.Name, ast.Constant)):
-                found.append(item)
-            nxt.extend(ast.iter_child_nodes(item))
-        todo = nxt
+        item = todo.pop()
+        if item is skip or isinstance(item, (ast.Name, ast.Constant, ast.expr_context)):
+            continue
+        if isinstance(item, ast.expr):
+            found.append(item)
+        children = []
+        for name in item._fields:
+            value = getattr(item, name, None)
+            if isinstance(value, ast.AST):
+                children.append(value)
+            elif isinstance(value, list):
+                children.extend(x for x in value if isinstance(x, ast.AST))
+        todo.extend(reversed(children))
     return found
 
 
@@ -192,6 +198,7 @@ class Executor:
         self.current = 0
         self.current_stack: list = []
         self.temp_count = 0
+        self.copied: set[int] = set()   # ids of values COPY put on the stack a second time
         self.globals_declared: set[str] = set()
         self.nonlocals_declared: set[str] = set()
 
@@ -316,6 +323,10 @@ class Executor:
         The outermost repeated value is named first (fewer temporaries), after any part of it that
         is shared on its own (it was computed before, and is used elsewhere too).
         """
+        # Only COPY makes one value occur twice: without a copied value in ``node`` there is nothing
+        # to name (and no need to walk the whole stack).
+        if not self.copied or not any(id(sub) in self.copied for sub in _walk_values(node, keep)):
+            return
         for _ in range(1000):
             counts = _shared_counts(node, stack, keep)
             repeated = [sub for sub in _walk_values(node, keep) if counts.get(id(sub), 0) > 1]
@@ -610,7 +621,10 @@ class Executor:
         self.statement(ast.Expr(self.value(item, ins)), stack, out)
 
     def op_COPY(self, ins, stack, out):
-        stack.append(stack[-ins.argval])
+        item = stack[-ins.argval]
+        if isinstance(item, ast.expr):
+            self.copied.add(id(item))
+        stack.append(item)
 
     def op_SWAP(self, ins, stack, out):
         n = ins.argval
