@@ -26,6 +26,8 @@ from depyf.decompiler.executor import ExceptAsStmt, Executor, ReraiseStmt, Stop
 from depyf.decompiler.expressions import bool_op, negate
 
 MAX_STEPS = 200_000
+TryStar = getattr(ast, "TryStar", ast.Try)  # ``try``/``except*`` (CPython 3.11+)
+TRY_NODES = (ast.Try, TryStar)
 
 
 @dataclass
@@ -833,26 +835,112 @@ class Structurer:
             fin_ctx = Context(frozenset(), ctx.loop, ctx.layers + (fin_layer,))
             final = strip_reraise(self.emit(hpos, fin_ctx, handler_stack))
             node = ast.Try(body or [ast.Pass()], [], [], final or [ast.Pass()])
-            if len(node.body) == 1 and isinstance(node.body[0], ast.Try) and not node.body[0].finalbody:
+            if len(node.body) == 1 and isinstance(node.body[0], TRY_NODES) and not node.body[0].finalbody:
                 inner = node.body[0]
-                node = ast.Try(inner.body, inner.handlers, inner.orelse, node.finalbody)
+                node = type(inner)(inner.body, inner.handlers, inner.orelse, node.finalbody)
             out.append(node)
             return after
         # except clauses
         cleanup = self.cfg.handler_at[hpos]
         h_layer = Layer("handler", cleanup.target if cleanup else -2)
-        h_ctx = Context(frozenset(), ctx.loop, ctx.layers + (h_layer,))
-        h_stmts = self.emit(hpos, h_ctx, handler_stack)
-        handlers = self.except_clauses(h_stmts, pos)
-        h_after = self.single(set(h_layer.normal_exits), pos, "except clauses continue at different places")
+        try_type = ast.Try
+        if self.is_except_star_handler(hpos):
+            try_type = TryStar
+            handlers, h_after = self.except_star_clauses(hpos, h_layer, ctx, handler_stack[:-1])
+        else:
+            h_ctx = Context(frozenset(), ctx.loop, ctx.layers + (h_layer,))
+            h_stmts = self.emit(hpos, h_ctx, handler_stack)
+            handlers = self.except_clauses(h_stmts, pos)
+            h_after = self.single(set(h_layer.normal_exits), pos, "except clauses continue at different places")
         orelse: list = []
         if after is not None and h_after is not None and after != h_after:
             orelse = self.emit(after, ctx.with_stops(h_after), list(entry_stack))
             after = h_after
         elif after is None:
             after = h_after
-        out.append(ast.Try(body or [ast.Pass()], handlers, orelse, []))
+        out.append(try_type(body or [ast.Pass()], handlers, orelse, []))
         return after
+
+    def is_except_star_handler(self, p: int) -> bool:
+        """PUSH_EXC_INFO; COPY 1; BUILD_LIST 0; SWAP 2: the start of ``except*`` clauses.
+
+        The stack then holds the original group, the list of exceptions raised by the clauses
+        and the part of the group no clause has matched yet.
+        """
+        ops = [(ins.opname, ins.argval) for ins in self.instrs[p + 1:p + 4]]
+        return ops == [("COPY", 1), ("BUILD_LIST", 0), ("SWAP", 2)]
+
+    def except_star_clauses(self, hpos: int, h_layer: Layer, ctx: Context, base: list):
+        """The ``except*`` clauses of the handler at ``hpos`` and where control goes after them.
+
+        Each clause is ``<type>; CHECK_EG_MATCH; COPY 1; POP_JUMP_IF_NONE no_match; STORE name|POP_TOP;
+        <body>`` (the body protected by a cleanup handler that adds what it raises to the list),
+        ``no_match: POP_TOP`` falling into the next clause. After the last one, ``LIST_APPEND 1;
+        PREP_RERAISE_STAR`` computes what to re-raise: ``COPY 1; POP_JUMP_IF_NOT_NONE reraise;
+        POP_TOP; POP_EXCEPT`` then the code after the statement.
+        """
+        ins = self.instrs
+        state = [v.ExcState(), v.ExcValue(), v.ExcValue(), v.ExcValue()]
+        k = hpos + 4
+        handlers: list[ast.ExceptHandler] = []
+        while k < len(ins) and not (ins[k].opname == "LIST_APPEND" and ins[k].argval == 1):
+            if len(handlers) > 64 or not self.cfg.is_leader(k) and handlers:
+                raise self.error(k, "unrecognised except* clause")
+            stack = base + state
+            scratch: list = []
+            end, stop = self.executor.run(k, self.cfg.block_at(k).end, stack, scratch)
+            test = stop.condition
+            if scratch or stop.ins is None or stop.ins.opname != "POP_JUMP_IF_NONE" \
+                    or len(stack) != len(base) + 5 or not isinstance(test, ast.Compare) \
+                    or not _is_match(test.left) or test.left.func.id != "__exception_group_matches__":
+                raise self.error(k, "unrecognised except* clause")
+            typ = test.left.args[0]
+            no_match = self.cfg.pos(stop.ins.target)
+            if no_match is None or ins[no_match].opname != "POP_TOP":
+                raise self.error(k, "unrecognised except* clause")
+            following = no_match + 1
+            # the matched part of the group: stored to the clause's name, or dropped
+            stack[-1] = v.ExcValue()
+            scratch = []
+            self.executor.run(end, end + 1, stack, scratch)
+            name = None
+            if len(scratch) == 1 and isinstance(scratch[0], ExceptAsStmt):
+                name = scratch[0].name
+            elif scratch or ins[end].opname != "POP_TOP":
+                raise self.error(end, "unrecognised except* clause target")
+            body_pos = end + 1
+            layers = ctx.layers + (h_layer,)
+            # the clause's cleanup handler (adds what the body raises to the list): the handler
+            # just inside the clauses' own cleanup; none when the body cannot raise
+            chain = self.cfg.handler_chain(body_pos) if body_pos < len(ins) else []
+            clause_layer = None
+            if h_layer.target in chain and chain.index(h_layer.target) > 0:
+                clause = chain[chain.index(h_layer.target) - 1]
+                c = self.cfg.pos(clause)
+                if not any(x.opname == "LIST_APPEND" and x.argval == 3 for x in ins[c:c + 4]):
+                    raise self.error(body_pos, "except* clause body without its cleanup handler")
+                clause_layer = Layer("handler", clause)
+                layers += (clause_layer,)
+            elif h_layer.target not in chain:
+                raise self.error(body_pos, "except* clause body outside the clauses' handler")
+            body = self.emit(body_pos, Context(frozenset({following}), ctx.loop, layers), stack)
+            if clause_layer is not None and set(clause_layer.normal_exits) - {following}:
+                raise self.error(body_pos, "except* clause continues elsewhere than the next clause")
+            handlers.append(ast.ExceptHandler(typ, name, body or [ast.Pass()]))
+            k = following
+        tail = [(x.opname, x.argval) for x in ins[k:k + 6]]
+        if not handlers or tail[:3] != [("LIST_APPEND", 1), ("PREP_RERAISE_STAR", None), ("COPY", 1)] \
+                or tail[3][0] != "POP_JUMP_IF_NOT_NONE" or tail[4:] != [("POP_TOP", None), ("POP_EXCEPT", None)]:
+            raise self.error(k, "unrecognised end of except* clauses")
+        reraise = self.cfg.pos(ins[k + 3].target)
+        if [x.opname for x in ins[reraise:reraise + 3]] != ["SWAP", "POP_EXCEPT", "RERAISE"]:
+            raise self.error(k, "unrecognised end of except* clauses")
+        after = k + 6
+        if after >= len(ins):
+            raise self.error(k, "except* clauses run past the last instruction")
+        if self.final_kind(after, ctx) is None:
+            after = self.follow_jumps(after)
+        return handlers, after
 
     def with_suppressed_exit(self, target: int) -> int | None:
         """Where a with statement goes on after ``__exit__`` suppressed an exception."""
@@ -1039,7 +1127,7 @@ def strip_continue(body: list) -> list:
     if isinstance(last, ast.If):
         last.body = strip_continue(last.body) or [ast.Pass()]
         last.orelse = strip_continue(last.orelse)
-    if isinstance(last, ast.Try):
+    if isinstance(last, TRY_NODES):
         if not last.orelse:
             last.body = strip_continue(last.body) or [ast.Pass()]
         for handler in last.handlers:
