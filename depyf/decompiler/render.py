@@ -156,6 +156,12 @@ class Nested:
                 raise fail
             if len(body) >= 1 and isinstance(body[0], ast.If) and not body[0].orelse:
                 node = body[0]
+                if all(isinstance(x, ast.Pass) for x in node.body) and len(body) > 1:
+                    # a test whose branches both go on (``(y or 4) or i`` folded by the compiler):
+                    # its truth is computed, then the element is taken either way
+                    generators[-1].ifs.append(ast.BoolOp(ast.Or(), [node.test, ast.Constant(True)]))
+                    body = body[1:]
+                    continue
                 if len(node.body) == 1 and isinstance(node.body[0], ast.Continue) and len(body) > 1:
                     generators[-1].ifs.append(negate(node.test))
                     body = body[1:]

@@ -38,6 +38,7 @@ class Loop:
     blocks: frozenset[int]           # block indices of the loop (for post-dominators)
     body_start: int | None = None    # first body position of a while loop with a folded test
     back: int | None = None          # the bottom test's jump back to body_start
+    after: int | None = None         # where ``break`` goes (after the loop and its else clause)
 
 
 @dataclass
@@ -352,13 +353,14 @@ class Structurer:
                     continue
                 cx, t2, f2, sub_members = self.compound(pc[0], pc[1], pc[2], set(members) | {pc[3]}, stack,
                                                         ctx, keep=tuple(keep) + (other,))
-                if side == "t" and f2 == other:
+                same = self.same_place
+                if side == "t" and same(f2, other):
                     cond, t, f = bool_op(ast.And, cond, cx), t2, other
-                elif side == "t" and t2 == other:
+                elif side == "t" and same(t2, other):
                     cond, t, f = bool_op(ast.And, cond, negate(cx)), f2, other
-                elif side == "f" and t2 == other:
+                elif side == "f" and same(t2, other):
                     cond, t, f = bool_op(ast.Or, cond, cx), other, f2
-                elif side == "f" and f2 == other:
+                elif side == "f" and same(f2, other):
                     cond, t, f = bool_op(ast.Or, cond, negate(cx)), other, t2
                 else:
                     continue
@@ -366,8 +368,49 @@ class Structurer:
                 merged = True
                 break
             if not merged:
-                break
+                folded = self.conditional_condition(cond, t, f, members, stack, ctx, keep)
+                if folded is None:
+                    break
+                cond, t, f, members = folded
         return cond, t, f, members
+
+    def conditional_condition(self, cond, t, f, members: set[int], stack: list, ctx: Context, keep=()):
+        """``(a if cond else b)`` as a condition: both branches test and jump to the same two places.
+
+        Returns (condition, true, false, members) or None. A branch's place is compared through
+        unconditional jumps (the compiler jumps from one branch's test to the other's target).
+        """
+        if t in keep or f in keep or t == f or self.classify(t, ctx) != "goto" or self.classify(f, ctx) != "goto":
+            return None
+        sides = []
+        taken = set(members)
+        for x in (t, f):
+            pc = self.pure_condition(x, stack)
+            if pc is None or pc[3] in taken or not set(self.cfg.blocks[pc[3]].preds) <= set(members):
+                return None
+            sub = self.compound(pc[0], pc[1], pc[2], taken | {pc[3]}, stack, ctx, keep=tuple(keep) + (t, f))
+            taken = set(sub[3])
+            sides.append(sub)
+        (ca, ta, fa, _), (cb, tb, fb, _) = sides
+        same = self.same_place
+        if same(ta, tb) and same(fa, fb):
+            other = cb
+        elif same(ta, fb) and same(fa, tb):
+            other = negate(cb)
+        else:
+            return None
+        return ast.IfExp(cond, ca, other), self.final_place(ta), self.final_place(fa), taken
+
+    def same_place(self, a: int | None, b: int | None) -> bool:
+        """Do jumps to ``a`` and to ``b`` run the same code?
+
+        The same position through unconditional jumps, or two copies of one small block that
+        returns (3.11+ copies ``return None`` and the like into each path that reaches it).
+        """
+        if a == b:
+            return True
+        a, b = self.final_place(a), self.final_place(b)
+        return a == b or (a is not None and b is not None and self.same_return_block(a, b))
 
     def conditional(self, i: int, cond, ctx: Context, stack: list, out: list) -> int | None:
         t, f = self.branches(i)
@@ -504,7 +547,7 @@ class Structurer:
                 if t is None or t < last or t == exit_pos:
                     continue
                 final = self.follow_trivial(t)
-                if final is not None and final < len(self.instrs) and self.instrs[final].opname == "RERAISE":
+                if self.reraises(final):
                     continue
                 found.add(t)
                 if final is not None:
@@ -517,12 +560,24 @@ class Structurer:
                 if p == exit_pos or p == header or header < p < last:
                     continue
                 final = self.follow_trivial(p)
-                if final is not None and final < len(self.instrs) and self.instrs[final].opname == "RERAISE":
+                if self.reraises(final):
                     continue
                 if final is not None and (final >= last or final == exit_pos):
                     found.add(p)
                     found.add(final)
         return found
+
+    def reraises(self, p: int | None) -> bool:
+        """Does the block at ``p`` only re-raise the exception being handled?
+
+        ``RERAISE`` (no except clause matched) or, ending ``except*`` clauses, ``SWAP 2; POP_EXCEPT;
+        RERAISE 0`` (what they left unhandled).
+        """
+        if p is None or p >= len(self.instrs):
+            return False
+        ops = self.instrs[p:self.cfg.block_at(p).end]
+        return bool(ops) and ops[-1].opname == "RERAISE" \
+            and all(o.opname in ("SWAP", "POP_EXCEPT") for o in ops[:-1])
 
     def follow_trivial(self, p: int | None) -> int | None:
         """Follow blocks made only of POP_TOP and a forward JUMP; the position finally reached."""
@@ -579,7 +634,8 @@ class Structurer:
         if not isinstance(iterator, v.Iterator):
             raise self.error(pos, "for loop without an iterator")
         break_target = self.break_target(breaks, exit_pos, pos)
-        loop = Loop(pos, frozenset({pos}), frozenset({exit_pos} | breaks), blocks)
+        loop = Loop(pos, frozenset({pos}), frozenset({exit_pos} | breaks), blocks,
+                    after=break_target if break_target is not None else exit_pos)
         hole = v.Hole()
         body_stack = stack + [hole]
         body = self.emit(pos + 1, Context(ctx.stops, loop, ctx.layers), body_stack)
@@ -643,7 +699,8 @@ class Structurer:
             blocks = self.loop_blocks(pos, sources) | self.loop_blocks(body_start, sources)
             breaks = self.exits_of(blocks, pos, exit_pos)
             break_target = self.break_target(breaks, exit_pos, pos)
-            loop = Loop(pos, frozenset({pos, bottom}), frozenset({exit_pos} | breaks), blocks, body_start, back)
+            loop = Loop(pos, frozenset({pos, bottom}), frozenset({exit_pos} | breaks), blocks, body_start, back,
+                        after=break_target if break_target is not None else exit_pos)
             # the test itself, evaluated once at the top
             test_stack = list(stack)
             scratch: list = []
@@ -660,7 +717,7 @@ class Structurer:
         blocks = self.loop_blocks(pos, sources)
         breaks = self.exits_of(blocks, pos, None)
         break_target = self.break_target(breaks, None, pos)
-        loop = Loop(pos, frozenset({pos}), frozenset(breaks), blocks)
+        loop = Loop(pos, frozenset({pos}), frozenset(breaks), blocks, after=break_target)
         body = self.emit_loop_body_from_header(pos, loop, ctx, stack)
         out.append(ast.While(ast.Constant(True), strip_continue(body) or [ast.Pass()], []))
         return break_target
@@ -677,9 +734,10 @@ class Structurer:
         cond, t, f, _ = self.compound(stop.condition, t, f, {self.cfg.block_of[pos]}, stack,
                                       Context(ctx.stops | {body_start, exit_pos}, ctx.loop, ctx.layers),
                                       keep=(body_start, exit_pos))
-        if t == body_start and f == exit_pos:
+        same = self.same_place
+        if same(t, body_start) and same(f, exit_pos):
             return cond
-        if f == body_start and t == exit_pos:
+        if same(f, body_start) and same(t, exit_pos):
             return negate(cond)
         raise self.error(pos, "unrecognised while-loop test")
 
@@ -1038,6 +1096,8 @@ class Structurer:
             return "continue"
         if ctx.loop is not None and p in ctx.loop.breaks:
             return "break"
+        if ctx.loop is not None and self.same_return_block(p, ctx.loop.after):
+            return "break"
         ins = self.instrs[p]
         if ins.opname == "RETURN_VALUE":
             return "return"
@@ -1053,6 +1113,28 @@ class Structurer:
             if t in ctx.loop.breaks:
                 return "break"
         return None
+
+    def same_return_block(self, p: int, q: int | None) -> bool:
+        """Is the code at ``p`` a copy of the code at ``q``: straight-line loads ending in a return?
+
+        3.12+ copies a small block that returns (the code after a loop) into the paths that jump
+        to it: a ``break`` that went through exit sequences lands on such a copy. Running the copy
+        or breaking to the original is the same, as both end the function the same way.
+        """
+        if q is None or p == q or q >= len(self.instrs) or self.cfg.handler_at[p] != self.cfg.handler_at[q]:
+            return False
+        for k in range(8):
+            if p + k >= len(self.instrs) or q + k >= len(self.instrs):
+                return False
+            a, b = self.instrs[p + k], self.instrs[q + k]
+            if a.opname != b.opname or a.argval != b.argval or a.opname not in (
+                    "LOAD_FAST", "LOAD_CONST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME", "RETURN_VALUE"):
+                return False
+            if self.cfg.handler_at[p + k] != self.cfg.handler_at[q + k]:
+                return False
+            if a.opname == "RETURN_VALUE":
+                return True
+        return False
 
     def return_value(self, p, stack):
         ins = self.instrs[p]
