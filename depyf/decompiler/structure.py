@@ -399,6 +399,12 @@ class Structurer:
             other = negate(cb)
         else:
             return None
+        for x in (ta, fa, tb, fb):  # the jumps from one branch's test to the other's targets
+            while x is not None and x < len(self.instrs) and self.instrs[x].opname == "JUMP" \
+                    and self.cfg.is_leader(x) and self.cfg.block_at(x).end == x + 1 \
+                    and self.cfg.block_of[x] not in taken and set(self.cfg.block_at(x).preds) <= taken:
+                taken.add(self.cfg.block_of[x])
+                x = self.cfg.pos(self.instrs[x].target)
         return ast.IfExp(cond, ca, other), self.final_place(ta), self.final_place(fa), taken
 
     def same_place(self, a: int | None, b: int | None) -> bool:

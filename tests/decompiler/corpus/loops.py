@@ -401,3 +401,11 @@ def while_true_try_handlers_continue_then_break(items, ignore):
                 got = "empty"
         break
     return got, items
+
+
+@cases(("a/b/c",), ("",), ("/",), ("x",))
+def while_and_test_exits_to_copied_returns(path):
+    # 3.11 copies the ``return None`` after the loop into each exit of the and-test
+    while path and path != "/":
+        yield path
+        path = path.rpartition("/")[0]
