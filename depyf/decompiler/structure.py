@@ -544,6 +544,19 @@ class Structurer:
         if exit_pos is not None and exit_pos > header:
             last = max(last, exit_pos)  # the loop's code is laid out before its exit
         found: set[int] = set()
+        # the except clauses of a try inside the loop run under their handler's cleanup handler:
+        # a jump to a later clause stays in the loop, wherever that clause is laid out
+        clauses = set()
+        for b in blocks:
+            h = self.cfg.blocks[b].handler
+            hp = self.cfg.pos(h.target) if h is not None else None
+            if hp is not None and self.cfg.block_of[hp] in blocks and self.is_try_handler(h.target) \
+                    and self.cfg.handler_at[hp] is not None:
+                clauses.add(self.cfg.handler_at[hp].target)
+
+        def in_clauses(t: int) -> bool:
+            return any(x in clauses for x in self.cfg.handler_chain(t))
+
         # jumps anywhere in the loop's layout range that land after it (inline code ending in break)
         for k in range(header, last):
             ins = self.instrs[k]
@@ -553,7 +566,7 @@ class Structurer:
                 if t is None or t < last or t == exit_pos:
                     continue
                 final = self.follow_trivial(t)
-                if self.reraises(final):
+                if self.reraises(final) or in_clauses(t):
                     continue
                 found.add(t)
                 if final is not None:
@@ -566,7 +579,7 @@ class Structurer:
                 if p == exit_pos or p == header or header < p < last:
                     continue
                 final = self.follow_trivial(p)
-                if self.reraises(final):
+                if self.reraises(final) or in_clauses(p):
                     continue
                 if final is not None and (final >= last or final == exit_pos):
                     found.add(p)
@@ -673,9 +686,18 @@ class Structurer:
             if self.instrs[back].opname not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE",
                                                 "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
                 continue
+            end = body_start - 1
+            ins = self.instrs
+            if end >= 3 and ins[end].opname == "JUMP" and ins[end - 1].opname == "POP_TOP" \
+                    and ins[end - 2].opname == "JUMP" and self.cfg.pos(ins[end - 2].target) == body_start \
+                    and ins[end - 3].opname.startswith("POP_JUMP"):
+                # a chained comparison ends the test: ``POP_JUMP_IF_FALSE exit; JUMP body`` then the
+                # trampoline ``POP_TOP; JUMP exit`` popping the middle operand; at the bottom it is
+                # ``POP_JUMP_IF_TRUE body`` (the trampoline after it)
+                end -= 3
             k = 0
             while True:
-                a, b = back - k, body_start - 1 - k
+                a, b = back - k, end - k
                 if b < 0 or a <= body_start:
                     break
                 ia, ib = self.instrs[a], self.instrs[b]
@@ -690,11 +712,11 @@ class Structurer:
                 k += 1
             if k == 0:
                 continue
-            top, test_end = body_start - k, body_start - 1
+            top, test_end = end + 1 - k, end
             if not self.instrs[test_end].opname.startswith("POP_JUMP"):
                 continue
             t, f = self.branches(test_end)
-            exit_pos = f if t == body_start else t
+            exit_pos = f if self.same_place(t, body_start) else t
             found[top] = (test_end, body_start, exit_pos, back - k + 1, back)
         return found
 
@@ -737,7 +759,10 @@ class Structurer:
         if scratch:
             raise self.error(pos, "while test with statements")
         t, f = self.branches(end - 1)
-        cond, t, f, _ = self.compound(stop.condition, t, f, {self.cfg.block_of[pos]}, stack,
+        cond = stop.condition
+        if isinstance(cond, ast.Compare) and stack and stack[-1] is cond.comparators[-1]:
+            cond, t, f = self.resolve_chain(cond, t, f, stack)
+        cond, t, f, _ = self.compound(cond, t, f, {self.cfg.block_of[pos]}, stack,
                                       Context(ctx.stops | {body_start, exit_pos}, ctx.loop, ctx.layers),
                                       keep=(body_start, exit_pos))
         same = self.same_place
