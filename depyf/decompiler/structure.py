@@ -89,7 +89,8 @@ class Structurer:
         """Position of every backward jump target -> positions of the jumps to it."""
         found: dict[int, list[int]] = {}
         for i, ins in enumerate(self.instrs):
-            if ins.target is not None and ins.opname not in ("FOR_ITER", "ASYNC_FOR_ITER"):
+            if ins.target is not None and ins.opname not in ("FOR_ITER", "ASYNC_FOR_ITER") \
+                    and not ins.extra.get("no_interrupt"):
                 t = self.cfg.pos(ins.target)
                 if t is not None and t <= i:
                     found.setdefault(t, []).append(i)
@@ -565,8 +566,9 @@ class Structurer:
                 t = self.cfg.pos(ins.target)
                 if t is None or t < last or t == exit_pos:
                     continue
-                final = self.follow_trivial(t)
-                if self.reraises(final) or in_clauses(t):
+                final = self.follow_trivial(t, backward=True)
+                if self.reraises(final) or in_clauses(t) or (final is not None and final < last
+                                                             and final != exit_pos):
                     continue
                 found.add(t)
                 if final is not None:
@@ -578,7 +580,7 @@ class Structurer:
                 p = self.cfg.blocks[s].start
                 if p == exit_pos or p == header or header < p < last:
                     continue
-                final = self.follow_trivial(p)
+                final = self.follow_trivial(p, backward=True)
                 if self.reraises(final) or in_clauses(p):
                     continue
                 if final is not None and (final >= last or final == exit_pos):
@@ -598,8 +600,12 @@ class Structurer:
         return bool(ops) and ops[-1].opname == "RERAISE" \
             and all(o.opname in ("SWAP", "POP_EXCEPT") for o in ops[:-1])
 
-    def follow_trivial(self, p: int | None) -> int | None:
-        """Follow blocks made only of POP_TOP and a forward JUMP; the position finally reached."""
+    def follow_trivial(self, p: int | None, backward: bool = False) -> int | None:
+        """Follow blocks made only of POP_TOP and a forward JUMP; the position finally reached.
+
+        With ``backward``, also backward jumps that do not go to a loop's head (3.12+ puts the
+        code after a try statement before its handler and jumps back to it).
+        """
         for _ in range(16):
             if p is None or p >= len(self.instrs):
                 return p
@@ -607,7 +613,7 @@ class Structurer:
             ops = self.instrs[block.start:block.end]
             if ops and ops[-1].opname == "JUMP" and all(o.opname in ("POP_TOP", "POP_EXCEPT") for o in ops[:-1]):
                 t = self.cfg.pos(ops[-1].target)
-                if t is None or t <= p:
+                if t is None or t == p or (t < p and not (backward and t not in self.back_edge_targets)):
                     return p
                 p = t
                 continue
@@ -1105,7 +1111,12 @@ class Structurer:
             break
         kind = self.final_kind(p, ctx)
         if kind is None:
-            first.normal_exits.append(self.follow_jumps(first_exit))
+            exit_to = self.follow_jumps(first_exit)
+            if exit_to is not None and exit_to < len(self.instrs) and self.instrs[exit_to].opname == "JUMP":
+                back = self.cfg.pos(self.instrs[exit_to].target)
+                if back is not None and back < exit_to and back not in self.back_edge_targets:
+                    exit_to = self.follow_jumps(back)  # to code laid out before the handler (3.12+)
+            first.normal_exits.append(exit_to)
             return True
         if kind == "return":
             out.append(ast.Return(self.return_value(p, stack)))

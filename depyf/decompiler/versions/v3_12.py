@@ -245,7 +245,12 @@ class Translator:
         if folded is not None:
             self.emit(out, ins, folded[0], target=folded[1])
             return i + 2
-        self.emit(out, ins, name, target=ins.argval)
+        if ins.opname == "JUMP_BACKWARD_NO_INTERRUPT":
+            # not a loop's back edge: a jump to code the compiler placed earlier (the code after
+            # a try statement, jumped to from its handlers)
+            self.emit(out, ins, name, target=ins.argval, no_interrupt=True)
+        else:
+            self.emit(out, ins, name, target=ins.argval)
         return i + 1
 
     def _inverted_backward_jump(self, i: int, ins: dis.Instruction, name: str) -> tuple[str, int] | None:
