@@ -39,6 +39,7 @@ class Loop:
     body_start: int | None = None    # first body position of a while loop with a folded test
     back: int | None = None          # the bottom test's jump back to body_start
     after: int | None = None         # where ``break`` goes (after the loop and its else clause)
+    wraps_while: bool = False        # a ``while True`` whose body starts with a while loop at its header
 
 
 @dataclass
@@ -86,15 +87,43 @@ class Structurer:
 
     # -- analyses ----------------------------------------------------------------------
     def _back_edge_targets(self) -> dict[int, list[int]]:
-        """Position of every backward jump target -> positions of the jumps to it."""
+        """Position of every loop head -> positions of the jumps back to it.
+
+        A backward jump is a loop's back edge when its target dominates it; 3.12+ also jumps back
+        to code it placed earlier (the code after a try statement, jumped to from its handlers).
+        """
         found: dict[int, list[int]] = {}
+        idom = None
         for i, ins in enumerate(self.instrs):
             if ins.target is not None and ins.opname not in ("FOR_ITER", "ASYNC_FOR_ITER") \
                     and not ins.extra.get("no_interrupt"):
                 t = self.cfg.pos(ins.target)
                 if t is not None and t <= i:
-                    found.setdefault(t, []).append(i)
+                    if idom is None:
+                        idom = self._dominators()
+                    if self._dominates(self.cfg.block_of[t], self.cfg.block_of[i], idom):
+                        found.setdefault(t, []).append(i)
         return found
+
+    def _dominators(self) -> dict[int, int]:
+        """Immediate dominator of every block (exception edges count): post-dominators of the
+        reversed graph, whose exit is the entry block."""
+        blocks = self.cfg.blocks
+        nodes = {b.index for b in blocks}
+        preds = {b.index: list(b.preds) + list(b.exc_preds) for b in blocks}
+        if blocks:
+            preds[0].append(-2)  # the entry is entered from outside (a node not in ``nodes``: EXIT)
+        return post_dominators(nodes, preds)
+
+    @staticmethod
+    def _dominates(a: int, b: int, idom: dict[int, int]) -> bool:
+        for _ in range(len(idom) + 2):
+            if b == a:
+                return True
+            if b == EXIT:
+                return False
+            b = idom.get(b, EXIT)
+        return False
 
     def loop_blocks(self, header: int, sources: list[int]) -> frozenset[int]:
         """Blocks of the natural loop: those reaching a back-edge source without the header."""
@@ -522,7 +551,10 @@ class Structurer:
     # -- loops -------------------------------------------------------------------------
     def try_loop(self, pos: int, ctx: Context, stack: list, out: list):
         ins = self.instrs[pos]
+        inverted = self.while_tests.get(pos)
         if ctx.loop is not None and pos == ctx.loop.header:
+            if ctx.loop.wraps_while and inverted is not None:
+                return self.while_loop(pos, ctx, stack, out, inverted)
             return False
         if ctx.loop is not None and pos == ctx.loop.body_start:
             bottom = min((p for p in ctx.loop.continues if p != ctx.loop.header), default=ctx.loop.back)
@@ -532,8 +564,12 @@ class Structurer:
             return self.while_loop(pos, ctx, stack, out, None, sources=inner)
         if ins.opname in ("FOR_ITER", "ASYNC_FOR_ITER"):
             return self.for_loop(pos, ctx, stack, out)
-        inverted = self.while_tests.get(pos)
         if inverted is not None:
+            # jumps back to the test from after the loop's bottom: an enclosing ``while True``
+            # whose body starts with this loop (its ``continue`` and the inner one's are the same jump)
+            outer = [x for x in self.back_edge_targets.get(pos, []) if x > inverted[4]]
+            if outer:
+                return self.while_loop(pos, ctx, stack, out, None, sources=outer, wraps_while=True)
             return self.while_loop(pos, ctx, stack, out, inverted)
         if pos in self.back_edge_targets:
             return self.while_loop(pos, ctx, stack, out, None)
@@ -644,7 +680,7 @@ class Structurer:
 
     def break_target(self, found: set[int], exit_pos, pos):
         """The single place breaks land (the largest of the resolved positions)."""
-        finals = {self.follow_trivial(p) for p in found}
+        finals = {self.follow_trivial(p, backward=True) for p in found}
         return self.single(finals - {None}, pos, "breaks leave the loop to different places")
 
     def for_loop(self, pos, ctx, stack, out):
@@ -726,10 +762,11 @@ class Structurer:
             found[top] = (test_end, body_start, exit_pos, back - k + 1, back)
         return found
 
-    def while_loop(self, pos, ctx, stack, out, inverted, sources=None):
+    def while_loop(self, pos, ctx, stack, out, inverted, sources=None, wraps_while=False):
         if inverted is not None:
             test_end, body_start, exit_pos, bottom, back = inverted
-            sources = self.back_edge_targets.get(body_start, []) + self.back_edge_targets.get(pos, [])
+            sources = self.back_edge_targets.get(body_start, []) \
+                + [x for x in self.back_edge_targets.get(pos, []) if x <= back]
             blocks = self.loop_blocks(pos, sources) | self.loop_blocks(body_start, sources)
             breaks = self.exits_of(blocks, pos, exit_pos)
             break_target = self.break_target(breaks, exit_pos, pos)
@@ -751,7 +788,7 @@ class Structurer:
         blocks = self.loop_blocks(pos, sources)
         breaks = self.exits_of(blocks, pos, None)
         break_target = self.break_target(breaks, None, pos)
-        loop = Loop(pos, frozenset({pos}), frozenset(breaks), blocks, after=break_target)
+        loop = Loop(pos, frozenset({pos}), frozenset(breaks), blocks, after=break_target, wraps_while=wraps_while)
         body = self.emit_loop_body_from_header(pos, loop, ctx, stack)
         out.append(ast.While(ast.Constant(True), strip_continue(body) or [ast.Pass()], []))
         return break_target
