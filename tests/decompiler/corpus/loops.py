@@ -451,3 +451,33 @@ def while_true_try_named_handlers_continue_break_raise(items, ignore, offset):
             log.append(got)
         break
     return log, items
+
+
+@cases(("ab-cd+e",), ("",), ("++--",), ("-x",))
+def while_true_starting_with_while(text):
+    # difflib._mdiff._line_iterator: the outer loop's first statement is a while loop, so both
+    # loops start at the same test; the outer one is left by return, its branches continue
+    chars = list(text)
+    window = []
+    out = []
+    while True:
+        while len(window) < 2:
+            window.append(chars.pop(0) if chars else "X")
+        s = "".join(window)
+        window.pop(0)
+        if s.startswith("X"):
+            pending = len(out)
+        elif s.startswith("-"):
+            out.append("minus")
+            continue
+        elif s.startswith("+"):
+            out.append("plus")
+            continue
+        else:
+            pending = 0
+        while pending > 0:
+            pending -= 1
+            out.append(pending)
+        if s.startswith("X"):
+            return out
+        out.append(s)
