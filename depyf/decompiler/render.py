@@ -221,6 +221,9 @@ def remove_implicit_returns(body: list) -> list:
                 stmt.body = stmt.body + remove_implicit_returns(rest)
                 out.append(stmt)
                 return out
+        if isinstance(stmt, (ast.With, ast.AsyncWith)) and all(isinstance(r, ast.Return) for r in body[k + 1:]):
+            # the last statement: the compiler copied the implicit return into its body
+            stmt.body = remove_implicit_returns(stmt.body) or [ast.Pass()]
         out.append(stmt)
     return out
 

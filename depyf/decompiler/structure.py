@@ -303,10 +303,15 @@ class Structurer:
         block = self.cfg.block_at(pos)
         if block.exc_preds or pos in self.back_edge_targets or pos in self.while_tests:
             return None
+        if self.instrs[block.end - 1].opname not in (
+                "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
+                "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+            return None  # (cheap test first: condition networks can be long)
         trial = list(stack)
         scratch: list = []
+        consumed: set[int] = set()
         try:
-            end, stop = self.executor.run(pos, block.end, trial, scratch)
+            end, stop = self.run_condition(pos, trial, scratch, consumed)
         except DecompilationError:
             return None
         if scratch or stop.ins is None or stop.ins.opname not in (
@@ -321,7 +326,45 @@ class Structurer:
                 return None
         if len(trial) != len(stack) or any(a is not b for a, b in zip(trial, stack, strict=False)):
             return None
-        return cond, t, f, block.index
+        return cond, t, f, block.index, consumed
+
+    def run_condition(self, pos: int, stack: list, out: list, consumed: set, limit: int | None = None):
+        """Run the straight-line code of a condition from ``pos`` to its conditional jump.
+
+        Value-position ``and``/``or`` inside it (``JUMP_IF_X_OR_POP``) are folded into the value
+        they compute, across the blocks they split the code into (collected in ``consumed``, each
+        entered only from the condition's own code). With ``limit``, stops there (an operand's end).
+        """
+        first = pos
+        while True:
+            block = self.cfg.block_at(pos)
+            if pos != first and (block.exc_preds or pos in self.back_edge_targets or pos in self.while_tests
+                                 or not set(block.preds) <= consumed):
+                raise self.error(pos, "condition code entered from elsewhere")
+            consumed.add(block.index)
+            end_at = block.end if limit is None else min(block.end, limit)
+            end, stop = self.executor.run(pos, end_at, stack, out)
+            if stop.ins is None:
+                if limit is not None and end == limit:
+                    return end, stop
+                if end >= len(self.instrs):
+                    raise self.error(pos, "condition runs past the last instruction")
+                pos = end
+                continue
+            if stop.ins.opname not in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+                return end, stop
+            target = self.cfg.pos(stop.ins.target)
+            if target is None or target <= end or (limit is not None and target > limit):
+                raise self.error(end - 1, "unrecognised and/or in a condition")
+            left = stack.pop()
+            depth = len(stack)
+            end2, stop2 = self.run_condition(end, stack, out, consumed, limit=target)
+            if stop2.ins is not None or end2 != target or len(stack) != depth + 1 or out:
+                raise self.error(end - 1, "unrecognised and/or in a condition")
+            right = stack.pop()
+            op = ast.And if stop.ins.opname == "JUMP_IF_FALSE_OR_POP" else ast.Or
+            stack.append(bool_op(op, self.executor.value(left, stop.ins), self.executor.value(right, stop.ins)))
+            pos = target
 
     def trampoline(self, p):
         """X for a block ``POP_TOP; JUMP X`` or ``POP_TOP`` falling into X (a chained comparison's exit)."""
@@ -381,7 +424,7 @@ class Structurer:
                 pc = self.pure_condition(x, stack)
                 if pc is None or pc[3] in members or not set(self.cfg.blocks[pc[3]].preds) <= members:
                     continue
-                cx, t2, f2, sub_members = self.compound(pc[0], pc[1], pc[2], set(members) | {pc[3]}, stack,
+                cx, t2, f2, sub_members = self.compound(pc[0], pc[1], pc[2], set(members) | pc[4], stack,
                                                         ctx, keep=tuple(keep) + (other,))
                 same = self.same_place
                 if side == "t" and same(f2, other):
@@ -418,7 +461,7 @@ class Structurer:
             pc = self.pure_condition(x, stack)
             if pc is None or pc[3] in taken or not set(self.cfg.blocks[pc[3]].preds) <= set(members):
                 return None
-            sub = self.compound(pc[0], pc[1], pc[2], taken | {pc[3]}, stack, ctx, keep=tuple(keep) + (t, f))
+            sub = self.compound(pc[0], pc[1], pc[2], taken | pc[4], stack, ctx, keep=tuple(keep) + (t, f))
             taken = set(sub[3])
             sides.append(sub)
         (ca, ta, fa, _), (cb, tb, fb, _) = sides
@@ -747,7 +790,11 @@ class Structurer:
                     break
                 if ia.target is None and (ia.opname != ib.opname or ia.argval != ib.argval):
                     break
-                if ia.target is not None and not (ia.opname.startswith("POP_JUMP") and ib.opname.startswith("POP_JUMP")):
+                same_value_jump = ia.opname == ib.opname and ia.opname.startswith("JUMP_IF") \
+                    and self.cfg.pos(ia.target) is not None and self.cfg.pos(ib.target) is not None \
+                    and self.cfg.pos(ia.target) - a == self.cfg.pos(ib.target) - b
+                if ia.target is not None and not same_value_jump \
+                        and not (ia.opname.startswith("POP_JUMP") and ib.opname.startswith("POP_JUMP")):
                     break
                 if ib.lineno != ia.lineno:
                     break
@@ -798,14 +845,16 @@ class Structurer:
 
     def loop_test(self, pos, test_end, body_start, exit_pos, stack, scratch, ctx):
         """The condition under which a while loop's test enters the body."""
-        end, stop = self.executor.run(pos, self.cfg.block_at(pos).end, stack, scratch)
-        if scratch:
+        consumed: set[int] = set()
+        end, stop = self.run_condition(pos, stack, scratch, consumed)
+        if scratch or stop.ins is None or stop.ins.opname not in (
+                "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
             raise self.error(pos, "while test with statements")
         t, f = self.branches(end - 1)
         cond = stop.condition
         if isinstance(cond, ast.Compare) and stack and stack[-1] is cond.comparators[-1]:
             cond, t, f = self.resolve_chain(cond, t, f, stack)
-        cond, t, f, _ = self.compound(cond, t, f, {self.cfg.block_of[pos]}, stack,
+        cond, t, f, _ = self.compound(cond, t, f, consumed, stack,
                                       Context(ctx.stops | {body_start, exit_pos}, ctx.loop, ctx.layers),
                                       keep=(body_start, exit_pos))
         same = self.same_place
