@@ -793,6 +793,10 @@ class Structurer:
                 same_value_jump = ia.opname == ib.opname and ia.opname.startswith("JUMP_IF") \
                     and self.cfg.pos(ia.target) is not None and self.cfg.pos(ib.target) is not None \
                     and self.cfg.pos(ia.target) - a == self.cfg.pos(ib.target) - b
+                # ``... or`` ending in a constant true: the test jumps into the body unconditionally
+                same_value_jump = same_value_jump or (ia.opname == ib.opname == "JUMP"
+                                                      and self.cfg.pos(ia.target) == body_start
+                                                      and self.cfg.pos(ib.target) == body_start)
                 if ia.target is not None and not same_value_jump \
                         and not (ia.opname.startswith("POP_JUMP") and ib.opname.startswith("POP_JUMP")):
                     break
