@@ -307,6 +307,14 @@ class Structurer:
                 "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
                 "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
             return None  # (cheap test first: condition networks can be long)
+        last = self.instrs[block.end - 1]
+        if last.opname.startswith("JUMP_IF"):
+            # a value-position and/or: only inside a condition, whose test follows where it joins
+            joined = self.cfg.pos(last.target)
+            if joined is None or self.instrs[self.cfg.block_at(joined).end - 1].opname not in (
+                    "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
+                    "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+                return None
         trial = list(stack)
         scratch: list = []
         consumed: set[int] = set()
@@ -342,6 +350,8 @@ class Structurer:
                                  or not set(block.preds) <= consumed):
                 raise self.error(pos, "condition code entered from elsewhere")
             consumed.add(block.index)
+            if len(consumed) > 32:  # bounded: tried at every block of long condition networks
+                raise self.error(pos, "condition with too many value-position and/or")
             end_at = block.end if limit is None else min(block.end, limit)
             end, stop = self.executor.run(pos, end_at, stack, out)
             if stop.ins is None:
