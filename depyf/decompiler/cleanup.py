@@ -9,6 +9,7 @@ from depyf.decompiler.executor import PopExceptStmt, WithExitStmt
 from depyf.decompiler.expressions import negate
 
 _TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+_TRY_NODES = (ast.Try, getattr(ast, "TryStar", ast.Try))
 
 
 _TEMPORARY = re.compile(r"^__stack_\d+$")
@@ -36,7 +37,7 @@ def tidy(body: list[ast.stmt]) -> list[ast.stmt]:
             inner = getattr(stmt, name, None)
             if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
                 setattr(stmt, name, tidy(inner))
-        if isinstance(stmt, ast.Try):
+        if isinstance(stmt, _TRY_NODES):
             for h in stmt.handlers:
                 h.body = tidy(h.body) or [ast.Pass()]
         for name in ("body",):
@@ -68,10 +69,10 @@ def _rewrite(stmt: ast.stmt) -> list[ast.stmt]:
         inner = stmt.body[0]
         return [type(stmt)(stmt.items + inner.items, inner.body)]
     if isinstance(stmt, ast.Try) and not stmt.handlers and not stmt.orelse and stmt.finalbody \
-            and len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Try) and not stmt.body[0].finalbody \
+            and len(stmt.body) == 1 and isinstance(stmt.body[0], _TRY_NODES) and not stmt.body[0].finalbody \
             and stmt.body[0].handlers:
         inner = stmt.body[0]
-        return [ast.Try(inner.body, inner.handlers, inner.orelse, stmt.finalbody)]
+        return [type(inner)(inner.body, inner.handlers, inner.orelse, stmt.finalbody)]
     if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
         stmt.body = _guard_to_if(stmt.body)
     if isinstance(stmt, ast.While) and _is_true(stmt.test) and not stmt.orelse and stmt.body:
@@ -122,7 +123,7 @@ def strip_tail_returns(body: list[ast.stmt]) -> list[ast.stmt]:
         last.orelse = strip_tail_returns(last.orelse)
     elif isinstance(last, (ast.With, ast.AsyncWith)):
         last.body = strip_tail_returns(last.body) or [ast.Pass()]
-    elif isinstance(last, ast.Try) or type(last).__name__ == "TryStar":
+    elif isinstance(last, _TRY_NODES):
         if not last.orelse:
             last.body = strip_tail_returns(last.body) or [ast.Pass()]
         for handler in last.handlers:
@@ -168,7 +169,7 @@ def _has_own_break(body: list[ast.stmt]) -> bool:
             return True
         if isinstance(stmt, (ast.With, ast.AsyncWith)) and _has_own_break(stmt.body):
             return True
-        if isinstance(stmt, ast.Try) and (_has_own_break(stmt.body) or _has_own_break(stmt.orelse)
+        if isinstance(stmt, _TRY_NODES) and (_has_own_break(stmt.body) or _has_own_break(stmt.orelse)
                                           or _has_own_break(stmt.finalbody)
                                           or any(_has_own_break(h.body) for h in stmt.handlers)):
             return True
@@ -186,7 +187,7 @@ def _replace_returns(body: list[ast.stmt]) -> bool:
             changed |= _replace_returns(stmt.orelse)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             changed |= _replace_returns(stmt.body)
-        elif isinstance(stmt, ast.Try):
+        elif isinstance(stmt, _TRY_NODES):
             changed |= _replace_returns(stmt.body)
             for handler in stmt.handlers:
                 changed |= _replace_returns(handler.body)

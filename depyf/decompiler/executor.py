@@ -219,6 +219,8 @@ class Executor:
                 if op.startswith("JUMP_IF"):
                     return i + 1, Stop(ins, stack[-1])
                 cond = self.pop(stack, ins)
+                if isinstance(cond, v.FunctionValue):  # ``assert lambda: ...``
+                    cond = self.value(cond, ins)
                 if op == "POP_JUMP_IF_NONE":
                     cond = ast.Compare(cond, [ast.Is()], [ast.Constant(None)])
                 elif op == "POP_JUMP_IF_NOT_NONE":

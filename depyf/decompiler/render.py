@@ -159,6 +159,12 @@ class Nested:
                 raise fail
             if len(body) >= 1 and isinstance(body[0], ast.If) and not body[0].orelse:
                 node = body[0]
+                if all(isinstance(x, ast.Pass) for x in node.body) and len(body) > 1:
+                    # a test whose branches both go on (``(y or 4) or i`` folded by the compiler):
+                    # its truth is computed, then the element is taken either way
+                    generators[-1].ifs.append(ast.BoolOp(ast.Or(), [node.test, ast.Constant(True)]))
+                    body = body[1:]
+                    continue
                 if len(node.body) == 1 and isinstance(node.body[0], ast.Continue) and len(body) > 1:
                     generators[-1].ifs.append(negate(node.test))
                     body = body[1:]
@@ -235,6 +241,9 @@ def remove_implicit_returns(body: list) -> list:
                     stmt.cases.append(ast.match_case(ast.MatchAs(None, None), None, copy.deepcopy(rest)))
                 out.append(stmt)
                 return out
+        if isinstance(stmt, (ast.With, ast.AsyncWith)) and all(isinstance(r, ast.Return) for r in body[k + 1:]):
+            # the last statement: the compiler copied the implicit return into its body
+            stmt.body = remove_implicit_returns(stmt.body) or [ast.Pass()]
         out.append(stmt)
     return out
 

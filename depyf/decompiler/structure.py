@@ -34,6 +34,8 @@ from depyf.decompiler.expressions import bool_op, negate
 from depyf.decompiler.patterns import MatchRead, NoMatch, PatternReader
 
 MAX_STEPS = 200_000
+TryStar = getattr(ast, "TryStar", ast.Try)  # ``try``/``except*`` (CPython 3.11+)
+TRY_NODES = (ast.Try, TryStar)
 
 
 @dataclass
@@ -44,6 +46,8 @@ class Loop:
     blocks: frozenset[int]           # block indices of the loop (for post-dominators)
     body_start: int | None = None    # first body position of a while loop with a folded test
     back: int | None = None          # the bottom test's jump back to body_start
+    after: int | None = None         # where ``break`` goes (after the loop and its else clause)
+    wraps_while: bool = False        # a ``while True`` whose body starts with a while loop at its header
 
 
 @dataclass
@@ -92,14 +96,43 @@ class Structurer:
 
     # -- analyses ----------------------------------------------------------------------
     def _back_edge_targets(self) -> dict[int, list[int]]:
-        """Position of every backward jump target -> positions of the jumps to it."""
+        """Position of every loop head -> positions of the jumps back to it.
+
+        A backward jump is a loop's back edge when its target dominates it; 3.12+ also jumps back
+        to code it placed earlier (the code after a try statement, jumped to from its handlers).
+        """
         found: dict[int, list[int]] = {}
+        idom = None
         for i, ins in enumerate(self.instrs):
-            if ins.target is not None and ins.opname not in ("FOR_ITER", "ASYNC_FOR_ITER"):
+            if ins.target is not None and ins.opname not in ("FOR_ITER", "ASYNC_FOR_ITER") \
+                    and not ins.extra.get("no_interrupt"):
                 t = self.cfg.pos(ins.target)
                 if t is not None and t <= i:
-                    found.setdefault(t, []).append(i)
+                    if idom is None:
+                        idom = self._dominators()
+                    if self._dominates(self.cfg.block_of[t], self.cfg.block_of[i], idom):
+                        found.setdefault(t, []).append(i)
         return found
+
+    def _dominators(self) -> dict[int, int]:
+        """Immediate dominator of every block (exception edges count): post-dominators of the
+        reversed graph, whose exit is the entry block."""
+        blocks = self.cfg.blocks
+        nodes = {b.index for b in blocks}
+        preds = {b.index: list(b.preds) + list(b.exc_preds) for b in blocks}
+        if blocks:
+            preds[0].append(-2)  # the entry is entered from outside (a node not in ``nodes``: EXIT)
+        return post_dominators(nodes, preds)
+
+    @staticmethod
+    def _dominates(a: int, b: int, idom: dict[int, int]) -> bool:
+        for _ in range(len(idom) + 2):
+            if b == a:
+                return True
+            if b == EXIT:
+                return False
+            b = idom.get(b, EXIT)
+        return False
 
     def loop_blocks(self, header: int, sources: list[int]) -> frozenset[int]:
         """Blocks of the natural loop: those reaching a back-edge source without the header."""
@@ -285,10 +318,23 @@ class Structurer:
         block = self.cfg.block_at(pos)
         if block.exc_preds or pos in self.back_edge_targets or pos in self.while_tests:
             return None
+        if self.instrs[block.end - 1].opname not in (
+                "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
+                "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+            return None  # (cheap test first: condition networks can be long)
+        last = self.instrs[block.end - 1]
+        if last.opname.startswith("JUMP_IF"):
+            # a value-position and/or: only inside a condition, whose test follows where it joins
+            joined = self.cfg.pos(last.target)
+            if joined is None or self.instrs[self.cfg.block_at(joined).end - 1].opname not in (
+                    "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
+                    "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+                return None
         trial = list(stack)
         scratch: list = []
+        consumed: set[int] = set()
         try:
-            end, stop = self.executor.run(pos, block.end, trial, scratch)
+            end, stop = self.run_condition(pos, trial, scratch, consumed)
         except DecompilationError:
             return None
         if scratch or stop.ins is None or stop.ins.opname not in (
@@ -303,7 +349,47 @@ class Structurer:
                 return None
         if len(trial) != len(stack) or any(a is not b for a, b in zip(trial, stack, strict=False)):
             return None
-        return cond, t, f, block.index
+        return cond, t, f, block.index, consumed
+
+    def run_condition(self, pos: int, stack: list, out: list, consumed: set, limit: int | None = None):
+        """Run the straight-line code of a condition from ``pos`` to its conditional jump.
+
+        Value-position ``and``/``or`` inside it (``JUMP_IF_X_OR_POP``) are folded into the value
+        they compute, across the blocks they split the code into (collected in ``consumed``, each
+        entered only from the condition's own code). With ``limit``, stops there (an operand's end).
+        """
+        first = pos
+        while True:
+            block = self.cfg.block_at(pos)
+            if pos != first and (block.exc_preds or pos in self.back_edge_targets or pos in self.while_tests
+                                 or not set(block.preds) <= consumed):
+                raise self.error(pos, "condition code entered from elsewhere")
+            consumed.add(block.index)
+            if len(consumed) > 32:  # bounded: tried at every block of long condition networks
+                raise self.error(pos, "condition with too many value-position and/or")
+            end_at = block.end if limit is None else min(block.end, limit)
+            end, stop = self.executor.run(pos, end_at, stack, out)
+            if stop.ins is None:
+                if limit is not None and end == limit:
+                    return end, stop
+                if end >= len(self.instrs):
+                    raise self.error(pos, "condition runs past the last instruction")
+                pos = end
+                continue
+            if stop.ins.opname not in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+                return end, stop
+            target = self.cfg.pos(stop.ins.target)
+            if target is None or target <= end or (limit is not None and target > limit):
+                raise self.error(end - 1, "unrecognised and/or in a condition")
+            left = stack.pop()
+            depth = len(stack)
+            end2, stop2 = self.run_condition(end, stack, out, consumed, limit=target)
+            if stop2.ins is not None or end2 != target or len(stack) != depth + 1 or out:
+                raise self.error(end - 1, "unrecognised and/or in a condition")
+            right = stack.pop()
+            op = ast.And if stop.ins.opname == "JUMP_IF_FALSE_OR_POP" else ast.Or
+            stack.append(bool_op(op, self.executor.value(left, stop.ins), self.executor.value(right, stop.ins)))
+            pos = target
 
     def trampoline(self, p):
         """X for a block ``POP_TOP; JUMP X`` or ``POP_TOP`` falling into X (a chained comparison's exit)."""
@@ -363,15 +449,16 @@ class Structurer:
                 pc = self.pure_condition(x, stack)
                 if pc is None or pc[3] in members or not set(self.cfg.blocks[pc[3]].preds) <= members:
                     continue
-                cx, t2, f2, sub_members = self.compound(pc[0], pc[1], pc[2], set(members) | {pc[3]}, stack,
+                cx, t2, f2, sub_members = self.compound(pc[0], pc[1], pc[2], set(members) | pc[4], stack,
                                                         ctx, keep=tuple(keep) + (other,))
-                if side == "t" and f2 == other:
+                same = self.same_place
+                if side == "t" and same(f2, other):
                     cond, t, f = bool_op(ast.And, cond, cx), t2, other
-                elif side == "t" and t2 == other:
+                elif side == "t" and same(t2, other):
                     cond, t, f = bool_op(ast.And, cond, negate(cx)), f2, other
-                elif side == "f" and t2 == other:
+                elif side == "f" and same(t2, other):
                     cond, t, f = bool_op(ast.Or, cond, cx), other, f2
-                elif side == "f" and f2 == other:
+                elif side == "f" and same(f2, other):
                     cond, t, f = bool_op(ast.Or, cond, negate(cx)), other, t2
                 else:
                     continue
@@ -379,8 +466,55 @@ class Structurer:
                 merged = True
                 break
             if not merged:
-                break
+                folded = self.conditional_condition(cond, t, f, members, stack, ctx, keep)
+                if folded is None:
+                    break
+                cond, t, f, members = folded
         return cond, t, f, members
+
+    def conditional_condition(self, cond, t, f, members: set[int], stack: list, ctx: Context, keep=()):
+        """``(a if cond else b)`` as a condition: both branches test and jump to the same two places.
+
+        Returns (condition, true, false, members) or None. A branch's place is compared through
+        unconditional jumps (the compiler jumps from one branch's test to the other's target).
+        """
+        if t in keep or f in keep or t == f or self.classify(t, ctx) != "goto" or self.classify(f, ctx) != "goto":
+            return None
+        sides = []
+        taken = set(members)
+        for x in (t, f):
+            pc = self.pure_condition(x, stack)
+            if pc is None or pc[3] in taken or not set(self.cfg.blocks[pc[3]].preds) <= set(members):
+                return None
+            sub = self.compound(pc[0], pc[1], pc[2], taken | pc[4], stack, ctx, keep=tuple(keep) + (t, f))
+            taken = set(sub[3])
+            sides.append(sub)
+        (ca, ta, fa, _), (cb, tb, fb, _) = sides
+        same = self.same_place
+        if same(ta, tb) and same(fa, fb):
+            other = cb
+        elif same(ta, fb) and same(fa, tb):
+            other = negate(cb)
+        else:
+            return None
+        for x in (ta, fa, tb, fb):  # the jumps from one branch's test to the other's targets
+            while x is not None and x < len(self.instrs) and self.instrs[x].opname == "JUMP" \
+                    and self.cfg.is_leader(x) and self.cfg.block_at(x).end == x + 1 \
+                    and self.cfg.block_of[x] not in taken and set(self.cfg.block_at(x).preds) <= taken:
+                taken.add(self.cfg.block_of[x])
+                x = self.cfg.pos(self.instrs[x].target)
+        return ast.IfExp(cond, ca, other), self.final_place(ta), self.final_place(fa), taken
+
+    def same_place(self, a: int | None, b: int | None) -> bool:
+        """Do jumps to ``a`` and to ``b`` run the same code?
+
+        The same position through unconditional jumps, or two copies of one small block that
+        returns (3.11+ copies ``return None`` and the like into each path that reaches it).
+        """
+        if a == b:
+            return True
+        a, b = self.final_place(a), self.final_place(b)
+        return a == b or (a is not None and b is not None and self.same_return_block(a, b))
 
     def conditional(self, i: int, cond, ctx: Context, stack: list, out: list) -> int | None:
         t, f = self.branches(i)
@@ -488,7 +622,10 @@ class Structurer:
     # -- loops -------------------------------------------------------------------------
     def try_loop(self, pos: int, ctx: Context, stack: list, out: list):
         ins = self.instrs[pos]
+        inverted = self.while_tests.get(pos)
         if ctx.loop is not None and pos == ctx.loop.header:
+            if ctx.loop.wraps_while and inverted is not None:
+                return self.while_loop(pos, ctx, stack, out, inverted)
             return False
         if ctx.loop is not None and pos == ctx.loop.body_start:
             bottom = min((p for p in ctx.loop.continues if p != ctx.loop.header), default=ctx.loop.back)
@@ -498,8 +635,12 @@ class Structurer:
             return self.while_loop(pos, ctx, stack, out, None, sources=inner)
         if ins.opname in ("FOR_ITER", "ASYNC_FOR_ITER"):
             return self.for_loop(pos, ctx, stack, out)
-        inverted = self.while_tests.get(pos)
         if inverted is not None:
+            # jumps back to the test from after the loop's bottom: an enclosing ``while True``
+            # whose body starts with this loop (its ``continue`` and the inner one's are the same jump)
+            outer = [x for x in self.back_edge_targets.get(pos, []) if x > inverted[4]]
+            if outer:
+                return self.while_loop(pos, ctx, stack, out, None, sources=outer, wraps_while=True)
             return self.while_loop(pos, ctx, stack, out, inverted)
         if pos in self.back_edge_targets:
             return self.while_loop(pos, ctx, stack, out, None)
@@ -511,6 +652,19 @@ class Structurer:
         if exit_pos is not None and exit_pos > header:
             last = max(last, exit_pos)  # the loop's code is laid out before its exit
         found: set[int] = set()
+        # the except clauses of a try inside the loop run under their handler's cleanup handler:
+        # a jump to a later clause stays in the loop, wherever that clause is laid out
+        clauses = set()
+        for b in blocks:
+            h = self.cfg.blocks[b].handler
+            hp = self.cfg.pos(h.target) if h is not None else None
+            if hp is not None and self.cfg.block_of[hp] in blocks and self.is_try_handler(h.target) \
+                    and self.cfg.handler_at[hp] is not None:
+                clauses.add(self.cfg.handler_at[hp].target)
+
+        def in_clauses(t: int) -> bool:
+            return any(x in clauses for x in self.cfg.handler_chain(t))
+
         # jumps anywhere in the loop's layout range that land after it (inline code ending in break)
         for k in range(header, last):
             ins = self.instrs[k]
@@ -519,8 +673,9 @@ class Structurer:
                 t = self.cfg.pos(ins.target)
                 if t is None or t < last or t == exit_pos:
                     continue
-                final = self.follow_trivial(t)
-                if final is not None and final < len(self.instrs) and self.instrs[final].opname == "RERAISE":
+                final = self.follow_trivial(t, backward=True)
+                if self.reraises(final) or in_clauses(t) or (final is not None and final < last
+                                                             and final != exit_pos):
                     continue
                 found.add(t)
                 if final is not None:
@@ -532,16 +687,32 @@ class Structurer:
                 p = self.cfg.blocks[s].start
                 if p == exit_pos or p == header or header < p < last:
                     continue
-                final = self.follow_trivial(p)
-                if final is not None and final < len(self.instrs) and self.instrs[final].opname == "RERAISE":
+                final = self.follow_trivial(p, backward=True)
+                if self.reraises(final) or in_clauses(p):
                     continue
                 if final is not None and (final >= last or final == exit_pos):
                     found.add(p)
                     found.add(final)
         return found
 
-    def follow_trivial(self, p: int | None) -> int | None:
-        """Follow blocks made only of POP_TOP and a forward JUMP; the position finally reached."""
+    def reraises(self, p: int | None) -> bool:
+        """Does the block at ``p`` only re-raise the exception being handled?
+
+        ``RERAISE`` (no except clause matched) or, ending ``except*`` clauses, ``SWAP 2; POP_EXCEPT;
+        RERAISE 0`` (what they left unhandled).
+        """
+        if p is None or p >= len(self.instrs):
+            return False
+        ops = self.instrs[p:self.cfg.block_at(p).end]
+        return bool(ops) and ops[-1].opname == "RERAISE" \
+            and all(o.opname in ("SWAP", "POP_EXCEPT") for o in ops[:-1])
+
+    def follow_trivial(self, p: int | None, backward: bool = False) -> int | None:
+        """Follow blocks made only of POP_TOP and a forward JUMP; the position finally reached.
+
+        With ``backward``, also backward jumps that do not go to a loop's head (3.12+ puts the
+        code after a try statement before its handler and jumps back to it).
+        """
         for _ in range(16):
             if p is None or p >= len(self.instrs):
                 return p
@@ -549,7 +720,7 @@ class Structurer:
             ops = self.instrs[block.start:block.end]
             if ops and ops[-1].opname == "JUMP" and all(o.opname in ("POP_TOP", "POP_EXCEPT") for o in ops[:-1]):
                 t = self.cfg.pos(ops[-1].target)
-                if t is None or t <= p:
+                if t is None or t == p or (t < p and not (backward and t not in self.back_edge_targets)):
                     return p
                 p = t
                 continue
@@ -580,7 +751,7 @@ class Structurer:
 
     def break_target(self, found: set[int], exit_pos, pos):
         """The single place breaks land (the largest of the resolved positions)."""
-        finals = {self.follow_trivial(p) for p in found}
+        finals = {self.follow_trivial(p, backward=True) for p in found}
         return self.single(finals - {None}, pos, "breaks leave the loop to different places")
 
     def for_loop(self, pos, ctx, stack, out):
@@ -595,7 +766,8 @@ class Structurer:
         if not isinstance(iterator, v.Iterator):
             raise self.error(pos, "for loop without an iterator")
         break_target = self.break_target(breaks, exit_pos, pos)
-        loop = Loop(pos, frozenset({pos}), frozenset({exit_pos} | breaks), blocks)
+        loop = Loop(pos, frozenset({pos}), frozenset({exit_pos} | breaks), blocks,
+                    after=break_target if break_target is not None else exit_pos)
         hole = v.Hole()
         body_stack = stack + [hole]
         body = self.emit(pos + 1, Context(ctx.stops, loop, ctx.layers), body_stack)
@@ -772,9 +944,18 @@ class Structurer:
             if self.instrs[back].opname not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE",
                                                 "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
                 continue
+            end = body_start - 1
+            ins = self.instrs
+            if end >= 3 and ins[end].opname == "JUMP" and ins[end - 1].opname == "POP_TOP" \
+                    and ins[end - 2].opname == "JUMP" and self.cfg.pos(ins[end - 2].target) == body_start \
+                    and ins[end - 3].opname.startswith("POP_JUMP"):
+                # a chained comparison ends the test: ``POP_JUMP_IF_FALSE exit; JUMP body`` then the
+                # trampoline ``POP_TOP; JUMP exit`` popping the middle operand; at the bottom it is
+                # ``POP_JUMP_IF_TRUE body`` (the trampoline after it)
+                end -= 3
             k = 0
             while True:
-                a, b = back - k, body_start - 1 - k
+                a, b = back - k, end - k
                 if b < 0 or a <= body_start:
                     break
                 ia, ib = self.instrs[a], self.instrs[b]
@@ -782,29 +963,39 @@ class Structurer:
                     break
                 if ia.target is None and (ia.opname != ib.opname or ia.argval != ib.argval):
                     break
-                if ia.target is not None and not (ia.opname.startswith("POP_JUMP") and ib.opname.startswith("POP_JUMP")):
+                same_value_jump = ia.opname == ib.opname and ia.opname.startswith("JUMP_IF") \
+                    and self.cfg.pos(ia.target) is not None and self.cfg.pos(ib.target) is not None \
+                    and self.cfg.pos(ia.target) - a == self.cfg.pos(ib.target) - b
+                # ``... or`` ending in a constant true: the test jumps into the body unconditionally
+                same_value_jump = same_value_jump or (ia.opname == ib.opname == "JUMP"
+                                                      and self.cfg.pos(ia.target) == body_start
+                                                      and self.cfg.pos(ib.target) == body_start)
+                if ia.target is not None and not same_value_jump \
+                        and not (ia.opname.startswith("POP_JUMP") and ib.opname.startswith("POP_JUMP")):
                     break
                 if ib.lineno != ia.lineno:
                     break
                 k += 1
             if k == 0:
                 continue
-            top, test_end = body_start - k, body_start - 1
+            top, test_end = end + 1 - k, end
             if not self.instrs[test_end].opname.startswith("POP_JUMP"):
                 continue
             t, f = self.branches(test_end)
-            exit_pos = f if t == body_start else t
+            exit_pos = f if self.same_place(t, body_start) else t
             found[top] = (test_end, body_start, exit_pos, back - k + 1, back)
         return found
 
-    def while_loop(self, pos, ctx, stack, out, inverted, sources=None):
+    def while_loop(self, pos, ctx, stack, out, inverted, sources=None, wraps_while=False):
         if inverted is not None:
             test_end, body_start, exit_pos, bottom, back = inverted
-            sources = self.back_edge_targets.get(body_start, []) + self.back_edge_targets.get(pos, [])
+            sources = self.back_edge_targets.get(body_start, []) \
+                + [x for x in self.back_edge_targets.get(pos, []) if x <= back]
             blocks = self.loop_blocks(pos, sources) | self.loop_blocks(body_start, sources)
             breaks = self.exits_of(blocks, pos, exit_pos)
             break_target = self.break_target(breaks, exit_pos, pos)
-            loop = Loop(pos, frozenset({pos, bottom}), frozenset({exit_pos} | breaks), blocks, body_start, back)
+            loop = Loop(pos, frozenset({pos, bottom}), frozenset({exit_pos} | breaks), blocks, body_start, back,
+                        after=break_target if break_target is not None else exit_pos)
             # the test itself, evaluated once at the top
             test_stack = list(stack)
             scratch: list = []
@@ -821,7 +1012,7 @@ class Structurer:
         blocks = self.loop_blocks(pos, sources)
         breaks = self.exits_of(blocks, pos, None)
         break_target = self.break_target(breaks, None, pos)
-        loop = Loop(pos, frozenset({pos}), frozenset(breaks), blocks)
+        loop = Loop(pos, frozenset({pos}), frozenset(breaks), blocks, after=break_target, wraps_while=wraps_while)
         body = self.emit_loop_body_from_header(pos, loop, ctx, stack)
         out.append(ast.While(ast.Constant(True), strip_continue(body) or [ast.Pass()], []))
         return break_target
@@ -831,16 +1022,22 @@ class Structurer:
 
     def loop_test(self, pos, test_end, body_start, exit_pos, stack, scratch, ctx):
         """The condition under which a while loop's test enters the body."""
-        end, stop = self.executor.run(pos, self.cfg.block_at(pos).end, stack, scratch)
-        if scratch:
+        consumed: set[int] = set()
+        end, stop = self.run_condition(pos, stack, scratch, consumed)
+        if scratch or stop.ins is None or stop.ins.opname not in (
+                "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
             raise self.error(pos, "while test with statements")
         t, f = self.branches(end - 1)
-        cond, t, f, _ = self.compound(stop.condition, t, f, {self.cfg.block_of[pos]}, stack,
+        cond = stop.condition
+        if isinstance(cond, ast.Compare) and stack and stack[-1] is cond.comparators[-1]:
+            cond, t, f = self.resolve_chain(cond, t, f, stack)
+        cond, t, f, _ = self.compound(cond, t, f, consumed, stack,
                                       Context(ctx.stops | {body_start, exit_pos}, ctx.loop, ctx.layers),
                                       keep=(body_start, exit_pos))
-        if t == body_start and f == exit_pos:
+        same = self.same_place
+        if same(t, body_start) and same(f, exit_pos):
             return cond
-        if f == body_start and t == exit_pos:
+        if same(f, body_start) and same(t, exit_pos):
             return negate(cond)
         raise self.error(pos, "unrecognised while-loop test")
 
@@ -996,26 +1193,112 @@ class Structurer:
             fin_ctx = Context(frozenset(), ctx.loop, ctx.layers + (fin_layer,))
             final = strip_reraise(self.emit(hpos, fin_ctx, handler_stack))
             node = ast.Try(body or [ast.Pass()], [], [], final or [ast.Pass()])
-            if len(node.body) == 1 and isinstance(node.body[0], ast.Try) and not node.body[0].finalbody:
+            if len(node.body) == 1 and isinstance(node.body[0], TRY_NODES) and not node.body[0].finalbody:
                 inner = node.body[0]
-                node = ast.Try(inner.body, inner.handlers, inner.orelse, node.finalbody)
+                node = type(inner)(inner.body, inner.handlers, inner.orelse, node.finalbody)
             out.append(node)
             return after
         # except clauses
         cleanup = self.cfg.handler_at[hpos]
         h_layer = Layer("handler", cleanup.target if cleanup else -2)
-        h_ctx = Context(frozenset(), ctx.loop, ctx.layers + (h_layer,))
-        h_stmts = self.emit(hpos, h_ctx, handler_stack)
-        handlers = self.except_clauses(h_stmts, pos)
-        h_after = self.single(set(h_layer.normal_exits), pos, "except clauses continue at different places")
+        try_type = ast.Try
+        if self.is_except_star_handler(hpos):
+            try_type = TryStar
+            handlers, h_after = self.except_star_clauses(hpos, h_layer, ctx, handler_stack[:-1])
+        else:
+            h_ctx = Context(frozenset(), ctx.loop, ctx.layers + (h_layer,))
+            h_stmts = self.emit(hpos, h_ctx, handler_stack)
+            handlers = self.except_clauses(h_stmts, pos)
+            h_after = self.single(set(h_layer.normal_exits), pos, "except clauses continue at different places")
         orelse: list = []
         if after is not None and h_after is not None and after != h_after:
             orelse = self.emit(after, ctx.with_stops(h_after), list(entry_stack))
             after = h_after
         elif after is None:
             after = h_after
-        out.append(ast.Try(body or [ast.Pass()], handlers, orelse, []))
+        out.append(try_type(body or [ast.Pass()], handlers, orelse, []))
         return after
+
+    def is_except_star_handler(self, p: int) -> bool:
+        """PUSH_EXC_INFO; COPY 1; BUILD_LIST 0; SWAP 2: the start of ``except*`` clauses.
+
+        The stack then holds the original group, the list of exceptions raised by the clauses
+        and the part of the group no clause has matched yet.
+        """
+        ops = [(ins.opname, ins.argval) for ins in self.instrs[p + 1:p + 4]]
+        return ops == [("COPY", 1), ("BUILD_LIST", 0), ("SWAP", 2)]
+
+    def except_star_clauses(self, hpos: int, h_layer: Layer, ctx: Context, base: list):
+        """The ``except*`` clauses of the handler at ``hpos`` and where control goes after them.
+
+        Each clause is ``<type>; CHECK_EG_MATCH; COPY 1; POP_JUMP_IF_NONE no_match; STORE name|POP_TOP;
+        <body>`` (the body protected by a cleanup handler that adds what it raises to the list),
+        ``no_match: POP_TOP`` falling into the next clause. After the last one, ``LIST_APPEND 1;
+        PREP_RERAISE_STAR`` computes what to re-raise: ``COPY 1; POP_JUMP_IF_NOT_NONE reraise;
+        POP_TOP; POP_EXCEPT`` then the code after the statement.
+        """
+        ins = self.instrs
+        state = [v.ExcState(), v.ExcValue(), v.ExcValue(), v.ExcValue()]
+        k = hpos + 4
+        handlers: list[ast.ExceptHandler] = []
+        while k < len(ins) and not (ins[k].opname == "LIST_APPEND" and ins[k].argval == 1):
+            if len(handlers) > 64 or not self.cfg.is_leader(k) and handlers:
+                raise self.error(k, "unrecognised except* clause")
+            stack = base + state
+            scratch: list = []
+            end, stop = self.executor.run(k, self.cfg.block_at(k).end, stack, scratch)
+            test = stop.condition
+            if scratch or stop.ins is None or stop.ins.opname != "POP_JUMP_IF_NONE" \
+                    or len(stack) != len(base) + 5 or not isinstance(test, ast.Compare) \
+                    or not _is_match(test.left) or test.left.func.id != "__exception_group_matches__":
+                raise self.error(k, "unrecognised except* clause")
+            typ = test.left.args[0]
+            no_match = self.cfg.pos(stop.ins.target)
+            if no_match is None or ins[no_match].opname != "POP_TOP":
+                raise self.error(k, "unrecognised except* clause")
+            following = no_match + 1
+            # the matched part of the group: stored to the clause's name, or dropped
+            stack[-1] = v.ExcValue()
+            scratch = []
+            self.executor.run(end, end + 1, stack, scratch)
+            name = None
+            if len(scratch) == 1 and isinstance(scratch[0], ExceptAsStmt):
+                name = scratch[0].name
+            elif scratch or ins[end].opname != "POP_TOP":
+                raise self.error(end, "unrecognised except* clause target")
+            body_pos = end + 1
+            layers = ctx.layers + (h_layer,)
+            # the clause's cleanup handler (adds what the body raises to the list): the handler
+            # just inside the clauses' own cleanup; none when the body cannot raise
+            chain = self.cfg.handler_chain(body_pos) if body_pos < len(ins) else []
+            clause_layer = None
+            if h_layer.target in chain and chain.index(h_layer.target) > 0:
+                clause = chain[chain.index(h_layer.target) - 1]
+                c = self.cfg.pos(clause)
+                if not any(x.opname == "LIST_APPEND" and x.argval == 3 for x in ins[c:c + 4]):
+                    raise self.error(body_pos, "except* clause body without its cleanup handler")
+                clause_layer = Layer("handler", clause)
+                layers += (clause_layer,)
+            elif h_layer.target not in chain:
+                raise self.error(body_pos, "except* clause body outside the clauses' handler")
+            body = self.emit(body_pos, Context(frozenset({following}), ctx.loop, layers), stack)
+            if clause_layer is not None and set(clause_layer.normal_exits) - {following}:
+                raise self.error(body_pos, "except* clause continues elsewhere than the next clause")
+            handlers.append(ast.ExceptHandler(typ, name, body or [ast.Pass()]))
+            k = following
+        tail = [(x.opname, x.argval) for x in ins[k:k + 6]]
+        if not handlers or tail[:3] != [("LIST_APPEND", 1), ("PREP_RERAISE_STAR", None), ("COPY", 1)] \
+                or tail[3][0] != "POP_JUMP_IF_NOT_NONE" or tail[4:] != [("POP_TOP", None), ("POP_EXCEPT", None)]:
+            raise self.error(k, "unrecognised end of except* clauses")
+        reraise = self.cfg.pos(ins[k + 3].target)
+        if [x.opname for x in ins[reraise:reraise + 3]] != ["SWAP", "POP_EXCEPT", "RERAISE"]:
+            raise self.error(k, "unrecognised end of except* clauses")
+        after = k + 6
+        if after >= len(ins):
+            raise self.error(k, "except* clauses run past the last instruction")
+        if self.final_kind(after, ctx) is None:
+            after = self.follow_jumps(after)
+        return handlers, after
 
     def with_suppressed_exit(self, target: int) -> int | None:
         """Where a with statement goes on after ``__exit__`` suppressed an exception."""
@@ -1091,7 +1374,12 @@ class Structurer:
             break
         kind = self.final_kind(p, ctx)
         if kind is None:
-            first.normal_exits.append(self.follow_jumps(first_exit))
+            exit_to = self.follow_jumps(first_exit)
+            if exit_to is not None and exit_to < len(self.instrs) and self.instrs[exit_to].opname == "JUMP":
+                back = self.cfg.pos(self.instrs[exit_to].target)
+                if back is not None and back < exit_to and back not in self.back_edge_targets:
+                    exit_to = self.follow_jumps(back)  # to code laid out before the handler (3.12+)
+            first.normal_exits.append(exit_to)
             return True
         if kind == "return":
             out.append(ast.Return(self.return_value(p, stack)))
@@ -1113,6 +1401,8 @@ class Structurer:
             return "continue"
         if ctx.loop is not None and p in ctx.loop.breaks:
             return "break"
+        if ctx.loop is not None and self.same_return_block(p, ctx.loop.after):
+            return "break"
         ins = self.instrs[p]
         if ins.opname == "RETURN_VALUE":
             return "return"
@@ -1128,6 +1418,28 @@ class Structurer:
             if t in ctx.loop.breaks:
                 return "break"
         return None
+
+    def same_return_block(self, p: int, q: int | None) -> bool:
+        """Is the code at ``p`` a copy of the code at ``q``: straight-line loads ending in a return?
+
+        3.12+ copies a small block that returns (the code after a loop) into the paths that jump
+        to it: a ``break`` that went through exit sequences lands on such a copy. Running the copy
+        or breaking to the original is the same, as both end the function the same way.
+        """
+        if q is None or p == q or q >= len(self.instrs) or self.cfg.handler_at[p] != self.cfg.handler_at[q]:
+            return False
+        for k in range(8):
+            if p + k >= len(self.instrs) or q + k >= len(self.instrs):
+                return False
+            a, b = self.instrs[p + k], self.instrs[q + k]
+            if a.opname != b.opname or a.argval != b.argval or a.opname not in (
+                    "LOAD_FAST", "LOAD_CONST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME", "RETURN_VALUE"):
+                return False
+            if self.cfg.handler_at[p + k] != self.cfg.handler_at[q + k]:
+                return False
+            if a.opname == "RETURN_VALUE":
+                return True
+        return False
 
     def return_value(self, p, stack):
         ins = self.instrs[p]
@@ -1233,7 +1545,7 @@ def strip_continue(body: list) -> list:
     if isinstance(last, ast.If):
         last.body = strip_continue(last.body) or [ast.Pass()]
         last.orelse = strip_continue(last.orelse)
-    if isinstance(last, ast.Try):
+    if isinstance(last, TRY_NODES):
         if not last.orelse:
             last.body = strip_continue(last.body) or [ast.Pass()]
         for handler in last.handlers:

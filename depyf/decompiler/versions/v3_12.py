@@ -257,7 +257,12 @@ class Translator:
         if folded is not None:
             self.emit(out, ins, folded[0], target=folded[1])
             return i + 2
-        self.emit(out, ins, name, target=ins.argval)
+        if ins.opname == "JUMP_BACKWARD_NO_INTERRUPT":
+            # not a loop's back edge: a jump to code the compiler placed earlier (the code after
+            # a try statement, jumped to from its handlers)
+            self.emit(out, ins, name, target=ins.argval, no_interrupt=True)
+        else:
+            self.emit(out, ins, name, target=ins.argval)
         return i + 1
 
     def _inverted_backward_jump(self, i: int, ins: dis.Instruction, name: str) -> tuple[str, int] | None:
@@ -393,11 +398,54 @@ class Translator:
         name = self.intrinsic_name(ins)
         if name == "INTRINSIC_ASYNC_GEN_WRAP":
             self.drop(ins)  # 3.11's ASYNC_GEN_WRAP before an async generator's yield: dropped as there
+        elif name == "INTRINSIC_PREP_RERAISE_STAR":
+            # 3.11's opcode of the same meaning, after the LIST_APPEND 1 that op_LIST_APPEND
+            # removed from every path into it
+            self.emit(out, ins, "LIST_APPEND", 1, arg=1)
+            self.emit(out, ins, "PREP_RERAISE_STAR")
         else:
             self.emit(out, ins, "CALL_INTRINSIC_1", name)
         return i + 1
 
     op_CALL_INTRINSIC_2 = op_CALL_INTRINSIC_1
+
+    def is_prep_reraise_star(self, ins: dis.Instruction | None) -> bool:
+        return ins is not None and ins.opname == "CALL_INTRINSIC_2" \
+            and self.intrinsic_name(ins) == "INTRINSIC_PREP_RERAISE_STAR"
+
+    def op_LIST_APPEND(self, i, ins, out):
+        """``LIST_APPEND 1`` ending ``except*`` clauses: one copy, just before PREP_RERAISE_STAR.
+
+        The compiler puts it at the join before PREP_RERAISE_STAR; 3.13 copies that small block
+        into the paths that jump there (``LIST_APPEND 1; JUMP prep``). Every copy is dropped and
+        ``op_CALL_INTRINSIC_1`` emits the single LIST_APPEND 1 at the join, as 3.11 has it.
+        """
+        if ins.arg == 1:
+            nxt = self.at(i + 1)
+            if nxt is not None and self.JUMPS.get(nxt.opname) == "JUMP" and nxt.argval > nxt.offset:
+                k = self.pos.get(nxt.argval)
+                nxt = self.raw[k] if k is not None else None
+            if self.is_prep_reraise_star(nxt):
+                self.drop(ins)
+                return i + 1
+        self.emit(out, ins, "LIST_APPEND", ins.argval)
+        return i + 1
+
+    def op_PUSH_EXC_INFO(self, i, ins, out):
+        """``except*`` clauses start ``BUILD_LIST 0; COPY 2``: 3.11's ``COPY 1; BUILD_LIST 0; SWAP 2``.
+
+        Both leave the original group, an empty list (what the clauses raise) and the unmatched rest.
+        """
+        self.emit(out, ins, "PUSH_EXC_INFO")
+        build, copy = self.at(i + 1), self.at(i + 2)
+        if build is not None and copy is not None and build.opname == "BUILD_LIST" and build.arg == 0 \
+                and copy.opname == "COPY" and copy.arg == 2 \
+                and build.offset not in self.dropped and copy.offset not in self.dropped:
+            self.emit(out, build, "COPY", 1, arg=1)
+            self.emit(out, build, "BUILD_LIST", 0)
+            self.emit(out, copy, "SWAP", 2)
+            return i + 3
+        return i + 1
 
     def op_STORE_DEREF(self, i, ins, out):
         """``LOAD_LOCALS; STORE_DEREF __classdict__``: the compiler's own cell for a class namespace."""
@@ -630,12 +678,27 @@ class Translator:
             if target is None or target == self.end_offset or start >= end:
                 continue
             last = entries[-1] if entries else None
-            if last is not None and last.end == start and (last.target, last.depth, last.lasti) == \
-                    (target, e.depth, e.lasti):
-                entries[-1] = ExceptionEntry(last.start, end, target, e.depth, e.lasti)  # split by a drop
+            if last is not None and (last.target, last.depth, last.lasti) == (target, e.depth, e.lasti) \
+                    and (last.end == start or self._inner_jumps_only(out, last.start, last.end, start, end)):
+                # split by a drop, or by jumps that stay inside the range
+                entries[-1] = ExceptionEntry(last.start, end, target, e.depth, e.lasti)
             else:
                 entries.append(ExceptionEntry(start, end, target, e.depth, e.lasti))
         return entries
+
+
+    @staticmethod
+    def _inner_jumps_only(out: list[Instr], start: int, gap: int, resume: int, end: int) -> bool:
+        """Is ``[gap, resume)`` only jumps whose targets lie in ``[start, end)``?
+
+        Such jumps cannot raise; 3.13 leaves some (a loop's ``POP_JUMP_IF_X; JUMP_BACKWARD``) out of
+        the exception range around them, which would cut the protected region in two.
+        """
+        inside = [ins for ins in out if gap <= ins.offset < resume]
+        return bool(inside) and all(
+            ins.opname in ("JUMP", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
+                           "POP_JUMP_IF_NOT_NONE") and ins.target is not None and start <= ins.target < end
+            for ins in inside)
 
 
 _VALUE_JUMPS = ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP")

@@ -153,3 +153,15 @@ def if_constant_condition(x):
     while False:
         x = -1
     return x
+
+
+@cases((0, 1, 2), (1, 0, 2), (1, 2, 0), (0, 0, 0), (3, None, 4))
+def if_conditional_expression_condition(a, b, c):
+    out = []
+    if (b if a else c):
+        out.append("yes")
+    else:
+        out.append("no")
+    if not (a if b is None else c) and a != 2:
+        out.append("second")
+    return out

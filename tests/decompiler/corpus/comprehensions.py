@@ -119,3 +119,32 @@ def async_free_nested_dict_set(n):
 def comprehension_with_ternary_condition(fields):
     # dataclasses._hash_add: a conditional expression as the comprehension's filter.
     return [f for f in fields if (f[0] if f[1] is None else f[1])]
+
+
+class _Truth:
+    """Counts how often its truth is asked for."""
+
+    calls = 0
+
+    def __init__(self, value):
+        self.value = value
+
+    def __bool__(self):
+        _Truth.calls += 1
+        return self.value
+
+
+@cases((0,), (1,), (3,))
+def comprehension_filter_always_true(n):
+    # the compiler folds ``(y or 4) or i``: y's truth is computed, the element is taken either way
+    _Truth.calls = 0
+    y = _Truth(n % 2 == 1)
+    return [i * 2 for i in range(n) if (y or 4) or i], _Truth.calls
+
+
+@cases(([(0, None), (1, None), (0, 0), (0, 2)], True), ([(3, 1), (0, None)], False))
+def comprehension_ternary_filters(pairs, flag):
+    first = [a for a, b in pairs if (a if b is None else b)]
+    second = {a: b for a, b in pairs if not (b if flag else a)}
+    third = [a for a, b in pairs if (a and b if flag else a or b) if a != 7]
+    return first, second, third

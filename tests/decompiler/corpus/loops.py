@@ -401,3 +401,83 @@ def while_true_try_handlers_continue_then_break(items, ignore):
                 got = "empty"
         break
     return got, items
+
+
+@cases(("a/b/c",), ("",), ("/",), ("x",))
+def while_and_test_exits_to_copied_returns(path):
+    # 3.11 copies the ``return None`` after the loop into each exit of the and-test
+    while path and path != "/":
+        yield path
+        path = path.rpartition("/")[0]
+
+
+@cases((8, 4), (6, 10), (50, 250), (3, 7), (0, 1))
+def while_chained_comparison_test(m, n):
+    # _pydecimal.Decimal._power_exact: a chained comparison as the whole while test
+    steps = 0
+    while m % 2 == n % 2 == 0 and steps < 5:
+        m //= 2
+        n //= 2
+        steps += 1
+    while m % 5 == n % 5 == 0:
+        m //= 5
+        n //= 5
+    return m, n, steps
+
+
+@cases(([1, 0, 2], True, 0), ([0, 5], False, 0), (["x", 3], True, 1), (["x"], False, 0), ([], True, 0),
+       ([None, 4], True, 0), ([None], False, 1))
+def while_true_try_named_handlers_continue_break_raise(items, ignore, offset):
+    # tarfile.TarFile.next: named handlers that continue, fall through to the break, or raise
+    items = list(items)
+    log = []
+    while True:
+        try:
+            got = 10 // items.pop(0)
+        except ZeroDivisionError as e:
+            if ignore:
+                log.append(type(e).__name__)
+                continue
+        except TypeError as e:
+            if ignore:
+                log.append("type")
+                continue
+            elif offset == 0:
+                raise ValueError(str(e)) from None
+        except IndexError:
+            if offset == 0:
+                return "empty", log
+        else:
+            log.append(got)
+        break
+    return log, items
+
+
+@cases(("ab-cd+e",), ("",), ("++--",), ("-x",))
+def while_true_starting_with_while(text):
+    # difflib._mdiff._line_iterator: the outer loop's first statement is a while loop, so both
+    # loops start at the same test; the outer one is left by return, its branches continue
+    chars = list(text)
+    window = []
+    out = []
+    while True:
+        while len(window) < 2:
+            window.append(chars.pop(0) if chars else "X")
+        s = "".join(window)
+        window.pop(0)
+        if s.startswith("X"):
+            pending = len(out)
+        elif s.startswith("-"):
+            out.append("minus")
+            continue
+        elif s.startswith("+"):
+            out.append("plus")
+            continue
+        else:
+            pending = 0
+        while pending > 0:
+            pending -= 1
+            out.append(pending)
+        if s.startswith("X"):
+            return out
+        out.append(s)
