@@ -12,11 +12,23 @@
 - ``GET_YIELD_FROM_ITER``/``GET_AWAITABLE``; ``LOAD_CONST None``; ``YIELD_FROM`` is YIELD_FROM / AWAIT;
 - ``JUMP_ABSOLUTE`` is JUMP; ``GEN_START``, ``NOP`` and ``EXTENDED_ARG`` are dropped.
 
-Not translated yet (a DecompilationError names the opcode): 3.10's block-stack exception handling
-(``SETUP_FINALLY``, ``SETUP_WITH``, ``SETUP_ASYNC_WITH``, ``POP_BLOCK``, ``POP_EXCEPT``, ``RERAISE``,
-``JUMP_IF_NOT_EXC_MATCH``, ``WITH_EXCEPT_START``, ``END_ASYNC_FOR``), which needs exception-table
-entries and 3.11-shaped handler stacks synthesised from the block stack, and ``match`` statements,
-whose ``MATCH_CLASS``/``MATCH_KEYS`` push a success flag that 3.11 folded into None checks.
+- the block stack becomes 3.11's exception table: ``_BlockFlow`` replays SETUP_FINALLY /
+  SETUP_WITH / SETUP_ASYNC_WITH / POP_BLOCK / POP_EXCEPT over every path, so each instruction
+  knows its innermost handler and the stack depth under it. A try/with handler starts with a
+  synthesised PUSH_EXC_INFO, and while a handler runs its code is covered by a synthesised cleanup
+  (``COPY 3; POP_EXCEPT; RERAISE 1`` after the code), as 3.11 compiles it; the cleanup of
+  ``except E as name`` keeps no PUSH_EXC_INFO, as in 3.11;
+- the three values 3.10 pushes for an exception (traceback, value, type) are one value in the
+  model: popping or storing them is one POP_TOP/STORE; ``DUP_TOP; <type>; JUMP_IF_NOT_EXC_MATCH``
+  is ``<type>; CHECK_EXC_MATCH; POP_JUMP_IF_FALSE``; the saved exception state is one value too
+  (``ROT_FOUR`` over it is ``SWAP 2``); SETUP_WITH is BEFORE_WITH, and the with exit
+  ``LOAD_CONST None; DUP_TOP; DUP_TOP; CALL_FUNCTION 3`` is 3.11's three constants and ``CALL 2``;
+- ``async for``: ``SETUP_FINALLY`` to END_ASYNC_FOR around ``GET_ANEXT; LOAD_CONST None;
+  YIELD_FROM`` is ASYNC_FOR_ITER (target: after END_ASYNC_FOR), with no table entry.
+
+Not translated yet (a DecompilationError names the opcode): ``match`` statements, whose
+``MATCH_CLASS``/``MATCH_KEYS`` push a success flag that 3.11 folded into None checks; shapes the
+block-stack replay does not understand (other uses of the exception values) are refused.
 """
 
 from __future__ import annotations
@@ -50,40 +62,85 @@ _SAME = frozenset({
     "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE", "DICT_MERGE", "LIST_TO_TUPLE", "UNPACK_SEQUENCE",
     "UNPACK_EX", "GET_ITER", "LOAD_BUILD_CLASS", "SETUP_ANNOTATIONS", "PRINT_EXPR", "IMPORT_STAR",
     "IMPORT_NAME", "IMPORT_FROM", "LOAD_ASSERTION_ERROR", "RAISE_VARARGS", "GET_AITER", "YIELD_VALUE",
-    "GET_YIELD_FROM_ITER", "GET_AWAITABLE", "GET_ANEXT",
+    "GET_YIELD_FROM_ITER", "GET_AWAITABLE", "GET_ANEXT", "BEFORE_ASYNC_WITH",
 })
 _SPECIAL = frozenset({
     "LOAD_METHOD", "CALL_METHOD", "CALL_FUNCTION", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX", "MAKE_FUNCTION",
     "FORMAT_VALUE", "DUP_TOP", "DUP_TOP_TWO", "ROT_TWO", "ROT_THREE", "ROT_FOUR", "YIELD_FROM",
+    "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "POP_BLOCK", "POP_EXCEPT", "RERAISE",
+    "JUMP_IF_NOT_EXC_MATCH", "WITH_EXCEPT_START", "END_ASYNC_FOR",
 })
 HANDLED = frozenset(_DROP | set(_JUMPS) | set(_BINARY_OPS) | _SAME | _SPECIAL)
 _CONVERSIONS = {0: None, 1: "s", 2: "r", 3: "a"}
 
 
 def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
-    """The normalised instructions of ``code`` (compiled by CPython 3.10); the table is always empty."""
+    """The normalised instructions and synthesised exception table of ``code`` (compiled by CPython 3.10)."""
     raw = list(dis.get_instructions(code))
     qualname = getattr(code, "co_qualname", code.co_name)
+    flow = _BlockFlow(raw, qualname)
+    flow.run()
     out: list[Instr] = []
+    cover: dict[int, tuple | None] = {}
+    push_exc_at = {target for target, kind in flow.kinds.items() if kind in ("finally", "with")}
     line = code.co_firstlineno
-    i = 0
-    while i < len(raw):
-        ins = raw[i]
+    for i, ins in enumerate(raw):
         name = ins.opname
         line = ins.starts_line or line  # 3.10 marks only the first instruction of each line
-
-        def emit(opname: str, argval: object = None, target: int | None = None, *, slots: int = 2,
-                 ins: dis.Instruction = ins, line: int = line, **extra: object) -> Instr:
-            new = Instr(opname, ins.offset, ins.arg, argval, target, line, slots, dict(extra))
-            out.append(new)
-            return new
-
         if name not in HANDLED:
             raise DecompilationError(f"unsupported opcode {name} (CPython 3.10)", qualname=qualname,
                                      offset=ins.offset, opname=name)
+        state = flow.states.get(i)
+        if state is None:
+            continue  # unreachable: nothing the decompiler could emit
+        tags, blocks = state
+        key = flow.cover(blocks)
+
+        def emit(opname: str, argval: object = None, target: int | None = None, *, slots: int = 2,
+                 ins: dis.Instruction = ins, line: int = line, key: tuple | None = key, **extra: object) -> Instr:
+            new = Instr(opname, ins.offset, ins.arg, argval, target, line, slots, dict(extra))
+            out.append(new)
+            cover[id(new)] = key
+            return new
+
+        def fail(message: str, ins: dis.Instruction = ins) -> DecompilationError:
+            return DecompilationError(message, qualname=qualname, offset=ins.offset, opname=ins.opname)
+
+        top = tags[-1] if tags else None
+        if ins.offset in push_exc_at:
+            emit("PUSH_EXC_INFO")  # the handler of a try/with: [exception] -> [saved state, exception]
         nxt = raw[i + 1] if i + 1 < len(raw) else None
-        if name in _DROP:
+        if name in _DROP or name in ("SETUP_FINALLY", "SETUP_ASYNC_WITH", "POP_BLOCK", "END_ASYNC_FOR"):
             pass
+        elif name == "SETUP_WITH":
+            emit("BEFORE_WITH")
+        elif name == "POP_EXCEPT":
+            emit("POP_EXCEPT", key=flow.cover(blocks[:-1]))
+        elif name in ("RERAISE", "WITH_EXCEPT_START"):
+            emit(name, ins.arg)
+        elif name == "JUMP_IF_NOT_EXC_MATCH":
+            emit("CHECK_EXC_MATCH")
+            emit("POP_JUMP_IF_FALSE", target=ins.argval)
+        elif _is_exc(top) and (name == "POP_TOP" or name.startswith("STORE_")):
+            if top[2] == "val":  # the exception's three values are one value in the model
+                emit(name, ins.argval)
+            elif name != "POP_TOP":
+                raise fail("exception type or traceback stored")
+        elif name == "DUP_TOP" and _is_exc(top) and top[2] == "type":
+            pass  # the except clause's type test: LOAD type; CHECK_EXC_MATCH in the model
+        elif name.startswith("ROT_") and any(_is_exc(t) or t == _DUP for t in tags[-_ROT[name]:]):
+            under = tags[-4:-1]
+            if name == "ROT_FOUR" and len(under) == 3 and all(_is_exc(t) and t[0] == "S" for t in under) \
+                    and not _is_exc(top):
+                emit("SWAP", 2)  # a value moved under the saved exception state
+            else:
+                raise fail("stack rotation through exception values")
+        elif name == "CALL_FUNCTION" and ins.arg == 3 and len(out) >= 3 \
+                and [x.opname for x in out[-3:]] == ["LOAD_CONST", "COPY", "COPY"] \
+                and out[-3].argval is None and raw[i - 1].opname == "DUP_TOP" and raw[i - 2].opname == "DUP_TOP":
+            for x in out[-2:]:  # __exit__(None, None, None) ending a with body, as 3.11 writes it
+                x.opname, x.argval = "LOAD_CONST", None
+            emit("CALL", 2, slots=2)
         elif name in _JUMPS:
             emit(_JUMPS[name], target=ins.argval)
         elif name in _BINARY_OPS:
@@ -105,34 +162,257 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
             emit("MAKE_FUNCTION", ins.arg, qualname_on_stack=True)
         elif name == "FORMAT_VALUE":
             emit("FORMAT_VALUE", (_CONVERSIONS[ins.arg & 3], bool(ins.arg & 4)))
-        elif name == "DUP_TOP" and nxt is not None and nxt.opname == "ROT_THREE":
+        elif name == "DUP_TOP" and nxt is not None and nxt.opname == "ROT_THREE" and flow.states.get(i + 1):
             emit("SWAP", 2)  # chained comparison: [a b] -> [b a b], as 3.11 writes it
             emit("COPY", 2, ins=nxt)
-            i += 1
+            flow.states.pop(i + 1)  # ROT_THREE is done
         elif name == "DUP_TOP":
             emit("COPY", 1)
         elif name == "DUP_TOP_TWO":
             emit("COPY", 2)
             emit("COPY", 2)
         elif name.startswith("ROT_"):
-            depth = {"ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4}[name]
-            for n in range(depth, 1, -1):  # top moves down ``depth - 1`` places
+            for n in range(_ROT[name], 1, -1):  # top moves down ``depth - 1`` places
                 emit("SWAP", n)
         elif name == "YIELD_FROM":
-            _fold_yield_from(out, ins, qualname)
-        i += 1
-    return _retarget(out, raw), []
+            getter = _fold_yield_from(out, ins, qualname)
+            if getter.opname == "ASYNC_FOR_ITER":
+                loop = next((b for b in reversed(blocks) if b[0] == "F"), None)
+                h = flow.pos.get(loop[1]) if loop is not None and loop[4] == "async_for" else None
+                if h is None or h + 1 >= len(raw):
+                    raise fail("async for without END_ASYNC_FOR")
+                getter.target = raw[h + 1].offset
+    out = _retarget(out, raw)
+    return out, _table(out, cover, flow, raw[-1].offset + 2 if raw else 0)
 
 
-def _fold_yield_from(out: list[Instr], ins: dis.Instruction, qualname: str) -> None:
-    """``GET_YIELD_FROM_ITER|GET_AWAITABLE; LOAD_CONST None; YIELD_FROM`` -> YIELD_FROM / AWAIT."""
+def _is_exc(tag: object) -> bool:
+    return isinstance(tag, tuple)
+
+
+_ROT = {"ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4}
+_DUP = "dup"  # the copy of the exception type an except clause tests
+_STILL = frozenset({"NOP", "EXTENDED_ARG", "SETUP_ANNOTATIONS"})  # leave the stack alone
+_TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+
+
+class _BlockFlow:
+    """A static pass over 3.10 code replaying its block stack and the kinds of values on its stack.
+
+    ``states`` maps each reachable instruction's index to (tags, blocks) before it runs. A tag is
+    None for an ordinary value, ``_DUP``, or (``"S"``/``"X"``, handler offset, ``"tb"``/``"val"``/
+    ``"type"``) for the three values of the saved exception state (S) and of the exception being
+    handled (X) that 3.10 pushes on entering a handler; each triple is one value in the model.
+    A block is ("F", handler offset, level, model level, kind) for SETUP_*, kind being "finally"
+    (try/except or try/finally), "with", "name" (the cleanup of ``except E as name``) or
+    "async_for"; or ("H", handler offset, level, model level) while a handler runs.
+    """
+
+    def __init__(self, raw: list[dis.Instruction], qualname: str):
+        self.raw = raw
+        self.qualname = qualname
+        self.pos = {ins.offset: k for k, ins in enumerate(raw)}
+        self.states: dict[int, tuple] = {}
+        self.kinds: dict[int, str] = {}
+        self.outer: dict[int, tuple] = {}   # handler offset -> the blocks around its handler
+        self.cleanups: dict[int, int] = {}  # handler offset -> offset of its synthetic cleanup
+
+    def fail(self, k: int, message: str) -> DecompilationError:
+        ins = self.raw[k] if k < len(self.raw) else None
+        return DecompilationError(message, qualname=self.qualname, offset=ins.offset if ins else None,
+                                  opname=ins.opname if ins else None)
+
+    def run(self) -> None:
+        if not self.raw:
+            return
+        start = (None,) if self.raw[0].opname == "GEN_START" else ()
+        work = [(0, (start, ()))]
+        while work:
+            k, state = work.pop()
+            if k >= len(self.raw):
+                raise self.fail(len(self.raw) - 1, "control runs past the last instruction")
+            old = self.states.get(k)
+            if old is not None:
+                if old != state:
+                    raise self.fail(k, "paths join with different block or exception stacks")
+                continue
+            self.states[k] = state
+            work.extend(self.step(k, *state))
+
+    def handler_kind(self, target: int) -> str:
+        h = self.pos[target]
+        ops = self.raw[h:h + 4]
+        if ops[0].opname == "END_ASYNC_FOR":
+            return "async_for"
+        if len(ops) == 4 and ops[0].opname == "LOAD_CONST" and ops[0].argval is None \
+                and ops[1].opname.startswith("STORE_") and ops[2].opname.startswith("DELETE_") \
+                and ops[1].argval == ops[2].argval and ops[3].opname == "RERAISE" and ops[3].arg == 1:
+            return "name"
+        return "finally"
+
+    def setup(self, k: int, tags: tuple, blocks: tuple, level: int, kind: str):
+        """The block a SETUP_* pushes, and the state its handler starts in."""
+        target = self.raw[k].argval
+        if target not in self.pos:
+            raise self.fail(k, "handler outside the code")
+        if self.kinds.setdefault(target, kind) != kind:
+            raise self.fail(k, "one handler for different kinds of block")
+        base = tags[:level]
+        block = ("F", target, level, _model_depth(base), kind)
+        self.outer[target] = blocks
+        exc = tuple((group, target, role) for group in "SX" for role in ("tb", "val", "type"))
+        handler = ("H", target, level, _model_depth(base))
+        return block, (self.pos[target], (base + exc, blocks + (handler,)))
+
+    def step(self, k: int, tags: tuple, blocks: tuple) -> list:
+        ins = self.raw[k]
+        name = ins.opname
+        nxt = k + 1
+        target = self.pos.get(ins.argval) if ins.opcode in dis.hasjabs or ins.opcode in dis.hasjrel else None
+
+        def need(n: int) -> None:
+            if len(tags) < n:
+                raise self.fail(k, "stack underflow")
+
+        if name == "SETUP_FINALLY":
+            block, handler = self.setup(k, tags, blocks, len(tags), self.handler_kind(ins.argval))
+            return [(nxt, (tags, blocks + (block,))), handler]
+        if name == "SETUP_WITH":
+            need(1)
+            tags = tags[:-1] + (None,)
+            block, handler = self.setup(k, tags, blocks, len(tags), "with")
+            return [(nxt, (tags + (None,), blocks + (block,))), handler]
+        if name == "SETUP_ASYNC_WITH":
+            need(1)
+            block, handler = self.setup(k, tags, blocks, len(tags) - 1, "with")
+            return [(nxt, (tags, blocks + (block,))), handler]
+        if name == "POP_BLOCK":
+            if not blocks or blocks[-1][0] != "F":
+                raise self.fail(k, "POP_BLOCK without a block")
+            return [(nxt, (tags, blocks[:-1]))]
+        if name == "POP_EXCEPT":
+            if not blocks or blocks[-1][0] != "H" or len(tags) < 3 \
+                    or any(not _is_exc(t) or t[0] != "S" for t in tags[-3:]):
+                raise self.fail(k, "POP_EXCEPT without a handler's saved exception state")
+            return [(nxt, (tags[:-3], blocks[:-1]))]
+        if name == "END_ASYNC_FOR":
+            need(7)
+            if not blocks or blocks[-1][0] != "H":
+                raise self.fail(k, "END_ASYNC_FOR outside its handler")
+            return [(nxt, (tags[:-7], blocks[:-1]))]
+        if name in _TERMINAL:
+            return []
+        if name == "JUMP_IF_NOT_EXC_MATCH":
+            need(2)
+            if tags[-2] != _DUP:
+                raise self.fail(k, "exception match without the exception type")
+            return [(nxt, (tags[:-2], blocks)), (target, (tags[:-2], blocks))]
+        if name == "DUP_TOP":
+            need(1)
+            top = tags[-1]
+            if top == _DUP or (_is_exc(top) and top[2] != "type"):
+                raise self.fail(k, "exception value copied")
+            return [(nxt, (tags + (_DUP if _is_exc(top) else None,), blocks))]
+        if name in _ROT:
+            n = _ROT[name]
+            need(n)
+            return [(nxt, (tags[:-n] + tags[-1:] + tags[-n:-1], blocks))]
+        if name == "POP_TOP" or name.startswith("STORE_") and ins.opcode not in (dis.opmap["STORE_ATTR"],
+                                                                                   dis.opmap["STORE_SUBSCR"]):
+            need(1)
+            return [(nxt, (tags[:-1], blocks))]
+        if name == "WITH_EXCEPT_START":
+            return [(nxt, (tags + (None,), blocks))]
+        if name in ("JUMP_ABSOLUTE", "JUMP_FORWARD"):
+            return [(target, (tags, blocks))]
+        if name == "FOR_ITER":
+            need(1)
+            return [(nxt, (tags + (None,), blocks)), (target, (tags[:-1], blocks))]
+        if name in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+            need(1)
+            return [(nxt, (tags[:-1], blocks)), (target, (tags, blocks))]
+        if name in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE"):
+            need(1)
+            return [(nxt, (tags[:-1], blocks)), (target, (tags[:-1], blocks))]
+        effect = dis.stack_effect(ins.opcode, ins.arg if ins.opcode >= dis.HAVE_ARGUMENT else None)
+        if effect < 0:
+            need(-effect)
+            if any(t is not None for t in tags[effect:]):
+                raise self.fail(k, "exception values used as operands")
+            tags = tags[:effect]
+        else:
+            if effect == 0 and not name.startswith("DELETE_") and name not in _STILL and tags \
+                    and tags[-1] is not None:
+                raise self.fail(k, "exception values used as operands")
+            tags = tags + (None,) * effect
+        return [(nxt, (tags, blocks))]
+
+    def cover(self, blocks: tuple) -> tuple | None:
+        """The (handler offset, depth, lasti) of the model's exception table for code under ``blocks``."""
+        for block in reversed(blocks):
+            if block[0] == "F":
+                if block[4] == "async_for":
+                    continue  # folded into ASYNC_FOR_ITER
+                return (block[1], block[3], block[4] != "finally")
+            return ("cleanup", block[1], block[3] + 1)
+        return None
+
+
+def _model_depth(tags: tuple) -> int:
+    """How many values the model has for these 3.10 stack values (each exception triple is one)."""
+    return sum(1 for t in tags if t is None or (_is_exc(t) and t[2] == "val"))
+
+
+def _table(out: list[Instr], cover: dict, flow: _BlockFlow, end: int) -> list[ExceptionEntry]:
+    """Append each handler's cleanup (3.11's ``COPY 3; POP_EXCEPT; RERAISE 1``); the table of ranges."""
+    keys = [cover[id(ins)] for ins in out]
+    cleanups: dict[int, int] = {}
+    pending = [k[1] for k in keys if k is not None and k[0] == "cleanup"]
+    while pending:
+        handler = pending.pop()
+        if handler in cleanups:
+            continue
+        cleanups[handler] = end
+        outer = flow.cover(flow.outer[handler])
+        for opname, argval in (("COPY", 3), ("POP_EXCEPT", None), ("RERAISE", 1)):
+            out.append(Instr(opname, end, None, argval))
+            keys.append(outer)
+            end += 2
+        if outer is not None and outer[0] == "cleanup":
+            pending.append(outer[1])
+    entries: list[ExceptionEntry] = []
+    k = 0
+    while k < len(out):
+        j = k
+        while j < len(out) and keys[j] == keys[k]:
+            j += 1
+        key = keys[k]
+        if key is not None:
+            stop = out[j].offset if j < len(out) else end
+            if stop <= out[k].offset:
+                raise DecompilationError("exception ranges overlap", offset=out[k].offset)
+            if key[0] == "cleanup":
+                entries.append(ExceptionEntry(out[k].offset, stop, cleanups[key[1]], key[2], True))
+            else:
+                entries.append(ExceptionEntry(out[k].offset, stop, key[0], key[1], key[2]))
+        k = j
+    return entries
+
+
+def _fold_yield_from(out: list[Instr], ins: dis.Instruction, qualname: str) -> Instr:
+    """``GET_YIELD_FROM_ITER|GET_AWAITABLE|GET_ANEXT; LOAD_CONST None; YIELD_FROM`` -> one instruction.
+
+    YIELD_FROM, AWAIT, or ASYNC_FOR_ITER (whose target the caller sets); returns it.
+    """
     if len(out) < 2 or out[-1].opname != "LOAD_CONST" or out[-1].argval is not None \
-            or out[-2].opname not in ("GET_YIELD_FROM_ITER", "GET_AWAITABLE"):
+            or out[-2].opname not in ("GET_YIELD_FROM_ITER", "GET_AWAITABLE", "GET_ANEXT"):
         raise DecompilationError("YIELD_FROM without its iterator", qualname=qualname, offset=ins.offset,
                                  opname=ins.opname)
     out.pop()
     getter = out[-1]
-    getter.opname = "YIELD_FROM" if getter.opname == "GET_YIELD_FROM_ITER" else "AWAIT"
+    getter.opname = {"GET_YIELD_FROM_ITER": "YIELD_FROM", "GET_AWAITABLE": "AWAIT",
+                     "GET_ANEXT": "ASYNC_FOR_ITER"}[getter.opname]
+    return getter
 
 
 def _retarget(out: list[Instr], raw: list[dis.Instruction]) -> list[Instr]:
