@@ -16,7 +16,7 @@
   SETUP_WITH / SETUP_ASYNC_WITH / POP_BLOCK / POP_EXCEPT over every path, so each instruction
   knows its innermost handler and the stack depth under it. A try/with handler starts with a
   synthesised PUSH_EXC_INFO, and while a handler runs its code is covered by a synthesised cleanup
-  (``COPY 3; POP_EXCEPT; RERAISE 1`` after the code), as 3.11 compiles it; the cleanup of
+  (``COPY 3; POP_EXCEPT; RERAISE 1`` right after that code, at an odd offset), as 3.11 compiles it; the cleanup of
   ``except E as name`` keeps no PUSH_EXC_INFO, as in 3.11;
 - the three values 3.10 pushes for an exception (traceback, value, type) are one value in the
   model: popping or storing them is one POP_TOP/STORE; ``DUP_TOP; <type>; JUMP_IF_NOT_EXC_MATCH``
@@ -83,6 +83,9 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
     out: list[Instr] = []
     cover: dict[int, tuple | None] = {}
     push_exc_at = {target for target, kind in flow.kinds.items() if kind in ("finally", "with")}
+    tail_starts = _exit_points(raw, flow)
+    marks: list[int] = []
+    depth_of: dict[int, int] = {}
     line = code.co_firstlineno
     for i, ins in enumerate(raw):
         name = ins.opname
@@ -107,6 +110,9 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
             return DecompilationError(message, qualname=qualname, offset=ins.offset, opname=ins.opname)
 
         top = tags[-1] if tags else None
+        if i in tail_starts:
+            marks.append(len(out))
+        first = len(out)
         if ins.offset in push_exc_at:
             emit("PUSH_EXC_INFO")  # the handler of a try/with: [exception] -> [saved state, exception]
         nxt = raw[i + 1] if i + 1 < len(raw) else None
@@ -182,8 +188,91 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
                 if h is None or h + 1 >= len(raw):
                     raise fail("async for without END_ASYNC_FOR")
                 getter.target = raw[h + 1].offset
+        for new in out[first:]:
+            depth_of[id(new)] = _model_depth(tags)
+    _share_return_tails(out, marks, cover, depth_of)
     out = _retarget(out, raw)
     return out, _table(out, cover, flow, raw[-1].offset + 2 if raw else 0)
+
+
+def _typed_handler(raw: list[dis.Instruction], flow: _BlockFlow, i: int) -> bool:
+    """Whether the POP_EXCEPT at ``i`` ends a handler that starts with an except clause's type test
+    (not a finally body, whose copies end with their own code)."""
+    state = flow.states.get(i)
+    if not state or not state[1] or state[1][-1][0] != "H":
+        return False
+    return raw[flow.pos[state[1][-1][1]]].opname == "DUP_TOP"
+
+
+def _exit_points(raw: list[dis.Instruction], flow: _BlockFlow) -> set[int]:
+    """Indices just after the end of a try body, an except clause or a with body (its exit sequence)."""
+    found = set()
+    for i, ins in enumerate(raw):
+        if ins.opname == "POP_BLOCK":
+            found.add(i + 1)
+        elif ins.opname == "POP_EXCEPT" and _typed_handler(raw, flow, i):
+            ops = raw[i + 1:i + 4]
+            if len(ops) == 3 and ops[0].opname == "LOAD_CONST" and ops[0].argval is None \
+                    and ops[1].opname.startswith("STORE_") and ops[2].opname.startswith("DELETE_") \
+                    and ops[1].argval == ops[2].argval:
+                found.add(i + 4)  # after the cleanup of ``except E as name``
+            else:
+                found.add(i + 1)
+        elif ins.opname == "CALL_FUNCTION" and ins.arg == 3 and i >= 3 \
+                and [r.opname for r in raw[i - 3:i]] == ["LOAD_CONST", "DUP_TOP", "DUP_TOP"] \
+                and i + 1 < len(raw) and raw[i + 1].opname == "POP_TOP":
+            found.add(i + 2)  # after a with's __exit__(None, None, None)
+    return found
+
+
+_NOT_IN_TAIL = frozenset({"PUSH_EXC_INFO", "POP_EXCEPT", "RERAISE", "CHECK_EXC_MATCH", "YIELD_VALUE",
+                          "YIELD_FROM", "AWAIT", "RAISE_VARARGS"})
+
+
+def _share_return_tails(out: list[Instr], marks: list[int], cover: dict, depth_of: dict) -> None:
+    """Undo 3.10's copies of the code after a try, except clause or with that ends in a return.
+
+    3.10 copies a small block ending in RETURN_VALUE (and a block with no line of its own, such as
+    the POP_BLOCK and finally body after a try) into every block that jumps to it; 3.11 keeps one,
+    after the handlers, which is where the model expects the exits of a protected region to meet.
+    The return statements of straight-line code that starts where a region was left, when they read
+    nothing from the stack under them and agree in instructions, lines, exception handlers and
+    stack depth, become jumps to the last of them (a finally body copied before them stays).
+    """
+    targets = {ins.target for ins in out if ins.target is not None}
+    tails: dict[tuple, list[tuple[int, int]]] = {}
+    for m in sorted(set(marks)):
+        base = depth_of.get(id(out[m])) if m < len(out) else None
+        j = start = m
+        while j < len(out) and j < m + 64 and out[j].target is None and out[j].opname not in _NOT_IN_TAIL \
+                and out[j].opname != "RETURN_VALUE" and (j == m or out[j].offset not in targets):
+            depth = depth_of.get(id(out[j]))
+            if base is None or depth is None or depth < base or depth == base and not (
+                    out[j].opname.startswith("LOAD_") or out[j].opname == "PUSH_NULL"
+                    or out[j].opname.startswith("BUILD_") and out[j].argval == 0):
+                break  # would read a value from under the copy
+            if depth == base:
+                start = j
+            j += 1
+        if j == m or j >= len(out) or out[j].opname != "RETURN_VALUE" or out[j].offset in targets \
+                or depth_of.get(id(out[j])) != base + 1:
+            continue
+        key = (tuple((ins.opname, repr(ins.argval), ins.lineno) for ins in out[start:j + 1]),
+               tuple(cover[id(ins)] for ins in out[start:j + 1]), base)
+        tails.setdefault(key, []).append((start, j))
+    replace = {}
+    for copies in tails.values():
+        if len(copies) < 2:
+            continue
+        keep = max(copies)
+        for m, j in copies:
+            if (m, j) != keep:
+                replace[m] = (j, out[keep[0]].offset)
+    for m in sorted(replace, reverse=True):
+        j, target = replace[m]
+        jump = Instr("JUMP", out[m].offset, None, None, target, out[m].lineno)
+        cover[id(jump)] = cover[id(out[m])]
+        out[m:j + 1] = [jump]
 
 
 def _is_exc(tag: object) -> bool:
@@ -354,6 +443,8 @@ class _BlockFlow:
                 if block[4] == "async_for":
                     continue  # folded into ASYNC_FOR_ITER
                 return (block[1], block[3], block[4] != "finally")
+            if self.kinds[block[1]] == "name":
+                continue  # 3.11 covers it with the cleanup of the except clause around it
             return ("cleanup", block[1], block[3] + 1)
         return None
 
@@ -363,23 +454,34 @@ def _model_depth(tags: tuple) -> int:
     return sum(1 for t in tags if t is None or (_is_exc(t) and t[2] == "val"))
 
 
+_NO_FALL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
+
+
 def _table(out: list[Instr], cover: dict, flow: _BlockFlow, end: int) -> list[ExceptionEntry]:
-    """Append each handler's cleanup (3.11's ``COPY 3; POP_EXCEPT; RERAISE 1``); the table of ranges."""
+    """Insert each handler's cleanup (3.11's ``COPY 3; POP_EXCEPT; RERAISE 1``); the table of ranges.
+
+    As in 3.11 a cleanup follows the code it covers (``finally`` bodies are found up to it); its
+    instructions take the odd offset after the last instruction of that code.
+    """
     keys = [cover[id(ins)] for ins in out]
+    last: dict[int, int] = {}
+    for k, key in enumerate(keys):
+        if key is not None and key[0] == "cleanup":
+            last[key[1]] = k
     cleanups: dict[int, int] = {}
-    pending = [k[1] for k in keys if k is not None and k[0] == "cleanup"]
-    while pending:
-        handler = pending.pop()
-        if handler in cleanups:
-            continue
-        cleanups[handler] = end
+    for handler, k in sorted(last.items(), key=lambda item: -item[1]):
+        # after the next instruction no control falls through from, at a free (odd) offset
+        while k + 1 < len(out) and (out[k].opname not in _NO_FALL or out[k].offset % 2 or out[k + 1].offset % 2):
+            k += 1
+        if out[k].opname not in _NO_FALL:
+            raise DecompilationError("handler code falls off the end", offset=out[k].offset)
+        offset = out[k].offset + 1
+        cleanups[handler] = offset
         outer = flow.cover(flow.outer[handler])
-        for opname, argval in (("COPY", 3), ("POP_EXCEPT", None), ("RERAISE", 1)):
-            out.append(Instr(opname, end, None, argval))
-            keys.append(outer)
-            end += 2
-        if outer is not None and outer[0] == "cleanup":
-            pending.append(outer[1])
+        block = [Instr(opname, offset, None, argval) for opname, argval in
+                 (("COPY", 3), ("POP_EXCEPT", None), ("RERAISE", 1))]
+        out[k + 1:k + 1] = block
+        keys[k + 1:k + 1] = [outer] * 3
     entries: list[ExceptionEntry] = []
     k = 0
     while k < len(out):
@@ -392,6 +494,8 @@ def _table(out: list[Instr], cover: dict, flow: _BlockFlow, end: int) -> list[Ex
             if stop <= out[k].offset:
                 raise DecompilationError("exception ranges overlap", offset=out[k].offset)
             if key[0] == "cleanup":
+                if key[1] not in cleanups:
+                    raise DecompilationError("handler without its cleanup", offset=out[k].offset)
                 entries.append(ExceptionEntry(out[k].offset, stop, cleanups[key[1]], key[2], True))
             else:
                 entries.append(ExceptionEntry(out[k].offset, stop, key[0], key[1], key[2]))
