@@ -84,7 +84,8 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
     cover: dict[int, tuple | None] = {}
     push_exc_at = {target for target, kind in flow.kinds.items() if kind in ("finally", "with")}
     tail_starts = _exit_points(raw, flow)
-    marks: list[int] = []
+    marks: dict[int, bool] = {}
+    breaks: dict[int, int] = {}
     depth_of: dict[int, int] = {}
     line = code.co_firstlineno
     for i, ins in enumerate(raw):
@@ -111,7 +112,7 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
 
         top = tags[-1] if tags else None
         if i in tail_starts:
-            marks.append(len(out))
+            marks[len(out)] = marks.get(len(out), True) and tail_starts[i]
         first = len(out)
         if ins.offset in push_exc_at:
             emit("PUSH_EXC_INFO")  # the handler of a try/with: [exception] -> [saved state, exception]
@@ -127,6 +128,9 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
         elif name == "JUMP_IF_NOT_EXC_MATCH":
             emit("CHECK_EXC_MATCH")
             emit("POP_JUMP_IF_FALSE", target=ins.argval)
+        elif name == "POP_TOP" and isinstance(top, tuple) and top[0] == "I" and top[1] in flow.loop_exits:
+            emit("POP_TOP")
+            breaks[len(out)] = flow.loop_exits[top[1]]  # a break: what follows may be the code after the loop
         elif _is_exc(top) and (name == "POP_TOP" or name.startswith("STORE_")):
             if top[2] == "val":  # the exception's three values are one value in the model
                 emit(name, ins.argval)
@@ -190,7 +194,7 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
                 getter.target = raw[h + 1].offset
         for new in out[first:]:
             depth_of[id(new)] = _model_depth(tags)
-    _share_return_tails(out, marks, cover, depth_of)
+    _share_return_tails(out, marks, breaks, cover, depth_of)
     out = _retarget(out, raw)
     return out, _table(out, cover, flow, raw[-1].offset + 2 if raw else 0)
 
@@ -204,24 +208,29 @@ def _typed_handler(raw: list[dis.Instruction], flow: _BlockFlow, i: int) -> bool
     return raw[flow.pos[state[1][-1][1]]].opname == "DUP_TOP"
 
 
-def _exit_points(raw: list[dis.Instruction], flow: _BlockFlow) -> set[int]:
-    """Indices just after the end of a try body, an except clause or a with body (its exit sequence)."""
-    found = set()
+def _exit_points(raw: list[dis.Instruction], flow: _BlockFlow) -> dict[int, bool]:
+    """Indices just after the end of a try body, an except clause or a with body (its exit sequence),
+    each with whether the code from there on may be shared whole (else only its return statement)."""
+    found: dict[int, bool] = {}
     for i, ins in enumerate(raw):
         if ins.opname == "POP_BLOCK":
-            found.add(i + 1)
+            state = flow.states.get(i)
+            block = state[1][-1] if state and state[1] else None
+            # after a try/finally's body comes the copy of the finally body: only its return is shared
+            found[i + 1] = block is not None and block[4] == "finally" \
+                and raw[flow.pos[block[1]]].opname in ("DUP_TOP", "POP_TOP")
         elif ins.opname == "POP_EXCEPT" and _typed_handler(raw, flow, i):
             ops = raw[i + 1:i + 4]
             if len(ops) == 3 and ops[0].opname == "LOAD_CONST" and ops[0].argval is None \
                     and ops[1].opname.startswith("STORE_") and ops[2].opname.startswith("DELETE_") \
                     and ops[1].argval == ops[2].argval:
-                found.add(i + 4)  # after the cleanup of ``except E as name``
+                found[i + 4] = True  # after the cleanup of ``except E as name``
             else:
-                found.add(i + 1)
+                found[i + 1] = True
         elif ins.opname == "CALL_FUNCTION" and ins.arg == 3 and i >= 3 \
                 and [r.opname for r in raw[i - 3:i]] == ["LOAD_CONST", "DUP_TOP", "DUP_TOP"] \
                 and i + 1 < len(raw) and raw[i + 1].opname == "POP_TOP":
-            found.add(i + 2)  # after a with's __exit__(None, None, None)
+            found[i + 2] = True  # after a with's __exit__(None, None, None)
     return found
 
 
@@ -229,19 +238,41 @@ _NOT_IN_TAIL = frozenset({"PUSH_EXC_INFO", "POP_EXCEPT", "RERAISE", "CHECK_EXC_M
                           "YIELD_FROM", "AWAIT", "RAISE_VARARGS"})
 
 
-def _share_return_tails(out: list[Instr], marks: list[int], cover: dict, depth_of: dict) -> None:
+def _share_return_tails(out: list[Instr], marks: dict[int, bool], breaks: dict[int, int], cover: dict,
+                        depth_of: dict) -> None:
     """Undo 3.10's copies of the code after a try, except clause or with that ends in a return.
 
     3.10 copies a small block ending in RETURN_VALUE (and a block with no line of its own, such as
     the POP_BLOCK and finally body after a try) into every block that jumps to it; 3.11 keeps one,
     after the handlers, which is where the model expects the exits of a protected region to meet.
-    The return statements of straight-line code that starts where a region was left, when they read
-    nothing from the stack under them and agree in instructions, lines, exception handlers and
-    stack depth, become jumps to the last of them (a finally body copied before them stays).
+    Straight-line code ending in a return that starts where a region was left, when it reads nothing
+    from the stack under it and its copies agree in instructions, lines, exception handlers and
+    stack depth, becomes jumps to the last copy: whole, or (after a finally body's copy, or when the
+    code before differs) only its return statement.
     """
     targets = {ins.target for ins in out if ins.target is not None}
-    tails: dict[tuple, list[tuple[int, int]]] = {}
-    for m in sorted(set(marks)):
+    replace: dict[int, tuple[int, int]] = {}
+    used: set[int] = set()
+    # a ``break`` in a for loop pops the iterator, then 3.10 copies the code after the loop when it
+    # is a small return: jump there again, as 3.11 does
+    for m, exit_offset in breaks.items():
+        q = next((k for k, ins in enumerate(out) if ins.offset >= exit_offset), None)
+        if q is None or q == m or m >= len(out):
+            continue
+        k = 0
+        while m + k < len(out) and q + k < len(out) and k < 64:
+            a, b = out[m + k], out[q + k]
+            if (a.opname, repr(a.argval), a.lineno, cover[id(a)], depth_of.get(id(a))) != \
+                    (b.opname, repr(b.argval), b.lineno, cover[id(b)], depth_of.get(id(b))) \
+                    or a.target is not None or b.target is not None or (k and a.offset in targets):
+                break
+            if a.opname == "RETURN_VALUE":
+                replace[m] = (m + k, out[q].offset)
+                used.update(range(m, m + k + 1))
+                break
+            k += 1
+    found: dict[int, tuple[int, int, int]] = {}  # mark -> (start of its return statement, return, depth)
+    for m in sorted(marks):
         base = depth_of.get(id(out[m])) if m < len(out) else None
         j = start = m
         while j < len(out) and j < m + 64 and out[j].target is None and out[j].opname not in _NOT_IN_TAIL \
@@ -249,6 +280,7 @@ def _share_return_tails(out: list[Instr], marks: list[int], cover: dict, depth_o
             depth = depth_of.get(id(out[j]))
             if base is None or depth is None or depth < base or depth == base and not (
                     out[j].opname.startswith("LOAD_") or out[j].opname == "PUSH_NULL"
+                    or out[j].opname in ("DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF")
                     or out[j].opname.startswith("BUILD_") and out[j].argval == 0):
                 break  # would read a value from under the copy
             if depth == base:
@@ -257,17 +289,24 @@ def _share_return_tails(out: list[Instr], marks: list[int], cover: dict, depth_o
         if j == m or j >= len(out) or out[j].opname != "RETURN_VALUE" or out[j].offset in targets \
                 or depth_of.get(id(out[j])) != base + 1:
             continue
-        key = (tuple((ins.opname, repr(ins.argval), ins.lineno) for ins in out[start:j + 1]),
-               tuple(cover[id(ins)] for ins in out[start:j + 1]), base)
-        tails.setdefault(key, []).append((start, j))
-    replace = {}
-    for copies in tails.values():
-        if len(copies) < 2:
-            continue
-        keep = max(copies)
-        for m, j in copies:
-            if (m, j) != keep:
-                replace[m] = (j, out[keep[0]].offset)
+        found[m] = (start, j, base)
+    for whole in (True, False):
+        tails: dict[tuple, dict[tuple[int, int], list[int]]] = {}
+        for m, (start, j, base) in found.items():
+            if m in used or whole and (not marks[m] or start == m):
+                continue
+            first = m if whole else start
+            key = (tuple((ins.opname, repr(ins.argval), ins.lineno) for ins in out[first:j + 1]),
+                   tuple(cover[id(ins)] for ins in out[first:j + 1]), base)
+            tails.setdefault(key, {}).setdefault((first, j), []).append(m)
+        for copies in tails.values():
+            if len(copies) < 2:
+                continue
+            keep = max(copies)
+            for (first, j), from_marks in copies.items():
+                used.update(from_marks)
+                if (first, j) != keep:
+                    replace[first] = (j, out[keep[0]].offset)
     for m in sorted(replace, reverse=True):
         j, target = replace[m]
         jump = Instr("JUMP", out[m].offset, None, None, target, out[m].lineno)
@@ -276,7 +315,7 @@ def _share_return_tails(out: list[Instr], marks: list[int], cover: dict, depth_o
 
 
 def _is_exc(tag: object) -> bool:
-    return isinstance(tag, tuple)
+    return isinstance(tag, tuple) and tag[0] in ("S", "X")
 
 
 _ROT = {"ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4}
@@ -289,8 +328,9 @@ class _BlockFlow:
     """A static pass over 3.10 code replaying its block stack and the kinds of values on its stack.
 
     ``states`` maps each reachable instruction's index to (tags, blocks) before it runs. A tag is
-    None for an ordinary value, ``_DUP``, or (``"S"``/``"X"``, handler offset, ``"tb"``/``"val"``/
-    ``"type"``) for the three values of the saved exception state (S) and of the exception being
+    None for an ordinary value, ``_DUP``, ("I", offset of GET_ITER, "iter") for a for loop's
+    iterator, or (``"S"``/``"X"``, handler offset, ``"tb"``/``"val"``/``"type"``) for the three
+    values of the saved exception state (S) and of the exception being
     handled (X) that 3.10 pushes on entering a handler; each triple is one value in the model.
     A block is ("F", handler offset, level, model level, kind) for SETUP_*, kind being "finally"
     (try/except or try/finally), "with", "name" (the cleanup of ``except E as name``) or
@@ -304,7 +344,7 @@ class _BlockFlow:
         self.states: dict[int, tuple] = {}
         self.kinds: dict[int, str] = {}
         self.outer: dict[int, tuple] = {}   # handler offset -> the blocks around its handler
-        self.cleanups: dict[int, int] = {}  # handler offset -> offset of its synthetic cleanup
+        self.loop_exits: dict[int, int] = {}  # offset of a for loop's GET_ITER -> where the loop ends
 
     def fail(self, k: int, message: str) -> DecompilationError:
         ins = self.raw[k] if k < len(self.raw) else None
@@ -414,8 +454,13 @@ class _BlockFlow:
             return [(nxt, (tags + (None,), blocks))]
         if name in ("JUMP_ABSOLUTE", "JUMP_FORWARD"):
             return [(target, (tags, blocks))]
+        if name in ("GET_ITER", "GET_AITER"):
+            need(1)
+            return [(nxt, (tags[:-1] + (("I", ins.offset, "iter"),), blocks))]
         if name == "FOR_ITER":
             need(1)
+            if isinstance(tags[-1], tuple) and tags[-1][0] == "I":
+                self.loop_exits[tags[-1][1]] = ins.argval
             return [(nxt, (tags + (None,), blocks)), (target, (tags[:-1], blocks))]
         if name in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
             need(1)
@@ -426,12 +471,12 @@ class _BlockFlow:
         effect = dis.stack_effect(ins.opcode, ins.arg if ins.opcode >= dis.HAVE_ARGUMENT else None)
         if effect < 0:
             need(-effect)
-            if any(t is not None for t in tags[effect:]):
+            if any(_is_exc(t) or t == _DUP for t in tags[effect:]):
                 raise self.fail(k, "exception values used as operands")
             tags = tags[:effect]
         else:
             if effect == 0 and not name.startswith("DELETE_") and name not in _STILL and tags \
-                    and tags[-1] is not None:
+                    and (_is_exc(tags[-1]) or tags[-1] == _DUP):
                 raise self.fail(k, "exception values used as operands")
             tags = tags + (None,) * effect
         return [(nxt, (tags, blocks))]
@@ -451,7 +496,7 @@ class _BlockFlow:
 
 def _model_depth(tags: tuple) -> int:
     """How many values the model has for these 3.10 stack values (each exception triple is one)."""
-    return sum(1 for t in tags if t is None or (_is_exc(t) and t[2] == "val"))
+    return sum(1 for t in tags if t is None or isinstance(t, tuple) and t[2] in ("val", "iter"))
 
 
 _NO_FALL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
