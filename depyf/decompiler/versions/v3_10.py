@@ -84,7 +84,7 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
     cover: dict[int, tuple | None] = {}
     push_exc_at = {target for target, kind in flow.kinds.items() if kind in ("finally", "with")}
     tail_starts = _exit_points(raw, flow)
-    marks: dict[int, bool] = {}
+    marks: dict[int, object] = {}
     breaks: dict[int, int] = {}
     depth_of: dict[int, int] = {}
     line = code.co_firstlineno
@@ -112,7 +112,7 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
 
         top = tags[-1] if tags else None
         if i in tail_starts:
-            marks[len(out)] = marks.get(len(out), True) and tail_starts[i]
+            marks.setdefault(len(out), tail_starts[i])
         first = len(out)
         if ins.offset in push_exc_at:
             emit("PUSH_EXC_INFO")  # the handler of a try/with: [exception] -> [saved state, exception]
@@ -208,17 +208,15 @@ def _typed_handler(raw: list[dis.Instruction], flow: _BlockFlow, i: int) -> bool
     return raw[flow.pos[state[1][-1][1]]].opname == "DUP_TOP"
 
 
-def _exit_points(raw: list[dis.Instruction], flow: _BlockFlow) -> dict[int, bool]:
-    """Indices just after the end of a try body, an except clause or a with body (its exit sequence),
-    each with whether the code from there on may be shared whole (else only its return statement)."""
-    found: dict[int, bool] = {}
+def _exit_points(raw: list[dis.Instruction], flow: _BlockFlow) -> dict[int, object]:
+    """Indices just after the end of a try body, an except clause or a with body (its exit sequence);
+    ("with", handler) at the end of a with body, where the copy starts with the __exit__ call."""
+    found: dict[int, object] = {}
     for i, ins in enumerate(raw):
         if ins.opname == "POP_BLOCK":
             state = flow.states.get(i)
             block = state[1][-1] if state and state[1] else None
-            # after a try/finally's body comes the copy of the finally body: only its return is shared
-            found[i + 1] = block is not None and block[4] == "finally" \
-                and raw[flow.pos[block[1]]].opname in ("DUP_TOP", "POP_TOP")
+            found[i + 1] = ("with", block[1]) if block is not None and block[4] == "with" else True
         elif ins.opname == "POP_EXCEPT" and _typed_handler(raw, flow, i):
             ops = raw[i + 1:i + 4]
             if len(ops) == 3 and ops[0].opname == "LOAD_CONST" and ops[0].argval is None \
@@ -238,7 +236,7 @@ _NOT_IN_TAIL = frozenset({"PUSH_EXC_INFO", "POP_EXCEPT", "RERAISE", "CHECK_EXC_M
                           "YIELD_FROM", "AWAIT", "RAISE_VARARGS"})
 
 
-def _share_return_tails(out: list[Instr], marks: dict[int, bool], breaks: dict[int, int], cover: dict,
+def _share_return_tails(out: list[Instr], marks: dict[int, object], breaks: dict[int, int], cover: dict,
                         depth_of: dict) -> None:
     """Undo 3.10's copies of the code after a try, except clause or with that ends in a return.
 
@@ -271,10 +269,16 @@ def _share_return_tails(out: list[Instr], marks: dict[int, bool], breaks: dict[i
                 used.update(range(m, m + k + 1))
                 break
             k += 1
-    found: dict[int, tuple[int, int, int]] = {}  # mark -> (start of its return statement, return, depth)
+    found: dict[int, tuple] = {}  # mark -> (start of its return statement, return, depth, kind of mark)
     for m in sorted(marks):
         base = depth_of.get(id(out[m])) if m < len(out) else None
-        j = start = m
+        scan = m
+        if isinstance(marks[m], tuple):  # the end of a with body: its __exit__ call comes first
+            n = _exit_call_length(out, m)
+            if n is None or base is None or any(out[k].offset in targets for k in range(m + 1, m + n)):
+                continue
+            scan, base = m + n, base - 1
+        j = start = scan
         while j < len(out) and j < m + 64 and out[j].target is None and out[j].opname not in _NOT_IN_TAIL \
                 and out[j].opname != "RETURN_VALUE" and (j == m or out[j].offset not in targets):
             depth = depth_of.get(id(out[j]))
@@ -286,25 +290,28 @@ def _share_return_tails(out: list[Instr], marks: dict[int, bool], breaks: dict[i
             if depth == base:
                 start = j
             j += 1
-        if j == m or j >= len(out) or out[j].opname != "RETURN_VALUE" or out[j].offset in targets \
+        if j == scan or j >= len(out) or out[j].opname != "RETURN_VALUE" or out[j].offset in targets \
                 or depth_of.get(id(out[j])) != base + 1:
             continue
-        found[m] = (start, j, base)
+        found[m] = (start, j, base, marks[m])
+    taken: set[int] = set(used)
     for whole in (True, False):
         tails: dict[tuple, dict[tuple[int, int], list[int]]] = {}
-        for m, (start, j, base) in found.items():
-            if m in used or whole and (not marks[m] or start == m):
+        for m, (start, j, base, kind) in found.items():
+            if m in used or whole and start == m:
                 continue
             first = m if whole else start
             key = (tuple((ins.opname, repr(ins.argval), ins.lineno) for ins in out[first:j + 1]),
-                   tuple(cover[id(ins)] for ins in out[first:j + 1]), base)
+                   tuple(cover[id(ins)] for ins in out[first:j + 1]), base, kind if whole else None)
             tails.setdefault(key, {}).setdefault((first, j), []).append(m)
-        for copies in tails.values():
+        for copies in sorted(tails.values(), key=lambda c: -max(j - first for first, j in c)):
+            copies = {r: ms for r, ms in copies.items() if not taken.intersection(range(r[0], r[1] + 1))}
             if len(copies) < 2:
                 continue
             keep = max(copies)
             for (first, j), from_marks in copies.items():
                 used.update(from_marks)
+                taken.update(range(first, j + 1))
                 if (first, j) != keep:
                     replace[first] = (j, out[keep[0]].offset)
     for m in sorted(replace, reverse=True):
@@ -312,6 +319,16 @@ def _share_return_tails(out: list[Instr], marks: dict[int, bool], breaks: dict[i
         jump = Instr("JUMP", out[m].offset, None, None, target, out[m].lineno)
         cover[id(jump)] = cover[id(out[m])]
         out[m:j + 1] = [jump]
+
+
+def _exit_call_length(out: list[Instr], m: int) -> int | None:
+    """Length of the ``__exit__(None, None, None)`` call (awaited for async with) starting at ``m``."""
+    ops = out[m:m + 6]
+    if len(ops) < 5 or any(x.opname != "LOAD_CONST" or x.argval is not None for x in ops[:3]) \
+            or ops[3].opname != "CALL" or ops[3].argval != 2:
+        return None
+    n = 5 if ops[4].opname != "AWAIT" else 6
+    return n if len(ops) >= n and ops[n - 1].opname == "POP_TOP" else None
 
 
 def _is_exc(tag: object) -> bool:
