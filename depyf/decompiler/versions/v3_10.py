@@ -212,6 +212,20 @@ def _exit_points(raw: list[dis.Instruction], flow: _BlockFlow) -> dict[int, obje
     """Indices just after the end of a try body, an except clause or a with body (its exit sequence);
     ("with", handler) at the end of a with body, where the copy starts with the __exit__ call."""
     found: dict[int, object] = {}
+    # code of a finally body run by its handler (or of a bare except) up to its last instruction there:
+    # a copy of an exit in it is never the one to share (the normal path must not jump into a handler)
+    last: dict[int, int] = {}
+    for i, (_, blocks) in flow.states.items():
+        for block in blocks:
+            if block[0] == "H" and flow.kinds.get(block[1]) == "finally" \
+                    and raw[flow.pos[block[1]]].opname != "DUP_TOP":
+                last[block[1]] = max(last.get(block[1], i), i)
+    inside = {k for handler, end in last.items() for k in range(flow.pos[handler], end + 2)}
+    # ... nor inside the copy of a finally body that follows the end of its try body
+    for i, ins in enumerate(raw):
+        state = flow.states.get(i)
+        if ins.opname == "POP_BLOCK" and state and state[1] and state[1][-1][1] in last:
+            inside.update(range(i + 2, i + 2 + last[state[1][-1][1]] - flow.pos[state[1][-1][1]]))
     for i, ins in enumerate(raw):
         if ins.opname == "POP_BLOCK":
             state = flow.states.get(i)
@@ -229,7 +243,7 @@ def _exit_points(raw: list[dis.Instruction], flow: _BlockFlow) -> dict[int, obje
                 and [r.opname for r in raw[i - 3:i]] == ["LOAD_CONST", "DUP_TOP", "DUP_TOP"] \
                 and i + 1 < len(raw) and raw[i + 1].opname == "POP_TOP":
             found[i + 2] = True  # after a with's __exit__(None, None, None)
-    return found
+    return {k: kind for k, kind in found.items() if k not in inside}
 
 
 _NOT_IN_TAIL = frozenset({"PUSH_EXC_INFO", "POP_EXCEPT", "RERAISE", "CHECK_EXC_MATCH", "YIELD_VALUE",
@@ -243,10 +257,10 @@ def _share_return_tails(out: list[Instr], marks: dict[int, object], breaks: dict
     3.10 copies a small block ending in RETURN_VALUE (and a block with no line of its own, such as
     the POP_BLOCK and finally body after a try) into every block that jumps to it; 3.11 keeps one,
     after the handlers, which is where the model expects the exits of a protected region to meet.
-    Straight-line code ending in a return that starts where a region was left, when it reads nothing
-    from the stack under it and its copies agree in instructions, lines, exception handlers and
-    stack depth, becomes jumps to the last copy: whole, or (after a finally body's copy, or when the
-    code before differs) only its return statement.
+    Straight-line code ending in a return that starts where a region was left (not inside a finally
+    body run by its handler), when it reads nothing from the stack under it (a with's exit call
+    apart, for copies that leave the same with) and its copies agree in instructions, lines,
+    exception handlers and stack depth, becomes jumps to the last copy.
     """
     targets = {ins.target for ins in out if ins.target is not None}
     replace: dict[int, tuple[int, int]] = {}
@@ -269,7 +283,7 @@ def _share_return_tails(out: list[Instr], marks: dict[int, object], breaks: dict
                 used.update(range(m, m + k + 1))
                 break
             k += 1
-    found: dict[int, tuple] = {}  # mark -> (start of its return statement, return, depth, kind of mark)
+    found: dict[int, tuple] = {}  # mark -> (its return, depth, kind of mark)
     for m in sorted(marks):
         base = depth_of.get(id(out[m])) if m < len(out) else None
         scan = m
@@ -278,7 +292,7 @@ def _share_return_tails(out: list[Instr], marks: dict[int, object], breaks: dict
             if n is None or base is None or any(out[k].offset in targets for k in range(m + 1, m + n)):
                 continue
             scan, base = m + n, base - 1
-        j = start = scan
+        j = scan
         while j < len(out) and j < m + 64 and out[j].target is None and out[j].opname not in _NOT_IN_TAIL \
                 and out[j].opname != "RETURN_VALUE" and (j == m or out[j].offset not in targets):
             depth = depth_of.get(id(out[j]))
@@ -287,33 +301,29 @@ def _share_return_tails(out: list[Instr], marks: dict[int, object], breaks: dict
                     or out[j].opname in ("DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF")
                     or out[j].opname.startswith("BUILD_") and out[j].argval == 0):
                 break  # would read a value from under the copy
-            if depth == base:
-                start = j
             j += 1
         if j == scan or j >= len(out) or out[j].opname != "RETURN_VALUE" or out[j].offset in targets \
                 or depth_of.get(id(out[j])) != base + 1:
             continue
-        found[m] = (start, j, base, marks[m])
+        found[m] = (j, base, marks[m])
     taken: set[int] = set(used)
-    for whole in (True, False):
-        tails: dict[tuple, dict[tuple[int, int], list[int]]] = {}
-        for m, (start, j, base, kind) in found.items():
-            if m in used or whole and start == m:
-                continue
-            first = m if whole else start
-            key = (tuple((ins.opname, repr(ins.argval), ins.lineno) for ins in out[first:j + 1]),
-                   tuple(cover[id(ins)] for ins in out[first:j + 1]), base, kind if whole else None)
-            tails.setdefault(key, {}).setdefault((first, j), []).append(m)
-        for copies in sorted(tails.values(), key=lambda c: -max(j - first for first, j in c)):
-            copies = {r: ms for r, ms in copies.items() if not taken.intersection(range(r[0], r[1] + 1))}
-            if len(copies) < 2:
-                continue
-            keep = max(copies)
-            for (first, j), from_marks in copies.items():
-                used.update(from_marks)
-                taken.update(range(first, j + 1))
-                if (first, j) != keep:
-                    replace[first] = (j, out[keep[0]].offset)
+    tails: dict[tuple, dict[tuple[int, int], list[int]]] = {}
+    for m, (j, base, kind) in found.items():
+        if m in used:
+            continue
+        key = (tuple((ins.opname, repr(ins.argval), ins.lineno) for ins in out[m:j + 1]),
+               tuple(cover[id(ins)] for ins in out[m:j + 1]), base, kind)
+        tails.setdefault(key, {}).setdefault((m, j), []).append(m)
+    for copies in sorted(tails.values(), key=lambda c: -max(j - first for first, j in c)):
+        copies = {r: ms for r, ms in copies.items() if not taken.intersection(range(r[0], r[1] + 1))}
+        if len(copies) < 2:
+            continue
+        keep = max(copies)
+        for (first, j), from_marks in copies.items():
+            used.update(from_marks)
+            taken.update(range(first, j + 1))
+            if (first, j) != keep:
+                replace[first] = (j, out[keep[0]].offset)
     for m in sorted(replace, reverse=True):
         j, target = replace[m]
         jump = Instr("JUMP", out[m].offset, None, None, target, out[m].lineno)
