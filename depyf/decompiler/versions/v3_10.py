@@ -302,8 +302,13 @@ def _share_return_tails(out: list[Instr], marks: dict[int, object], breaks: dict
                     or out[j].opname.startswith("BUILD_") and out[j].argval == 0):
                 break  # would read a value from under the copy
             j += 1
+        returns = base + 1
+        if scan < j < len(out) - 1 and out[j - 1].opname == "SWAP" and out[j - 1].argval == 2 \
+                and out[j].opname == "POP_EXCEPT" and isinstance(cover[id(out[j - 1])], tuple) \
+                and cover[id(out[j - 1])][0] == "cleanup" and not {out[j].offset, out[j + 1].offset} & targets:
+            j, returns = j + 1, base  # a return from an except clause: the same handler's state goes
         if j == scan or j >= len(out) or out[j].opname != "RETURN_VALUE" or out[j].offset in targets \
-                or depth_of.get(id(out[j])) != base + 1:
+                or depth_of.get(id(out[j])) != returns:
             continue
         found[m] = (j, base, marks[m])
     taken: set[int] = set(used)
