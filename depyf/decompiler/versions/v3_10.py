@@ -195,6 +195,10 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
         for new in out[first:]:
             depth_of[id(new)] = _model_depth(tags)
     _share_return_tails(out, marks, breaks, cover, depth_of)
+    # 3.10 copies a finally handler's final RERAISE into the branch that jumps to it: one is enough
+    out[:] = [ins for k, ins in enumerate(out)
+              if not (ins.opname == "RERAISE" and k + 1 < len(out) and out[k + 1].opname == "RERAISE"
+                      and out[k + 1].argval == ins.argval and cover[id(out[k + 1])] == cover[id(ins)])]
     out = _retarget(out, raw)
     return out, _table(out, cover, flow, raw[-1].offset + 2 if raw else 0)
 
