@@ -195,6 +195,7 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
         for new in out[first:]:
             depth_of[id(new)] = _model_depth(tags)
     _share_return_tails(out, marks, breaks, cover, depth_of)
+    _share_chain_exits(out, cover, depth_of)
     # 3.10 copies a finally handler's final RERAISE into the branch that jumps to it: one is enough
     out[:] = [ins for k, ins in enumerate(out)
               if not (ins.opname == "RERAISE" and k + 1 < len(out) and out[k + 1].opname == "RERAISE"
@@ -338,6 +339,75 @@ def _share_return_tails(out: list[Instr], marks: dict[int, object], breaks: dict
         jump = Instr("JUMP", out[m].offset, None, None, target, out[m].lineno)
         cover[id(jump)] = cover[id(out[m])]
         out[m:j + 1] = [jump]
+
+
+def _same_code(out: list[Instr], a: int, b: int, cover: dict, depth_of: dict) -> int | None:
+    """Length of the straight-line code ending in RETURN_VALUE at ``a`` when ``b`` holds the same."""
+    k = 0
+    while a + k < len(out) and b + k < len(out) and k < 16:
+        x, y = out[a + k], out[b + k]
+        if (x.opname, repr(x.argval), x.lineno, cover[id(x)], depth_of.get(id(x))) != \
+                (y.opname, repr(y.argval), y.lineno, cover[id(y)], depth_of.get(id(y))) \
+                or x.target is not None or y.target is not None or x.opname in _NOT_IN_TAIL:
+            return None
+        if x.opname == "RETURN_VALUE":
+            return k + 1
+        k += 1
+    return None
+
+
+_COMPARES = frozenset({"COMPARE_OP", "IS_OP", "CONTAINS_OP"})
+
+
+def _share_chain_exits(out: list[Instr], cover: dict, depth_of: dict) -> None:
+    """Undo 3.10's copies of the return after a chained comparison ``a < b < c``.
+
+    As a value, the last comparison and the cleanup of a failed one (``SWAP 2; POP_TOP``) both end
+    in a copy of what follows; as a condition, the cleanup (``POP_TOP``) ends in a copy of the code
+    the last test jumps to. The first copy becomes a jump to the other, as 3.11 lays it out.
+    """
+    first_at: dict[int, int] = {}
+    for k, ins in enumerate(out):
+        first_at.setdefault(ins.offset, k)
+    targets = {ins.target for ins in out if ins.target is not None}
+
+    def index(offset):
+        return next((k for k, ins in enumerate(out) if ins.offset >= offset), None)
+
+    replace: dict[int, tuple[int, int]] = {}
+    for k, ins in enumerate(out):
+        if ins.target is None or k < 3 or out[k - 1].opname not in _COMPARES \
+                or [x.opname for x in out[k - 3:k - 1]] != ["SWAP", "COPY"]:
+            continue
+        t = index(ins.target)
+        if t is None or t <= k:
+            continue
+        if ins.opname in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP") and t + 2 < len(out) \
+                and out[t].opname == "SWAP" and out[t].argval == 2 and out[t + 1].opname == "POP_TOP":
+            # the copy before the cleanup, after the last comparison
+            for n in range(1, 17):
+                a = t - n
+                if a <= k or out[a - 1].opname not in _COMPARES:
+                    continue
+                if _same_code(out, a, t + 2, cover, depth_of) == n \
+                        and not any(out[x].offset in targets for x in range(a + 1, t)):
+                    replace[a] = (t - 1, out[t + 2].offset)
+                break
+        elif ins.opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") and t + 1 < len(out) \
+                and out[t].opname == "POP_TOP" and out[t + 1].offset not in targets:
+            last = next((j for j in range(k + 1, t) if out[j].opname == ins.opname
+                         and out[j].target is not None and index(out[j].target) != t), None)
+            x = index(out[last].target) if last is not None else None
+            if x is None or x <= t + 1:
+                continue
+            n = _same_code(out, t + 1, x, cover, depth_of)
+            if n and not any(out[j].offset in targets for j in range(t + 2, t + 1 + n)):
+                replace[t + 1] = (t + n, out[x].offset)
+    for a in sorted(replace, reverse=True):
+        end, target = replace[a]
+        jump = Instr("JUMP", out[a].offset, None, None, target, out[a].lineno)
+        cover[id(jump)] = cover[id(out[a])]
+        out[a:end + 1] = [jump]
 
 
 def _exit_call_length(out: list[Instr], m: int) -> int | None:
