@@ -342,16 +342,18 @@ def _share_return_tails(out: list[Instr], marks: dict[int, object], breaks: dict
 
 
 def _same_code(out: list[Instr], a: int, b: int, cover: dict, depth_of: dict) -> int | None:
-    """Length of the straight-line code ending in RETURN_VALUE at ``a`` when ``b`` holds the same."""
+    """Length of the straight-line code ending in a return or raise at ``a`` when ``b`` holds the same."""
     k = 0
     while a + k < len(out) and b + k < len(out) and k < 16:
         x, y = out[a + k], out[b + k]
         if (x.opname, repr(x.argval), x.lineno, cover[id(x)], depth_of.get(id(x))) != \
                 (y.opname, repr(y.argval), y.lineno, cover[id(y)], depth_of.get(id(y))) \
-                or x.target is not None or y.target is not None or x.opname in _NOT_IN_TAIL:
+                or x.target is not None or y.target is not None:
             return None
-        if x.opname == "RETURN_VALUE":
+        if x.opname in ("RETURN_VALUE", "RAISE_VARARGS"):
             return k + 1
+        if x.opname in _NOT_IN_TAIL:
+            return None
         k += 1
     return None
 
@@ -395,14 +397,21 @@ def _share_chain_exits(out: list[Instr], cover: dict, depth_of: dict) -> None:
                 break
         elif ins.opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") and t + 1 < len(out) \
                 and out[t].opname == "POP_TOP" and out[t + 1].offset not in targets:
-            last = next((j for j in range(k + 1, t) if out[j].opname == ins.opname
+            last = next((j for j in range(k + 1, t) if out[j].opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
                          and out[j].target is not None and index(out[j].target) != t), None)
-            x = index(out[last].target) if last is not None else None
-            if x is None or x <= t + 1:
+            if last is None:
                 continue
-            n = _same_code(out, t + 1, x, cover, depth_of)
-            if n and not any(out[j].offset in targets for j in range(t + 2, t + 1 + n)):
-                replace[t + 1] = (t + n, out[x].offset)
+            if out[last].opname == ins.opname:  # the last test fails by jumping: its target is copied
+                x = index(out[last].target)
+                if x is None or x <= t + 1:
+                    continue
+                n = _same_code(out, t + 1, x, cover, depth_of)
+                if n and not any(out[j].offset in targets for j in range(t + 2, t + 1 + n)):
+                    replace[t + 1] = (t + n, out[x].offset)
+            else:  # it fails by falling through: that code is the copy, jump to the cleanup's
+                n = _same_code(out, last + 1, t + 1, cover, depth_of)
+                if n and last + n < t and not any(out[j].offset in targets for j in range(last + 1, last + 1 + n)):
+                    replace[last + 1] = (last + n, out[t + 1].offset)
     for a in sorted(replace, reverse=True):
         end, target = replace[a]
         jump = Instr("JUMP", out[a].offset, None, None, target, out[a].lineno)
