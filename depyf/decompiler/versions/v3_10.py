@@ -23,6 +23,11 @@
   is ``<type>; CHECK_EXC_MATCH; POP_JUMP_IF_FALSE``; the saved exception state is one value too
   (``ROT_FOUR`` over it is ``SWAP 2``); SETUP_WITH is BEFORE_WITH, and the with exit
   ``LOAD_CONST None; DUP_TOP; DUP_TOP; CALL_FUNCTION 3`` is 3.11's three constants and ``CALL 2``;
+- 3.10's optimiser copies small blocks ending in a return (with the no-line POP_BLOCK, finally
+  body copy or with exit before them) into each predecessor; where such copies are exits of a try
+  body, except clause or with body, a ``break``'s copy of the code after its for loop, or both
+  paths of a chained comparison, identical copies become jumps to one, which is 3.11's layout
+  (``_share_return_tails``, ``_share_chain_exits``);
 - ``async for``: ``SETUP_FINALLY`` to END_ASYNC_FOR around ``GET_ANEXT; LOAD_CONST None;
   YIELD_FROM`` is ASYNC_FOR_ITER (target: after END_ASYNC_FOR), with no table entry.
 
