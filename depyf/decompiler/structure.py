@@ -1132,6 +1132,13 @@ class Structurer:
         h, last = span
         k = p
         cont = None
+        # the copy may be shared by several exits, which jump to it (3.10 keeps one copy so)
+        while h < last and self.instrs[h].opname != "JUMP" and k < len(self.instrs) \
+                and self.instrs[k].opname == "JUMP":
+            t = self.cfg.pos(self.instrs[k].target)
+            if t is None or t <= k:
+                break
+            k = t
         while h < last:
             if k >= len(self.instrs):
                 raise self.error(p, "finally body copy not found on exit")
