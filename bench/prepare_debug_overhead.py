@@ -102,11 +102,16 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--backends", default="eager,aot_eager,inductor")
     parser.add_argument("--programs", default="seed,gpt2")
+    parser.add_argument("--quick", action="store_true", help="one run, seed example, eager and aot_eager")
+    parser.add_argument("--json", help="also write the figures here (for bench/run_all.py)")
     args = parser.parse_args()
+    if args.quick:
+        args.repeat, args.backends, args.programs = 1, "eager,aot_eager", "seed"
     print("median of", args.repeat, "runs; wall = elapsed seconds, cpu = CPU seconds incl. compiler subprocesses;")
     print("steady = time per call after prepare_debug exited (depyf / plain)")
     print(f"{'program':<8} {'backend':<10} {'plain wall':>10} {'depyf wall':>10} {'ratio':>6} {'plain cpu':>9} "
           f"{'depyf cpu':>9} {'ratio':>6} {'cpu ratio incl. index':>22} {'steady ratio':>12}")
+    table = []
     for program in args.programs.split(","):
         for backend in args.backends.split(","):
             runs: dict[str, list[float]] = {k: [] for k in ("p", "d", "pc", "dc", "dtc", "ps", "ds")}
@@ -124,6 +129,14 @@ def main() -> None:
             print(f"{program:<8} {backend:<10} {m['p']:>10.2f} {m['d']:>10.2f} {m['d'] / m['p']:>6.2f} "
                   f"{m['pc']:>9.2f} {m['dc']:>9.2f} {m['dc'] / m['pc']:>6.2f} {m['dtc'] / m['pc']:>22.2f} "
                   f"{m['ds'] / m['ps']:>12.2f}", flush=True)
+            table.append({"figure": f"{program}, {backend}: compile time with / without (wall; CPU)",
+                          "value": f"{m['d'] / m['p']:.2f}x; {m['dc'] / m['pc']:.2f}x  "
+                                   f"({m['p']:.2f} s -> {m['d']:.2f} s wall, target <= 1.2x)"})
+            table.append({"figure": f"{program}, {backend}: steady-state call after the block, with / without",
+                          "value": f"{m['ds'] / m['ps']:.2f}x  ({m['ps'] * 1e6:.0f} us -> {m['ds'] * 1e6:.0f} us)"})
+    if args.json:
+        Path(args.json).write_text(json.dumps({"benchmark": "prepare_debug_overhead", "repeat": args.repeat,
+                                               "table": table}, indent=2))
 
 
 if __name__ == "__main__":
