@@ -441,6 +441,16 @@ class Structurer:
         """Fold the condition blocks that only ``members`` reach into (cond, true, false, members)."""
         for _ in range(len(self.cfg.blocks) + 1):
             merged = False
+            if t == f and t not in keep and self.classify(t, ctx) == "goto":
+                # both edges of the test go to the next test (the compiler folded ``A and <falsy
+                # constant> or B``): A is only truth-tested, so this is ``(A and False) or B``
+                pc = self.pure_condition(t, stack)
+                if pc is not None and pc[3] not in members and set(self.cfg.blocks[pc[3]].preds) <= members:
+                    cx, t2, f2, sub = self.compound(pc[0], pc[1], pc[2], set(members) | {pc[3]}, stack, ctx,
+                                                    keep=keep)
+                    cond = bool_op(ast.Or, bool_op(ast.And, cond, ast.Constant(False)), cx)
+                    t, f, members = t2, f2, sub
+                    continue
             for side in ("t", "f"):
                 x = t if side == "t" else f
                 other = f if side == "t" else t
