@@ -311,12 +311,18 @@ class Structurer:
             return (fall, target) if ins.opname == "POP_JUMP_IF_FALSE" else (target, fall)
         return target, fall
 
-    def pure_condition(self, pos: int, stack: list):
-        """If the block at ``pos`` only computes a condition and jumps, return (cond, true, false, block)."""
+    def pure_condition(self, pos: int, stack: list, members: set[int] | None = None):
+        """If the block at ``pos`` only computes a condition and jumps, return (cond, true, false, block).
+
+        With ``members`` (the blocks of the condition so far) the block must be protected by the
+        same exception handler as they are: a test inside a ``try`` body is never folded into a
+        condition outside it (its exceptions would escape the handler)."""
         if pos is None or not self.cfg.is_leader(pos):
             return None
         block = self.cfg.block_at(pos)
         if block.exc_preds or pos in self.back_edge_targets or pos in self.while_tests:
+            return None
+        if members is not None and not self.same_protection(pos, members):
             return None
         if self.instrs[block.end - 1].opname not in (
                 "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
@@ -351,6 +357,14 @@ class Structurer:
             return None
         return cond, t, f, block.index, consumed
 
+    def same_protection(self, pos: int, members: set[int]) -> bool:
+        """Is ``pos`` covered by the same exception handler as the start of every block in ``members``?"""
+        def handler(p: int):
+            entry = self.cfg.handler_at[p] if p < len(self.instrs) else None
+            return None if entry is None else (entry.target, entry.depth)
+        here = handler(pos)
+        return all(handler(self.cfg.blocks[m].start) == here for m in members)
+
     def run_condition(self, pos: int, stack: list, out: list, consumed: set, limit: int | None = None):
         """Run the straight-line code of a condition from ``pos`` to its conditional jump.
 
@@ -362,7 +376,8 @@ class Structurer:
         while True:
             block = self.cfg.block_at(pos)
             if pos != first and (block.exc_preds or pos in self.back_edge_targets or pos in self.while_tests
-                                 or not set(block.preds) <= consumed):
+                                 or not set(block.preds) <= consumed
+                                 or not self.same_protection(pos, {self.cfg.block_of[first]})):
                 raise self.error(pos, "condition code entered from elsewhere")
             consumed.add(block.index)
             if len(consumed) > 32:  # bounded: tried at every block of long condition networks
@@ -444,7 +459,7 @@ class Structurer:
             if t == f and t not in keep and self.classify(t, ctx) == "goto":
                 # both edges of the test go to the next test (the compiler folded ``A and <falsy
                 # constant> or B``): A is only truth-tested, so this is ``(A and False) or B``
-                pc = self.pure_condition(t, stack)
+                pc = self.pure_condition(t, stack, members)
                 if pc is not None and pc[3] not in members and set(self.cfg.blocks[pc[3]].preds) <= members:
                     cx, t2, f2, sub = self.compound(pc[0], pc[1], pc[2], set(members) | {pc[3]}, stack, ctx,
                                                     keep=keep)
@@ -456,7 +471,7 @@ class Structurer:
                 other = f if side == "t" else t
                 if x in keep or self.classify(x, ctx) != "goto":
                     continue
-                pc = self.pure_condition(x, stack)
+                pc = self.pure_condition(x, stack, members)
                 if pc is None or pc[3] in members or not set(self.cfg.blocks[pc[3]].preds) <= members:
                     continue
                 cx, t2, f2, sub_members = self.compound(pc[0], pc[1], pc[2], set(members) | pc[4], stack,
@@ -493,7 +508,7 @@ class Structurer:
         sides = []
         taken = set(members)
         for x in (t, f):
-            pc = self.pure_condition(x, stack)
+            pc = self.pure_condition(x, stack, members)
             if pc is None or pc[3] in taken or not set(self.cfg.blocks[pc[3]].preds) <= set(members):
                 return None
             sub = self.compound(pc[0], pc[1], pc[2], taken | pc[4], stack, ctx, keep=tuple(keep) + (t, f))

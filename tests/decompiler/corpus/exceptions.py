@@ -519,3 +519,17 @@ def finally_ending_in_if_in_loop(files, deco):
             if file != "-":
                 log.append("close " + file)
     return log
+
+
+@cases(([("skip", [1]), ("a", None), ("b", 5), ("c", [1])], 1), ([("b", 5), ("c", [])], 1), ([], 1))
+def test_inside_try_after_a_test_that_continues(items, target):
+    # pickle.whichmodule: the test inside the try body must stay there, or its exception escapes
+    for key, value in items:
+        if key == "skip" or value is None:
+            continue
+        try:
+            if value[0] is target:
+                return key
+        except (TypeError, IndexError):
+            pass
+    return "none"
