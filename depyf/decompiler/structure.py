@@ -417,7 +417,26 @@ class Structurer:
             return self.cfg.pos(self.instrs[p + 1].target)
         return None
 
-    def resolve_chain(self, cond, t, f, stack):
+    def chain_operand(self, t: int, stack: list, ctx: Context | None):
+        """Run the next test of a chained comparison from ``t`` to its conditional jump, folding a
+        conditional expression that computes its right operand (``a < b <= (c if x else d)``)."""
+        trial = list(stack)
+        scratch: list = []
+        pos = t
+        for _ in range(8):
+            end, stop = self.executor.run(pos, self.cfg.block_at(pos).end, trial, scratch)
+            cond = stop.condition
+            if scratch or stop.ins is None or ctx is None or isinstance(cond, ast.Compare) \
+                    or not stop.ins.opname.startswith("POP_JUMP"):
+                return end, stop, trial, scratch
+            depth = len(trial)
+            join = self.conditional(end - 1, cond, ctx, trial, scratch)
+            if scratch or join is None or len(trial) != depth + 1 or not isinstance(trial[-1], ast.IfExp):
+                raise self.error(t, "unrecognised chained comparison")
+            pos = join
+        raise self.error(t, "unrecognised chained comparison")
+
+    def resolve_chain(self, cond, t, f, stack, ctx: Context | None = None):
         """``a < b < c`` as a condition: the middle operand stays on the stack between tests.
 
         Failing tests jump to a trampoline that pops the middle operand; the tests are merged into
@@ -430,9 +449,7 @@ class Structurer:
             exit_pos = self.trampoline(f)
             if exit_pos is None:
                 raise self.error(None, "unrecognised chained comparison")
-            trial = list(stack)
-            scratch: list = []
-            end, stop = self.executor.run(t, self.cfg.block_at(t).end, trial, scratch)
+            end, stop, trial, scratch = self.chain_operand(t, stack, ctx)
             cond2 = stop.condition
             if scratch or stop.ins is None or not isinstance(cond2, ast.Compare) or cond2.left is not middle:
                 raise self.error(t, "unrecognised chained comparison")
@@ -548,7 +565,7 @@ class Structurer:
         self.executor.name_repeated_parts(holder, stack, out)
         cond = holder.value
         if isinstance(cond, ast.Compare) and stack and stack[-1] is cond.comparators[-1]:
-            cond, t, f = self.resolve_chain(cond, t, f, stack)
+            cond, t, f = self.resolve_chain(cond, t, f, stack, ctx)
         cond, t, f, _ = self.compound(cond, t, f, {self.cfg.block_of[i]}, stack, ctx)
         pending = [x for x in stack if _evaluated_later(x)] if not _is_plain(cond) else []
         if pending:
@@ -1055,7 +1072,7 @@ class Structurer:
         t, f = self.branches(end - 1)
         cond = stop.condition
         if isinstance(cond, ast.Compare) and stack and stack[-1] is cond.comparators[-1]:
-            cond, t, f = self.resolve_chain(cond, t, f, stack)
+            cond, t, f = self.resolve_chain(cond, t, f, stack, ctx)
         cond, t, f, _ = self.compound(cond, t, f, consumed, stack,
                                       Context(ctx.stops | {body_start, exit_pos}, ctx.loop, ctx.layers),
                                       keep=(body_start, exit_pos))

@@ -83,3 +83,12 @@ def chained_is_in(a, b, c):
 @cases((float("nan"),), (1.0,))
 def nan_compare(x):
     return x == x, x != x, x < x or x >= x
+
+
+@cases((0, 5, -1), (1, 5, -1), (1, -5, 3), (0, 0, 0), (1, 0, 0))
+def chain_condition_with_conditional_operand(b, c, s):
+    # Found by the property test: a conditional expression as the last operand of a chained
+    # comparison in condition position.
+    if s < 0 <= (c if b else -1):
+        return "in"
+    return "out"
