@@ -47,7 +47,9 @@ settings.register_profile(_PROFILE, derandomize=_PROFILE == "depyf-ci", deadline
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                                  HealthCheck.filter_too_much])
 BASE = settings.get_profile(_PROFILE)
-DECOMPILE_TIME_BOUND_S = 20.0
+# Generous: a shared 2-core CI machine under load runs the longest input (a long boolean chain)
+# in up to about 25 s; the step limit inside the decompiler is what bounds the work.
+DECOMPILE_TIME_BOUND_S = 60.0
 
 # --------------------------------------------------------------------------- (a) generated functions
 
