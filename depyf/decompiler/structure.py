@@ -31,6 +31,7 @@ from depyf.decompiler.executor import (
     replace_in,
 )
 from depyf.decompiler.expressions import bool_op, negate
+from depyf.decompiler.instructions import CONDITIONAL_JUMPS, POP_JUMPS
 from depyf.decompiler.patterns import MatchRead, NoMatch, PatternReader
 
 MAX_STEPS = 200_000
@@ -324,17 +325,13 @@ class Structurer:
             return None
         if members is not None and not self.same_protection(pos, members):
             return None
-        if self.instrs[block.end - 1].opname not in (
-                "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
-                "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+        if self.instrs[block.end - 1].opname not in CONDITIONAL_JUMPS:
             return None  # (cheap test first: condition networks can be long)
         last = self.instrs[block.end - 1]
         if last.opname.startswith("JUMP_IF"):
             # a value-position and/or: only inside a condition, whose test follows where it joins
             joined = self.cfg.pos(last.target)
-            if joined is None or self.instrs[self.cfg.block_at(joined).end - 1].opname not in (
-                    "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
-                    "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+            if joined is None or self.instrs[self.cfg.block_at(joined).end - 1].opname not in CONDITIONAL_JUMPS:
                 return None
         trial = list(stack)
         scratch: list = []
@@ -343,8 +340,7 @@ class Structurer:
             end, stop = self.run_condition(pos, trial, scratch, consumed)
         except DecompilationError:
             return None
-        if scratch or stop.ins is None or stop.ins.opname not in (
-                "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
+        if scratch or stop.ins is None or stop.ins.opname not in POP_JUMPS:
             return None
         t, f = self.branches(end - 1)
         cond = stop.condition
@@ -958,8 +954,7 @@ class Structurer:
             end, stop = self.executor.run(q, self.cfg.block_at(q).end, trial, scratch)
         except DecompilationError:
             return None
-        if scratch or stop.ins is None or stop.ins.opname not in (
-                "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
+        if scratch or stop.ins is None or stop.ins.opname not in POP_JUMPS:
             return None
         t, f = self.branches(end - 1)
         cond, t, f, _ = self.compound(stop.condition, t, f, {self.cfg.block_of[end - 1]}, trial, ctx,
@@ -1066,8 +1061,7 @@ class Structurer:
         """The condition under which a while loop's test enters the body."""
         consumed: set[int] = set()
         end, stop = self.run_condition(pos, stack, scratch, consumed)
-        if scratch or stop.ins is None or stop.ins.opname not in (
-                "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
+        if scratch or stop.ins is None or stop.ins.opname not in POP_JUMPS:
             raise self.error(pos, "while test with statements")
         t, f = self.branches(end - 1)
         cond = stop.condition
