@@ -90,3 +90,17 @@ class Box:
 
     def __repr__(self):
         return f"Box({self.value!r}, {self.items!r})"
+
+
+class Truth:
+    """A value that counts how often its truth is asked for (``Truth.asked``): a decompiled test
+    must ask exactly as often as the original."""
+
+    asked = 0
+
+    def __init__(self, value):
+        self.value = value
+
+    def __bool__(self):
+        Truth.asked += 1
+        return self.value

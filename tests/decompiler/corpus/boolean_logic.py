@@ -2,6 +2,7 @@
 """Short-circuit and/or/not in value and in condition position, in any nesting."""
 
 from ._cases import cases
+from ._support import Truth
 
 T3 = [(a, b, c) for a in (0, 1) for b in (0, 2) for c in (0, 3)]
 T4 = [(a, b, c, d) for a in (0, 1) for b in (0, 1) for c in (0, 1) for d in (0, 1)]
@@ -187,30 +188,18 @@ def while_and_or_condition(a, b, c):
     return n
 
 
-class _Truth:
-    """Counts how often its truth is asked (a test must ask exactly as often as the original)."""
-
-    asked = 0
-
-    def __init__(self, value):
-        self.value = value
-
-    def __bool__(self):
-        _Truth.asked += 1
-        return self.value
-
 
 @cases((0, 0), (0, 3), (1, 0), (1, 3), (2, 2))
 def condition_with_constant_false_part(w, limit):
     # Found by the property test: `A and <falsy constant> or B` folds into a test whose two
     # exits meet (A is only truth-tested).
-    _Truth.asked = 0
+    Truth.asked = 0
     n = 0
-    while _Truth(w < 2) and -(not 9) or w < limit:
+    while Truth(w < 2) and -(not 9) or w < limit:
         w += 1
         n += 1
         if n > 5:
             break
-    if _Truth(n > 1) and 0 or n > 3:
+    if Truth(n > 1) and 0 or n > 3:
         n += 10
-    return w, n, _Truth.asked
+    return w, n, Truth.asked

@@ -2,6 +2,7 @@
 """List, set, dict and generator comprehensions: nested, filtered, with closures, in class bodies."""
 
 from ._cases import cases
+from ._support import Truth
 
 
 @cases((5,), (0,))
@@ -121,25 +122,13 @@ def comprehension_with_ternary_condition(fields):
     return [f for f in fields if (f[0] if f[1] is None else f[1])]
 
 
-class _Truth:
-    """Counts how often its truth is asked for."""
-
-    calls = 0
-
-    def __init__(self, value):
-        self.value = value
-
-    def __bool__(self):
-        _Truth.calls += 1
-        return self.value
-
 
 @cases((0,), (1,), (3,))
 def comprehension_filter_always_true(n):
     # the compiler folds ``(y or 4) or i``: y's truth is computed, the element is taken either way
-    _Truth.calls = 0
-    y = _Truth(n % 2 == 1)
-    return [i * 2 for i in range(n) if (y or 4) or i], _Truth.calls
+    Truth.asked = 0
+    y = Truth(n % 2 == 1)
+    return [i * 2 for i in range(n) if (y or 4) or i], Truth.asked
 
 
 @cases(([(0, None), (1, None), (0, 0), (0, 2)], True), ([(3, 1), (0, None)], False))
