@@ -684,8 +684,15 @@ class Structurer:
             return self.while_loop(pos, ctx, stack, out, None)
         return False
 
-    def exits_of(self, blocks: frozenset[int], header: int, exit_pos: int | None) -> set[int]:
-        """Positions where a jump out of the loop is ``break`` (and where those breaks land)."""
+    def exits_of(self, blocks: frozenset[int], header: int, exit_pos: int | None,
+                 stops: frozenset[int] = frozenset()) -> set[int]:
+        """Positions where a jump out of the loop is ``break`` (and where those breaks land).
+
+        Code laid out inside the loop's range counts as the loop's (inline code ending in break or
+        continue), except a place where the enclosing statement ends (``stops``): 3.12+ lays the
+        code after a try statement before its handlers, so such a place can sit inside the range,
+        and a jump from the loop straight to it can only be ``break``.
+        """
         last = max(self.cfg.blocks[b].end for b in blocks)
         if exit_pos is not None and exit_pos > header:
             last = max(last, exit_pos)  # the loop's code is laid out before its exit
@@ -703,13 +710,17 @@ class Structurer:
         def in_clauses(t: int) -> bool:
             return any(x in clauses for x in self.cfg.handler_chain(t))
 
+        def ends_enclosing(t: int) -> bool:
+            return t != header and self.cfg.block_of[t] not in blocks \
+                and (t in stops or self.follow_trivial(t, backward=True) in stops)
+
         # jumps anywhere in the loop's layout range that land after it (inline code ending in break)
         for k in range(header, last):
             ins = self.instrs[k]
             if ins.opname in ("JUMP", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
                               "POP_JUMP_IF_NOT_NONE") and ins.target is not None:
                 t = self.cfg.pos(ins.target)
-                if t is None or t < last or t == exit_pos:
+                if t is None or t == exit_pos or (t < last and not ends_enclosing(t)):
                     continue
                 final = self.follow_trivial(t, backward=True)
                 if self.reraises(final) or in_clauses(t) or (final is not None and final < last
@@ -723,12 +734,12 @@ class Structurer:
                 if s in blocks:
                     continue
                 p = self.cfg.blocks[s].start
-                if p == exit_pos or p == header or header < p < last:
+                if p == exit_pos or p == header or (header < p < last and not ends_enclosing(p)):
                     continue
                 final = self.follow_trivial(p, backward=True)
                 if self.reraises(final) or in_clauses(p):
                     continue
-                if final is not None and (final >= last or final == exit_pos):
+                if final is not None and (final >= last or final == exit_pos or final in stops):
                     found.add(p)
                     found.add(final)
         return found
@@ -797,7 +808,7 @@ class Structurer:
         exit_pos = self.cfg.pos(ins.target)
         sources = self.back_edge_targets.get(pos, [])
         blocks = self.loop_blocks(pos, sources) if sources else frozenset({self.cfg.block_of[pos]})
-        breaks = self.exits_of(blocks, pos, exit_pos)
+        breaks = self.exits_of(blocks, pos, exit_pos, ctx.stops)
         iterator = stack[-1] if stack else None
         if isinstance(iterator, ast.Name) and iterator.id == ".0":
             iterator = stack[-1] = v.Iterator(iterator)
@@ -1029,7 +1040,7 @@ class Structurer:
             sources = self.back_edge_targets.get(body_start, []) \
                 + [x for x in self.back_edge_targets.get(pos, []) if x <= back]
             blocks = self.loop_blocks(pos, sources) | self.loop_blocks(body_start, sources)
-            breaks = self.exits_of(blocks, pos, exit_pos)
+            breaks = self.exits_of(blocks, pos, exit_pos, ctx.stops)
             break_target = self.break_target(breaks, exit_pos, pos)
             loop = Loop(pos, frozenset({pos, bottom}), frozenset({exit_pos} | breaks), blocks, body_start, back,
                         after=break_target if break_target is not None else exit_pos)
@@ -1047,7 +1058,7 @@ class Structurer:
             return after
         sources = sources or self.back_edge_targets[pos]
         blocks = self.loop_blocks(pos, sources)
-        breaks = self.exits_of(blocks, pos, None)
+        breaks = self.exits_of(blocks, pos, None, ctx.stops)
         break_target = self.break_target(breaks, None, pos)
         loop = Loop(pos, frozenset({pos}), frozenset(breaks), blocks, after=break_target, wraps_while=wraps_while)
         body = self.emit_loop_body_from_header(pos, loop, ctx, stack)

@@ -481,3 +481,30 @@ def while_true_starting_with_while(text):
         if s.startswith("X"):
             return out
         out.append(s)
+
+
+@cases((["a", "b"], {}, True), (["x", "y", "z"], {"x": "y"}, True), ([], {}, False), (["q"], {"q": "q"}, True),
+       (["k"], {}, True), (["m"], {}, True))
+def while_true_try_break_to_shared_join(items, fallback, by_name):
+    # zipfile.ZipFile.__init__: the try body's break goes to code shared with the if's else branch;
+    # 3.12+ lays that code out before the handler, inside the loop's range
+    items = list(items)
+    tries = 0
+    if by_name:
+        mode = items[0] if items else "none"
+        while True:
+            tries += 1
+            try:
+                got = {"a": 1, "y": 2, "z": 3, "k": 4}[items.pop(0)]
+            except KeyError:
+                if mode in fallback:
+                    mode = fallback[mode]
+                    continue
+                raise
+            break
+    else:
+        got = -1
+    total = got * 10
+    for item in items:
+        total += len(item)
+    return total, tries, items
