@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-.venv/bin/python -m ruff check depyf tests bench
+.venv/bin/python -m ruff check .
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
 if [ -x scripts/test-versions.sh ]; then
     bash scripts/test-versions.sh

@@ -720,10 +720,12 @@ class Structurer:
             if ins.opname in ("JUMP", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
                               "POP_JUMP_IF_NOT_NONE") and ins.target is not None:
                 t = self.cfg.pos(ins.target)
-                if t is None or t == exit_pos or (t < last and not ends_enclosing(t)):
+                if t is None or t == exit_pos or (header <= t < last and not ends_enclosing(t)):
+                    continue
+                if t < header and t in self.back_edge_targets:  # an enclosing loop's next round
                     continue
                 final = self.follow_trivial(t, backward=True)
-                if self.reraises(final) or in_clauses(t) or (final is not None and final < last
+                if self.reraises(final) or in_clauses(t) or (final is not None and header <= final < last
                                                              and final != exit_pos):
                     continue
                 found.add(t)

@@ -508,3 +508,24 @@ def while_true_try_break_to_shared_join(items, fallback, by_name):
     for item in items:
         total += len(item)
     return total, tries, items
+
+
+@cases((["a", "b", "c"], [{"b": 2}, {"c": 3, "b": 4}]), ([], []), (["a"], [{}]), (["b", "c"], [{"c": 1}, {"c": 2}]))
+def for_else_in_handler_breaks_to_code_after_try(names, mro):
+    # inspect._getmembers: a for/else inside an except clause, inside a loop; the break goes to the
+    # code after the try statement, which 3.12+ lays out before the handler
+    known = {"a": 1}
+    results = []
+    for key in names:
+        try:
+            value = known[key]
+        except KeyError:
+            for base in mro:
+                if key in base:
+                    value = base[key]
+                    break
+            else:
+                results.append((key, "missing"))
+                continue
+        results.append((key, value))
+    return results
