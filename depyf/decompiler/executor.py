@@ -198,6 +198,7 @@ class Executor:
         self.current = 0
         self.current_stack: list = []
         self.temp_count = 0
+        self.seq = 0                    # completion counter for values pushed (``_seq``)
         self.copied: set[int] = set()   # ids of values COPY put on the stack a second time
         self.globals_declared: set[str] = set()
         self.nonlocals_declared: set[str] = set()
@@ -243,6 +244,9 @@ class Executor:
                 raise self.error(ins, f"no symbolic semantics for {op}")
             self.current = i
             handler(ins, stack, out)
+            if stack and isinstance(stack[-1], ast.expr) and not hasattr(stack[-1], "_seq"):
+                self.seq += 1
+                stack[-1]._seq = self.seq  # when this value was completed (see _store)
             i += 1
         self.flush_parallel(out)
         return i, Stop(None)
@@ -494,7 +498,9 @@ class Executor:
                              and (_reads_target(stack, target) or self.tuple_assignment_ahead(stack))):
             if not self.parallel:
                 self.parallel_pending = [x for x in stack if isinstance(x, ast.expr)]
-                self.parallel_order = self.parallel_pending + [value]
+                # evaluation order is the order the values were completed, not their stack
+                # positions (SWAP/ROT_TWO reorder the stack before the stores)
+                self.parallel_order = sorted(self.parallel_pending + [value], key=lambda x: getattr(x, "_seq", 0))
             self.parallel.append((target, value))
             self.parallel_pending = [x for x in self.parallel_pending if x is not value]
             if not any(any(x is p for p in self.parallel_pending) for x in stack):
@@ -598,10 +604,21 @@ class Executor:
             parent = item
         else:
             value = self.value(item, ins)
-            parent = v.Hole(lambda target, value=value: out.append(ast.Assign([target], value)))
+            parent = v.Hole(lambda target, value=value: self._assign_unpacked(target, value, out))
         group = v.TupleHole(parent, count, star_index)
         for k in reversed(range(count)):
             stack.append(group.child(k))
+
+    def _assign_unpacked(self, target: ast.expr, value: ast.expr, out: list) -> None:
+        """``a, b = value``; a value the stack still holds (COPY: ``a, b = x = f()``) stays shared,
+        so the next store joins this assignment instead of evaluating it again."""
+        stack = self.current_stack
+        if any(x is value for x in stack):
+            node = ast.Assign([target], value)
+            node.shared_value = value
+            self.statement(node, stack, out, keep=value)
+            return
+        out.append(ast.Assign([target], value))
 
     # -- stack shuffles ----------------------------------------------------------------
     def op_POP_TOP(self, ins, stack, out):
@@ -675,8 +692,7 @@ class Executor:
 
     def op_CONTAINS_OP(self, ins, stack, out):
         right = self.value(self.pop(stack, ins), ins)
-        if isinstance(right, ast.Call) and isinstance(right.func, ast.Name) and right.func.id == "frozenset" \
-                and right.args and isinstance(right.args[0], ast.Set):
+        if getattr(right, "folded_constant", False) and right.args and isinstance(right.args[0], ast.Set):
             right = right.args[0]
         left = self.value(self.pop(stack, ins), ins)
         stack.append(ast.Compare(left, [ast.NotIn() if ins.argval else ast.In()], [right]))
@@ -790,8 +806,8 @@ class Executor:
         if isinstance(item, ast.Tuple) and not target.elts and all(
                 isinstance(e, ast.Constant) for e in item.elts):
             target.elts.extend(item.elts)  # a folded constant list/set display
-        elif isinstance(item, ast.Call) and isinstance(item.func, ast.Name) and item.func.id == "frozenset" \
-                and not target.elts and isinstance(target, ast.Set) and item.args:
+        elif getattr(item, "folded_constant", False) and not target.elts and isinstance(target, ast.Set) \
+                and item.args:
             target.elts.extend(item.args[0].elts)
         else:
             target.elts.append(ast.Starred(item, ast.Load()))

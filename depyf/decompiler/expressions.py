@@ -41,7 +41,9 @@ def constant(value: object, *, as_set: bool = False) -> ast.expr:
         elts = [constant(v) for v in value]
         if as_set and elts:
             return ast.Set(elts)
-        return ast.Call(load("frozenset"), [ast.Set(elts)] if elts else [], [])
+        call = ast.Call(load("frozenset"), [ast.Set(elts)] if elts else [], [])
+        call.folded_constant = True  # stands for a constant, not a call the code makes
+        return call
     if isinstance(value, float) and math.isnan(value):
         return ast.Call(load("float"), [ast.Constant("nan")], [])
     if isinstance(value, complex) and not _complex_round_trips(value):

@@ -348,7 +348,9 @@ def _code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None =
     tree = renumber_temporaries(BoolOpFromIfExp().visit(code_to_ast(code, defaults)), opaque.names_in(code))
     if code.co_flags & CO_FUTURE_ANNOTATIONS and code.co_name == "<module>" and not any(
             isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in tree.body):
-        tree.body.insert(0, ast.ImportFrom("__future__", [ast.alias("annotations")], 0))
+        has_docstring = bool(tree.body) and isinstance(tree.body[0], ast.Expr) \
+            and isinstance(tree.body[0].value, ast.Constant) and isinstance(tree.body[0].value.value, str)
+        tree.body.insert(1 if has_docstring else 0, ast.ImportFrom("__future__", [ast.alias("annotations")], 0))
         tree.body = [s for s in tree.body if not isinstance(s, ast.Pass)] if len(tree.body) == 2 else tree.body
     ast.fix_missing_locations(tree)
     try:

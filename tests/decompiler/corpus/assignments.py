@@ -174,3 +174,20 @@ def rotate_three_targets(x):
     x = list(x)
     x[0], x[1], x[2] = x[1], x[2], x[0]
     return x
+
+
+@cases(([1, 2],), ([3, 4],))
+def unpack_then_name_the_same_value(pair):
+    # difflib.SequenceMatcher.get_matching_blocks: ``i, j, k = x = f()`` calls f once
+    calls = []
+
+    def make():
+        calls.append(1)
+        return list(pair)
+
+    i, j = x = make()
+    a = [p, q] = b = make()
+
+    box = Box(None)
+    box.first, (r, s) = t = (make(), make())
+    return i, j, x, a, p, q, b, box.first, r, s, t, len(calls)
