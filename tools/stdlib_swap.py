@@ -38,6 +38,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# DEPYF_VERIFY_FLOW=1: recompile with depyf's flow check on (a function whose recompiled flow
+# differs is then counted as not recompiled instead of being swapped in).
+VERIFY_FLOW = os.environ.get("DEPYF_VERIFY_FLOW") == "1"
 
 # module under test -> (CPython test module, other modules of the same package swapped with it)
 MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -341,7 +344,7 @@ def _depyf_recompile():
 
     def recompile(code):
         try:
-            return depyf.recompile(code).code, "", ""
+            return depyf.recompile(code, verify=VERIFY_FLOW).code, "", ""
         except Exception as exc:  # noqa: BLE001 - recorded per function
             error = f"{type(exc).__name__}: {exc}"
         try:

@@ -111,7 +111,9 @@ def transform(dynamo_code: types.CodeType, function_name: str, path: str) -> Tra
     try:
         from depyf import recompile
 
-        recompiled = recompile(dynamo_code, filename=path)
+        # Dynamo's code keeps values on the stack and loads globals early: the general flow check
+        # would reject reorderings no Python source can avoid. verification_problems checks it.
+        recompiled = recompile(dynamo_code, filename=path, verify=False)
         ast_ok = _parses(recompiled.source)
         problems = verification_problems(dynamo_code, recompiled.code)
         if not ast_ok:
@@ -146,10 +148,13 @@ def _parses(source: str) -> bool:
 
 
 def safe_decompile(code: types.CodeType) -> str | None:
-    """Decompiled source of ``code``, or None; never raises (safe inside bytecode hooks)."""
+    """Decompiled source of ``code``, or None; never raises (safe inside bytecode hooks).
+
+    For display of Dynamo's code: the flow check is off (see ``transform``); what runs is
+    checked there."""
     try:
         from depyf import decompile
 
-        return decompile(code)
+        return decompile(code, verify=False)
     except Exception:  # noqa: BLE001
         return None

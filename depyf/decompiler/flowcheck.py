@@ -1,0 +1,342 @@
+"""Does recompiled code take the same paths as the original? A check that catches wrong control flow.
+
+Decompiling can go wrong in ways that still compile: a ``break`` dropped, a branch attached to the
+wrong statement, a loop that no longer ends. Counting calls, names and operators
+(the effects check) does not see those. This module abstracts a code object into its *flow*: the observable events
+(an attribute looked up, a call, an operator, a return, a raise, a yield) and, for every event, which events can come next and which branch
+decisions (true/false, loop has an item/is exhausted) lie between. Two code objects produced by the
+same compiler from equivalent source have the same flow, however the compiler laid it out
+(copied return blocks, inverted jumps, duplicated loop tests), because the order in which Python
+evaluates things is fixed by the source. Exception edges are not followed; every handler is a
+separate start.
+
+``differences(original, recompiled)`` compares the flows of the two code objects and of the
+nested code objects they create, and says what differs (empty: same flow).
+"""
+
+from __future__ import annotations
+
+import dis
+import types
+from collections import defaultdict
+
+# Steps explored from one event before the check gives up on branch decisions for the code
+# (long pure boolean chains have exponentially many paths); events and successors are still compared.
+MAX_PATHS_PER_EVENT = 2048
+
+_UNCONDITIONAL = {"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP_ABSOLUTE", "JUMP",
+                  "JUMP_NO_INTERRUPT"}
+_TERMINAL = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"}
+# conditional jumps: opname -> (decision when the jump is taken, decision when it falls through)
+_CONDITIONAL = {
+    "POP_JUMP_IF_FALSE": ("F", "T"), "POP_JUMP_IF_TRUE": ("T", "F"),
+    "POP_JUMP_FORWARD_IF_FALSE": ("F", "T"), "POP_JUMP_FORWARD_IF_TRUE": ("T", "F"),
+    "POP_JUMP_BACKWARD_IF_FALSE": ("F", "T"), "POP_JUMP_BACKWARD_IF_TRUE": ("T", "F"),
+    "JUMP_IF_FALSE_OR_POP": ("F", "T"), "JUMP_IF_TRUE_OR_POP": ("T", "F"),
+    "POP_JUMP_IF_NONE": ("None", "notNone"), "POP_JUMP_IF_NOT_NONE": ("notNone", "None"),
+    "POP_JUMP_FORWARD_IF_NONE": ("None", "notNone"), "POP_JUMP_FORWARD_IF_NOT_NONE": ("notNone", "None"),
+    "POP_JUMP_BACKWARD_IF_NONE": ("None", "notNone"), "POP_JUMP_BACKWARD_IF_NOT_NONE": ("notNone", "None"),
+    "FOR_ITER": ("done", "item"), "SEND": ("done", "sent"), "JUMP_IF_NOT_EXC_MATCH": ("F", "T"),
+}
+_FLIP = {"T": "F", "F": "T"}
+_CONSTANT_ARGUMENT_OPS = {"LOAD_CONST", "BUILD_SET", "BUILD_TUPLE", "PRECALL", "PUSH_NULL", "UNARY_NEGATIVE",
+                          "SET_UPDATE", "KW_NAMES"}
+_SETUP = {"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SETUP_CLEANUP"}
+# Loading a global is no event either: only code that rebinds the global in between could tell
+# when it happened, and generated code (Dynamo's) loads the callee long before the arguments.
+_NAME_EVENTS = {"STORE_NAME": "store_name",
+                "STORE_GLOBAL": "store_global", "DELETE_NAME": "del_name", "DELETE_GLOBAL": "del_global",
+                "LOAD_ATTR": "attr", "LOAD_METHOD": "attr", "LOAD_SUPER_ATTR": "attr", "STORE_ATTR": "store_attr",
+                "DELETE_ATTR": "del_attr", "IMPORT_NAME": "import", "IMPORT_FROM": "import_from"}
+# Stores to and deletes of locals are no events: nothing outside the frame observes their order
+# (``a, b = x, y`` stores in an order the compiler picks, 3.13 even fuses the stores), and what
+# they store shows up where it is used.
+_CALLS = {"CALL", "CALL_FUNCTION", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX", "CALL_METHOD", "CALL_KW"}
+_PLAIN_EVENTS = {"BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR", "GET_ITER", "GET_AITER", "GET_AWAITABLE",
+                 "YIELD_VALUE", "CHECK_EXC_MATCH", "CHECK_EG_MATCH", "IMPORT_STAR", "RETURN_VALUE",
+                 "RETURN_CONST", "RAISE_VARARGS", "RERAISE", "BEFORE_WITH", "BEFORE_ASYNC_WITH",
+                 "SETUP_WITH", "SETUP_ASYNC_WITH", "BINARY_SLICE", "STORE_SLICE", "MATCH_CLASS",
+                 "MATCH_KEYS", "UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_POSITIVE", "FOR_ITER", "SEND",
+                 "GET_YIELD_FROM_ITER", "YIELD_FROM", "GET_ANEXT", "JUMP_IF_NOT_EXC_MATCH"}
+_OPERATOR_EVENTS = {"BINARY_OP", "COMPARE_OP", "IS_OP", "CONTAINS_OP"}
+_RETURNS = {"RETURN_VALUE": "return", "RETURN_CONST": "return"}
+
+
+def differences(original: types.CodeType, recompiled: types.CodeType) -> list[str]:
+    """What differs between the flows of ``original`` and ``recompiled`` (and their nested code)."""
+    problems: list[str] = []
+    _compare(original, recompiled, problems)
+    return problems
+
+
+def _compare(original: types.CodeType, recompiled: types.CodeType, problems: list[str]) -> None:
+    builders = _constant_builders(original)
+    ours, theirs = Flow(recompiled, builders), Flow(original, builders)
+    a, b = ours.pairs(False), theirs.pairs(False)
+    if a == b:
+        # Same successors: now the branch decisions, unless there are too many paths to follow,
+        # or ``and``/``or`` values whose tests the compiler threads differently per parenthesising.
+        strict_a, strict_b = ours.pairs(True), theirs.pairs(True)
+        if not (ours.gave_up or theirs.gave_up or ours.has_value_tests or theirs.has_value_tests):
+            a, b = strict_a, strict_b
+    if a != b:
+        extra = sorted(a - b, key=repr)[:3]
+        missing = sorted(b - a, key=repr)[:3]
+        qualname = getattr(original, "co_qualname", original.co_name)
+        problems.append(f"{qualname}: the recompiled code takes other paths (only there: {_show(extra)}; "
+                        f"only in the original: {_show(missing)})")
+    for mine, theirs_code in _pair_nested(original, recompiled):
+        if theirs_code is None:
+            problems.append(f"{getattr(mine, 'co_qualname', mine.co_name)}: nested code missing after recompiling")
+        else:
+            _compare(mine, theirs_code, problems)
+
+
+def _constant_builders(code: types.CodeType) -> set[str]:
+    """Builtins whose calls source needs to spell ``code``'s constants: ``float('nan')``,
+    ``complex(-0.0, 1.0)``, ``frozenset({1})``. Such a call with constant arguments may stand for
+    a constant of the original, so in both code objects it is not counted as an event."""
+    found: set[str] = set()
+    todo = list(code.co_consts)
+    while todo:
+        value = todo.pop()
+        if isinstance(value, float) and value != value:
+            found.add("float")
+        elif isinstance(value, complex):
+            found.add("complex")
+        elif isinstance(value, frozenset):
+            found.add("frozenset")
+            todo.extend(value)
+        elif isinstance(value, tuple):
+            todo.extend(value)
+    return found
+
+
+def _show(pairs: list) -> str:
+    return ", ".join(f"{_label(a)} -[{'/'.join(d) if d else ''}]-> {_label(b)}" for a, d, b in pairs) or "none"
+
+
+def _label(event: tuple) -> str:
+    return ":".join(str(x) for x in event if x != "")
+
+
+def _nested(code: types.CodeType) -> list[types.CodeType]:
+    return [c for c in code.co_consts if isinstance(c, types.CodeType)]
+
+
+def _pair_nested(original: types.CodeType, recompiled: types.CodeType):
+    """Nested code objects matched by name: the first one with the same flow, else the first left.
+
+    (Equivalent source can create same-named code in another order: branches swapped.)"""
+    pool: dict[str, list[types.CodeType]] = defaultdict(list)
+    for c in _nested(recompiled):
+        pool[c.co_name].append(c)
+    for c in _nested(original):
+        candidates = pool.get(c.co_name)
+        if not candidates:
+            yield c, None
+            continue
+        match = next((x for x in candidates if not differences(c, x)), candidates[0]) \
+            if len(candidates) > 1 else candidates[0]
+        candidates.remove(match)
+        yield c, match
+
+
+class Flow:
+    """The events of one code object and the paths between them."""
+
+    def __init__(self, code: types.CodeType, constant_builders: frozenset | set = frozenset()):
+        self.instructions = []
+        self.index: dict[int, int] = {}  # offset -> instruction index (EXTENDED_ARG: the one it extends)
+        pending = []
+        for ins in dis.get_instructions(code):
+            if ins.opname in ("CACHE", "EXTENDED_ARG"):
+                pending.append(ins.offset)
+                continue
+            for offset in pending + [ins.offset]:
+                self.index[offset] = len(self.instructions)
+            pending = []
+            self.instructions.append(ins)
+        self.gave_up = False
+        self.events = [self._event(ins) for ins in self.instructions]
+        if constant_builders:
+            self._drop_constant_builds(constant_builders)
+        self._drop_future_imports()
+        self.starts = [0] + sorted({self.index[t] for t in self._handler_offsets(code) if t in self.index})
+        self._cache: dict[tuple[int, bool], set] = {}
+        self.has_value_tests = any(ins.opname in _CONDITIONAL and self._value_test(k)
+                                   for k, ins in enumerate(self.instructions))
+
+    # -- events ---------------------------------------------------------------------------
+    def _event(self, ins: dis.Instruction) -> tuple | None:
+        op = ins.opname
+        if op in _NAME_EVENTS:
+            return (_NAME_EVENTS[op], str(ins.argval))
+        if op in ("IS_OP", "CONTAINS_OP"):  # negation: see _negated_test
+            return (op,)
+        if op in _OPERATOR_EVENTS:
+            key = ins.argrepr
+            if key.startswith("bool(") and key.endswith(")"):
+                key = key[5:-1]
+            return (op, key)
+        if op in _CALLS:  # ``f(*())`` and ``f()`` are the same call, made by different opcodes
+            return ("CALL",)
+        if op in _RETURNS:
+            return ("return",)
+        if op in _PLAIN_EVENTS:
+            return (op,)
+        if op.startswith("BINARY_") or op.startswith("INPLACE_"):  # 3.10's operator opcodes
+            return (op,)
+        return None
+
+    def _drop_future_imports(self) -> None:
+        """``from __future__ import ...`` (which source needs where the original had a compiler flag)."""
+        for k, ins in enumerate(self.instructions):
+            if ins.opname == "IMPORT_NAME" and ins.argval == "__future__":
+                j = k
+                while j < len(self.instructions) and self.instructions[j].opname != "POP_TOP":
+                    self.events[j] = None
+                    j += 1
+
+    def _drop_constant_builds(self, builders: set[str]) -> None:
+        """``float('nan')`` and the like: the global and the call that only rebuild a constant."""
+        for k, ins in enumerate(self.instructions):
+            if ins.opname != "LOAD_GLOBAL" or ins.argval not in builders:
+                continue
+            j = k + 1  # the call after the constant arguments
+            while j < len(self.instructions) and self.events[j] is None \
+                    and self.instructions[j].opname in _CONSTANT_ARGUMENT_OPS:
+                j += 1
+            if j < len(self.instructions) and self.events[j] == ("CALL",):
+                self.events[j] = None
+
+    @staticmethod
+    def _handler_offsets(code: types.CodeType) -> list[int]:
+        table = getattr(dis, "_parse_exception_table", None)
+        if table is not None and hasattr(code, "co_exceptiontable"):
+            return [entry.target for entry in table(code)]
+        return []
+
+    # -- control --------------------------------------------------------------------------
+    def _successors(self, k: int) -> list[tuple[int, str]]:
+        """(next instruction index, decision taken on the way) pairs."""
+        ins = self.instructions[k]
+        op = ins.opname
+        if op in _TERMINAL:
+            return []
+        target = self.index.get(ins.argval) if ins.opcode in _JUMPS else None
+        if op in _UNCONDITIONAL:
+            return [(target, "")] if target is not None else []
+        nxt = [(k + 1, "")] if k + 1 < len(self.instructions) else []
+        if op in _CONDITIONAL and target is not None:
+            taken, fall = _CONDITIONAL[op]
+            if self._negated_test(k):
+                taken, fall = _FLIP.get(taken, taken), _FLIP.get(fall, fall)
+            return [(target, taken)] + [(n, fall) for n, _ in nxt]
+        if op in _SETUP and target is not None:
+            self._add_start(target)
+        return nxt
+
+    def _value_test(self, k: int) -> bool:
+        """Is the jump at ``k`` part of an ``and``/``or`` whose value is used (not a statement's test)?
+
+        The compiler threads such jumps through each other (``a or b and c or d``), so how many
+        tests a path passes depends on how the expression is parenthesised, not on what it does;
+        the events it reaches are still compared."""
+        if self.instructions[k].opname in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+            return True
+        j = k - 1
+        if j >= 0 and self.instructions[j].opname == "TO_BOOL":
+            j -= 1
+        return j >= 0 and self.instructions[j].opname == "COPY" and self.instructions[j].arg == 1
+
+    def _negated_test(self, k: int) -> bool:
+        """Does the jump at ``k`` test a negated result (``not in``, ``is not``, ``not x``)?
+
+        ``if a not in b`` and ``if not a in b`` compile to an inverted operator or to an inverted
+        jump: decisions are recorded for the un-negated test so both read the same."""
+        negated = False
+        j = k - 1
+        while j >= 0 and self.instructions[j].opname in ("COPY", "TO_BOOL", "NOP", "UNARY_NOT"):
+            negated ^= self.instructions[j].opname == "UNARY_NOT"
+            j -= 1
+        if j >= 0 and self.instructions[j].opname in ("IS_OP", "CONTAINS_OP") and self.instructions[j].arg == 1:
+            negated = not negated
+        return negated
+
+    def _add_start(self, k: int) -> None:
+        if k not in self.starts:
+            self.starts.append(k)
+
+    def _next_events(self, k: int, decisions: bool) -> set:
+        """(decisions, event index) pairs reachable from ``k`` through instructions that are no events.
+
+        With ``decisions``, each path keeps the branch decisions it took and a path that comes
+        back to an instruction without passing an event ends in index -1 (a loop doing nothing);
+        without, only which events come next.
+        """
+        key = (k, decisions)
+        if key in self._cache:
+            return self._cache[key]
+        found: set = set()
+        if not decisions:
+            seen: set[int] = set()
+            work = [k]
+            while work:
+                for nxt, _ in self._successors(work.pop()):
+                    if self.events[nxt] is not None:
+                        found.add(((), nxt))
+                    elif nxt not in seen:
+                        seen.add(nxt)
+                        work.append(nxt)
+            self._cache[key] = found
+            return found
+        stack = [(k, (), frozenset())]
+        explored = 0
+        while stack:
+            pos, path, visited = stack.pop()
+            for nxt, decision in self._successors(pos):
+                step = path + (decision,) if decision else path
+                if self.events[nxt] is not None:
+                    found.add((step, nxt))
+                elif nxt in visited:
+                    found.add((step, -1))
+                else:
+                    explored += 1
+                    if explored > MAX_PATHS_PER_EVENT:
+                        self.gave_up = True
+                        return set()
+                    stack.append((nxt, step, visited | {nxt}))
+        self._cache[key] = found
+        return found
+
+    def pairs(self, decisions: bool) -> set:
+        """(event, decisions, next event) for every event reachable from a start (starts included)."""
+        out: set = set()
+        done: set[int] = set()
+        started: set[int] = set()
+        while len(started) < len(self.starts):
+            todo = []
+            for s in [s for s in self.starts if s not in started]:
+                started.add(s)
+                if self.events[s] is not None:
+                    out.add((("start",), (), self.events[s]))
+                    todo.append(s)
+                    continue
+                for path, e in self._next_events(s, decisions):
+                    out.add((("start",), path, self.events[e] if e >= 0 else ("loop",)))
+                    if e >= 0:
+                        todo.append(e)
+            while todo:
+                e = todo.pop()
+                if e in done:
+                    continue
+                done.add(e)
+                for path, nxt in self._next_events(e, decisions):
+                    out.add((self.events[e], path, self.events[nxt] if nxt >= 0 else ("loop",)))
+                    if nxt >= 0 and nxt not in done:
+                        todo.append(nxt)
+        return out
+
+
+_JUMPS = set(dis.hasjrel) | set(dis.hasjabs) | set(getattr(dis, "hasjump", ()))

@@ -1,0 +1,137 @@
+"""The flow check: equivalent source passes, each kind of wrong decompilation it exists for is caught."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+import depyf
+from depyf.decompiler import DecompilationError
+from depyf.decompiler.flowcheck import differences
+
+
+def _code(source: str):
+    namespace: dict = {}
+    exec(compile(textwrap.dedent(source), "<flowcheck-test>", "exec"), namespace)
+    return next(v for k, v in namespace.items() if k == "f").__code__
+
+
+def _differ(original: str, other: str) -> list[str]:
+    return differences(_code(original), _code(other))
+
+
+def test_layout_changes_that_keep_behaviour_pass():
+    # an inverted test with swapped branches, `not in` spelled two ways, a tuple assignment split
+    assert not _differ("""
+        def f(a, b):
+            if a not in b:
+                x, y = g(a), 1
+            else:
+                x, y = 2, h(b)
+            return x + y
+    """, """
+        def f(a, b):
+            if not a in b:
+                x = g(a)
+                y = 1
+                return x + y
+            y = h(b)
+            x = 2
+            return x + y
+    """)
+
+
+def test_a_lost_break_is_caught():
+    # zipfile.ZipFile.__init__ on 3.12: the try body's break went missing, the loop never ended
+    assert _differ("""
+        def f(m):
+            while True:
+                try:
+                    x = open(m)
+                except OSError:
+                    continue
+                break
+            return use(x)
+    """, """
+        def f(m):
+            while True:
+                try:
+                    x = open(m)
+                except OSError:
+                    continue
+            return use(x)
+    """)
+
+
+def test_a_value_evaluated_twice_is_caught():
+    # ``i, j = x = f()`` once decompiled into two calls of f
+    assert _differ("""
+        def f(s):
+            i, j = x = s.m()
+            return i, j, x
+    """, """
+        def f(s):
+            i, j = s.m()
+            x = s.m()
+            return i, j, x
+    """)
+
+
+def test_evaluation_order_is_checked():
+    assert _differ("""
+        def f(self):
+            mu, sigma = self.mu, self.sigma
+            return mu, sigma
+    """, """
+        def f(self):
+            sigma, mu = self.sigma, self.mu
+            return mu, sigma
+    """)
+
+
+def test_swapped_branches_are_caught():
+    assert _differ("""
+        def f(a, o):
+            if a > 0:
+                return o.g(a)
+            return o.h(a)
+    """, """
+        def f(a, o):
+            if a > 0:
+                return o.h(a)
+            return o.g(a)
+    """)
+
+
+def test_nested_code_is_compared():
+    assert _differ("""
+        def f(xs):
+            return [g(x) for x in xs if x]
+    """, """
+        def f(xs):
+            return [g(x) for x in xs if not x]
+    """)
+
+
+def test_decompile_refuses_source_whose_flow_differs(monkeypatch):
+    def sample(items):
+        total = 0
+        for item in items:
+            if item:
+                total += g(item)
+        return total
+
+    assert "for item in items" in depyf.decompile(sample, verify=True)
+    import depyf.decompiler.api as api
+
+    monkeypatch.setattr(api, "flow_differences", lambda original, new: ["sample: other paths (test)"])
+    with pytest.raises(DecompilationError, match="would run differently"):
+        depyf.decompile(sample, verify=True)
+    assert "for item in items" in depyf.decompile(sample)
+    with pytest.raises(DecompilationError, match="would run differently"):
+        depyf.recompile(sample.__code__, verify=True)
+
+
+def g(x):
+    return x
