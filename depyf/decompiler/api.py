@@ -47,17 +47,16 @@ def code_of(obj: object) -> types.CodeType:
     raise TypeError(f"cannot decompile an object of type {type(obj).__qualname__!r}: it has no Python bytecode")
 
 
-def decompile(obj: object, *, verify: bool = False) -> str:
+def decompile(obj: object, *, verify: bool = True) -> str:
     """Python source for a function, method, generator, code object or module code object.
 
     The source compiles back to code with the same behaviour. For a function object, default
     values that can be written as literals are shown in the signature; the recompiled code object
     never needs them (defaults live on the function object, not the code).
 
-    With ``verify`` the source is compiled and its control flow compared with the original's
-    (``depyf.decompiler.flowcheck``): where they differ, ``DecompilationError`` is raised instead
-    of returning source that would run differently. Off by default for now: on 3.11 the whole
-    standard library passes it, on other versions it still refuses some correct layouts.
+    With ``verify`` (the default) the source is compiled and its control flow compared with the
+    original's (``depyf.decompiler.flowcheck``): where they differ, ``DecompilationError`` is
+    raised instead of returning source that would run differently.
     """
     if isinstance(obj, property):
         parts = [decompile(f) for f in (obj.fget, obj.fset, obj.fdel) if f is not None]
@@ -112,13 +111,14 @@ class Recompiled:
     code: types.CodeType
 
 
-def recompile(code: types.CodeType, *, filename: str | None = None, verify: bool = False) -> Recompiled:
+def recompile(code: types.CodeType, *, filename: str | None = None, verify: bool = True) -> Recompiled:
     """Decompile ``code`` and compile the source back into a drop-in replacement code object.
 
     The new code has the original's name, qualified name, argument layout, flags and free
     variables (checked; a mismatch raises ``DecompilationError``). With ``filename`` the new code
     (and every code nested in it) reports that file, so debuggers show the file we wrote. With
-    ``verify`` the new code's control flow is compared with the original's (see ``decompile``).
+    ``verify`` (the default) the new code's control flow is compared with the original's (see
+    ``decompile``); the torch integration turns it off and runs its own check of Dynamo's code.
     """
     if not isinstance(code, types.CodeType):
         code = code_of(code)

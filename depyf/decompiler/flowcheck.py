@@ -55,9 +55,10 @@ _CALLS = {"CALL", "CALL_FUNCTION", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX", "CALL
 _PLAIN_EVENTS = {"BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR", "GET_ITER", "GET_AITER", "GET_AWAITABLE",
                  "YIELD_VALUE", "CHECK_EXC_MATCH", "CHECK_EG_MATCH", "IMPORT_STAR", "RETURN_VALUE",
                  "RETURN_CONST", "RAISE_VARARGS", "RERAISE", "BEFORE_WITH", "BEFORE_ASYNC_WITH",
-                 "SETUP_WITH", "SETUP_ASYNC_WITH", "BINARY_SLICE", "STORE_SLICE", "MATCH_CLASS",
+                 "SETUP_WITH", "SETUP_ASYNC_WITH", "MATCH_CLASS",
                  "MATCH_KEYS", "UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_POSITIVE", "FOR_ITER", "SEND",
                  "GET_YIELD_FROM_ITER", "YIELD_FROM", "GET_ANEXT", "JUMP_IF_NOT_EXC_MATCH"}
+_SLICE_OPS = {"BINARY_SLICE": "BINARY_SUBSCR", "STORE_SLICE": "STORE_SUBSCR"}
 _OPERATOR_EVENTS = {"BINARY_OP", "COMPARE_OP", "IS_OP", "CONTAINS_OP"}
 _RETURNS = {"RETURN_VALUE": "return", "RETURN_CONST": "return"}
 
@@ -179,6 +180,8 @@ class Flow:
             if key.startswith("bool(") and key.endswith(")"):
                 key = key[5:-1]
             return (op, key)
+        if op in _SLICE_OPS:  # 3.12+: ``x[a:b]`` without building the slice first
+            return (_SLICE_OPS[op],)
         if op in _CALLS:  # ``f(*())`` and ``f()`` are the same call, made by different opcodes
             return ("CALL",)
         if op in _RETURNS:
@@ -233,8 +236,9 @@ class Flow:
             if self._negated_test(k):
                 taken, fall = _FLIP.get(taken, taken), _FLIP.get(fall, fall)
             return [(target, taken)] + [(n, fall) for n, _ in nxt]
-        if op in _SETUP and target is not None:
-            self._add_start(target)
+        if op in _SETUP and target is not None and not (
+                k + 1 < len(self.instructions) and self.instructions[k + 1].opname == "POP_BLOCK"):
+            self._add_start(target)  # (3.10) a handler; one protecting nothing is never entered
         return nxt
 
     def _value_test(self, k: int) -> bool:

@@ -563,7 +563,8 @@ class Structurer:
         if isinstance(cond, ast.Compare) and stack and stack[-1] is cond.comparators[-1]:
             cond, t, f = self.resolve_chain(cond, t, f, stack, ctx)
         cond, t, f, _ = self.compound(cond, t, f, {self.cfg.block_of[i]}, stack, ctx)
-        pending = [x for x in stack if _evaluated_later(x)] if not _is_plain(cond) else []
+        # even a plain ``if a:`` runs code (``a.__bool__``): values computed before it stay before it
+        pending = [x for x in stack if _evaluated_later(x)]
         if pending:
             out = _SpillBeforeIf(out, pending, stack, self.executor)
         rt, rf = self.resolve_exit(t, ctx, stack), self.resolve_exit(f, ctx, stack)
@@ -1550,12 +1551,6 @@ def _evaluated_later(item) -> bool:
     return isinstance(item, ast.expr) and not isinstance(item, (ast.Name, ast.Constant))
 
 
-def _is_plain(cond: ast.expr) -> bool:
-    """A condition that only reads variables and constants: it cannot run code in between."""
-    return all(isinstance(n, (ast.Name, ast.Constant, ast.BoolOp, ast.UnaryOp, ast.Not, ast.And, ast.Or,
-                              ast.expr_context)) for n in ast.walk(cond))
-
-
 class _SpillBeforeIf:
     """Where one conditional appends its statement: when that is an ``if`` statement (rather than a
     conditional expression), values the bytecode computed before the test are evaluated first,
@@ -1570,10 +1565,26 @@ class _SpillBeforeIf:
                 name = self.executor.new_temp()
                 self.out.append(ast.Assign([ast.Name(name, ast.Store())], item))
                 swap = ast.Name(name, ast.Load())
+                if isinstance(item, ast.JoinedStr):
+                    # f-string parts were merged into the f-string built after the test
+                    _replace_parts(node, item.values, ast.FormattedValue(swap, -1, None))
                 replace_in(node, item, swap)
                 replace_everywhere(self.stack, item, swap)
             self.pending = []
         self.out.append(node)
+
+
+def _replace_parts(tree: ast.AST, parts: list, new: ast.expr) -> None:
+    """Replace the run of f-string ``parts`` (by identity) in any ``JoinedStr`` of ``tree`` by ``new``."""
+    if not parts:
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            values = node.values
+            for k in range(len(values) - len(parts) + 1):
+                if all(values[k + j] is parts[j] for j in range(len(parts))):
+                    values[k:k + len(parts)] = [new]
+                    break
 
 
 def _is_match(test) -> bool:
