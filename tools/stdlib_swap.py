@@ -38,9 +38,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# DEPYF_VERIFY_FLOW=1: recompile with depyf's flow check on (a function whose recompiled flow
-# differs is then counted as not recompiled instead of being swapped in).
-VERIFY_FLOW = os.environ.get("DEPYF_VERIFY_FLOW") == "1"
+# depyf's flow check is on, as for users: a function whose recompiled flow differs counts as not
+# recompiled. DEPYF_VERIFY_FLOW=0 turns it off, to see what the unchecked output would do.
+VERIFY_FLOW = os.environ.get("DEPYF_VERIFY_FLOW", "1") != "0"
 
 # module under test -> (CPython test module, other modules of the same package swapped with it)
 MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
