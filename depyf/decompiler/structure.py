@@ -453,7 +453,7 @@ class Structurer:
             combined = ast.Compare(cond.left, cond.ops + cond2.ops, cond.comparators + cond2.comparators)
             if f2 == f:
                 cond, t = combined, t2          # the chain goes on: same trampoline
-            elif self.final_place(f2) == self.final_place(exit_pos):
+            elif self.same_place(f2, exit_pos):
                 cond, t, f = combined, t2, exit_pos
             else:
                 raise self.error(t, "unrecognised chained comparison")
@@ -557,11 +557,29 @@ class Structurer:
     def conditional(self, i: int, cond, ctx: Context, stack: list, out: list) -> int | None:
         t, f = self.branches(i)
         self.executor.assign_pending_walrus(cond, stack, out)
-        holder = ast.Expr(cond)
-        self.executor.name_repeated_parts(holder, stack, out)
-        cond = holder.value
+        chained = None
         if isinstance(cond, ast.Compare) and stack and stack[-1] is cond.comparators[-1]:
-            cond, t, f = self.resolve_chain(cond, t, f, stack, ctx)
+            # ``a <= f(x) <= b``: the middle operand is shared with the next test by design; read
+            # the chain before naming shared values (naming it would evaluate f(x) before a)
+            saved = list(stack)
+            try:
+                chained = self.resolve_chain(cond, t, f, stack, ctx)
+            except DecompilationError:
+                stack[:] = saved
+        if chained is not None:
+            cond, t, f = chained
+        else:
+            if isinstance(cond, ast.Compare) and stack and stack[-1] is cond.comparators[-1] \
+                    and _evaluated_later(cond.left):
+                # an unread chain: its left operand was computed before the shared middle one
+                name = self.executor.new_temp()
+                out.append(ast.Assign([ast.Name(name, ast.Store())], cond.left))
+                cond.left = ast.Name(name, ast.Load())
+            holder = ast.Expr(cond)
+            self.executor.name_repeated_parts(holder, stack, out)
+            cond = holder.value
+            if isinstance(cond, ast.Compare) and stack and stack[-1] is cond.comparators[-1]:
+                cond, t, f = self.resolve_chain(cond, t, f, stack, ctx)
         cond, t, f, _ = self.compound(cond, t, f, {self.cfg.block_of[i]}, stack, ctx)
         # even a plain ``if a:`` runs code (``a.__bool__``): values computed before it stay before it
         pending = [x for x in stack if _evaluated_later(x)]

@@ -92,3 +92,28 @@ def chain_condition_with_conditional_operand(b, c, s):
     if s < 0 <= (c if b else -1):
         return "in"
     return "out"
+
+
+@cases((0, 5), (7, 5), (-9, 5), (3, 2))
+def chain_with_call_operands(x, limit):
+    # _pydecimal.Decimal.rotate: ``-context.prec <= int(other) <= context.prec``; the calls log
+    # their order, which the chain must keep (low, then middle, then high)
+    log = []
+
+    def low():
+        log.append("low")
+        return -limit
+
+    def middle():
+        log.append("middle")
+        return x
+
+    def high():
+        log.append("high")
+        return limit
+
+    if not (low() <= middle() <= high()):
+        log.append("outside")
+    if low() < middle() < high():
+        log.append("inside")
+    return log
