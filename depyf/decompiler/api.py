@@ -130,11 +130,12 @@ def recompile(code: types.CodeType, *, filename: str | None = None, verify: bool
 
 
 def _check_same_flow(code: types.CodeType, source: str, constants: dict[str, object]) -> None:
-    """Compile ``source`` and compare its flow with ``code``'s; source that does not rebuild into
-    a drop-in code object (rare layouts of generated code) is returned unchecked, as before."""
+    """Compile ``source`` and compare its flow with ``code``'s. Source that does not rebuild into a
+    drop-in code object is returned unchecked, as before: a comprehension's own code object (its
+    source is the comprehension, not a function) and rare layouts of generated code."""
     try:
         new_code = embed(rebuild_code(code, source), constants)
-    except DecompilationError:
+    except (DecompilationError, SyntaxError, ValueError, TypeError):
         return
     _raise_if_flow_differs(code, new_code)
 

@@ -135,3 +135,12 @@ def test_decompile_refuses_source_whose_flow_differs(monkeypatch):
 
 def g(x):
     return x
+
+
+def test_a_comprehension_code_object_alone_still_decompiles():
+    def outer(xs):
+        return sum(x * 2 for x in xs if x)
+
+    genexpr = next(c for c in outer.__code__.co_consts if hasattr(c, "co_code"))
+    source = depyf.decompile(genexpr)
+    assert "x * 2" in source and "for x in" in source
