@@ -44,7 +44,7 @@ def test_layout_changes_that_keep_behaviour_pass():
 
 def test_a_lost_break_is_caught():
     # zipfile.ZipFile.__init__ on 3.12: the try body's break went missing, the loop never ended
-    assert _differ("""
+    original = """
         def f(m):
             while True:
                 try:
@@ -53,15 +53,8 @@ def test_a_lost_break_is_caught():
                     continue
                 break
             return use(x)
-    """, """
-        def f(m):
-            while True:
-                try:
-                    x = open(m)
-                except OSError:
-                    continue
-            return use(x)
-    """)
+    """
+    assert _differ(original, original.replace("                break\n", ""))
 
 
 def test_a_value_evaluated_twice_is_caught():
