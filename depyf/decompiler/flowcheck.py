@@ -42,15 +42,14 @@ _FLIP = {"T": "F", "F": "T"}
 _CONSTANT_ARGUMENT_OPS = {"LOAD_CONST", "BUILD_SET", "BUILD_TUPLE", "PRECALL", "PUSH_NULL", "UNARY_NEGATIVE",
                           "SET_UPDATE", "KW_NAMES"}
 _SETUP = {"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SETUP_CLEANUP"}
-# Loading a global is no event either: only code that rebinds the global in between could tell
-# when it happened, and generated code (Dynamo's) loads the callee long before the arguments.
+# Events named by what they touch. Not events: stores to and deletes of locals (nothing outside
+# the frame observes their order; ``a, b = x, y`` stores in an order the compiler picks, 3.13 even
+# fuses the stores) and global loads (only code that rebinds the global in between could tell when
+# it happened, and generated code such as Dynamo's loads the callee long before the arguments).
 _NAME_EVENTS = {"STORE_NAME": "store_name",
                 "STORE_GLOBAL": "store_global", "DELETE_NAME": "del_name", "DELETE_GLOBAL": "del_global",
                 "LOAD_ATTR": "attr", "LOAD_METHOD": "attr", "LOAD_SUPER_ATTR": "attr", "STORE_ATTR": "store_attr",
                 "DELETE_ATTR": "del_attr", "IMPORT_NAME": "import", "IMPORT_FROM": "import_from"}
-# Stores to and deletes of locals are no events: nothing outside the frame observes their order
-# (``a, b = x, y`` stores in an order the compiler picks, 3.13 even fuses the stores), and what
-# they store shows up where it is used.
 _CALLS = {"CALL", "CALL_FUNCTION", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX", "CALL_METHOD", "CALL_KW"}
 _PLAIN_EVENTS = {"BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR", "GET_ITER", "GET_AITER", "GET_AWAITABLE",
                  "YIELD_VALUE", "CHECK_EXC_MATCH", "CHECK_EG_MATCH", "IMPORT_STAR", "RETURN_VALUE",
