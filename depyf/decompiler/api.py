@@ -59,7 +59,7 @@ def decompile(obj: object, *, verify: bool = True) -> str:
     raised instead of returning source that would run differently.
     """
     if isinstance(obj, property):
-        parts = [decompile(f) for f in (obj.fget, obj.fset, obj.fdel) if f is not None]
+        parts = [decompile(f, verify=verify) for f in (obj.fget, obj.fset, obj.fdel) if f is not None]
         return "\n".join(parts)
     code = code_of(obj)
     func = _function_of(obj)
@@ -123,7 +123,7 @@ def recompile(code: types.CodeType, *, filename: str | None = None, verify: bool
     if not isinstance(code, types.CodeType):
         code = code_of(code)
     source, constants = code_to_source_and_constants(code)
-    new_code = embed(rebuild_code(code, source, filename=filename), constants)
+    new_code = _rebuild(code, source, constants, filename)
     if verify:
         _raise_if_flow_differs(code, new_code)
     return Recompiled(source=source, code=new_code)
@@ -134,10 +134,16 @@ def _check_same_flow(code: types.CodeType, source: str, constants: dict[str, obj
     drop-in code object is returned unchecked, as before: a comprehension's own code object (its
     source is the comprehension, not a function) and rare layouts of generated code."""
     try:
-        new_code = embed(rebuild_code(code, source), constants)
+        new_code = _rebuild(code, source, constants)
     except (DecompilationError, SyntaxError, ValueError, TypeError):
         return
     _raise_if_flow_differs(code, new_code)
+
+
+def _rebuild(code: types.CodeType, source: str, constants: dict[str, object],
+             filename: str | None = None) -> types.CodeType:
+    """The drop-in code object compiled from ``source``, placeholder constants put back."""
+    return embed(rebuild_code(code, source, filename=filename), constants)
 
 
 def _raise_if_flow_differs(code: types.CodeType, new_code: types.CodeType) -> None:

@@ -520,9 +520,7 @@ class Executor:
                     if x is value:
                         stack[k] = named
                 return
-            node = ast.Assign([target], value)
-            node.shared_value = value
-            self.statement(node, stack, out, _writes(target), keep=value)
+            self._assign_shared(target, value, stack, out)
             return
         if out and isinstance(out[-1], ast.Assign) and getattr(out[-1], "shared_value", None) is value:
             out[-1].targets.append(target)
@@ -614,11 +612,16 @@ class Executor:
         so the next store joins this assignment instead of evaluating it again."""
         stack = self.current_stack
         if any(x is value for x in stack):
-            node = ast.Assign([target], value)
-            node.shared_value = value
-            self.statement(node, stack, out, keep=value)
+            self._assign_shared(target, value, stack, out)
             return
         out.append(ast.Assign([target], value))
+
+    def _assign_shared(self, target: ast.expr, value: ast.expr, stack: list, out: list) -> None:
+        """``target = value`` where the stack still holds ``value``: the store that takes it next
+        adds its target to this assignment (``a = b = f()``) instead of evaluating it again."""
+        node = ast.Assign([target], value)
+        node.shared_value = value
+        self.statement(node, stack, out, _writes(target), keep=value)
 
     # -- stack shuffles ----------------------------------------------------------------
     def op_POP_TOP(self, ins, stack, out):

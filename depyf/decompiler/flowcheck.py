@@ -52,14 +52,13 @@ _NAME_EVENTS = {"STORE_NAME": "store_name",
                 "DELETE_ATTR": "del_attr", "IMPORT_NAME": "import", "IMPORT_FROM": "import_from"}
 _CALLS = {"CALL", "CALL_FUNCTION", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX", "CALL_METHOD", "CALL_KW"}
 _PLAIN_EVENTS = {"BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR", "GET_ITER", "GET_AITER", "GET_AWAITABLE",
-                 "YIELD_VALUE", "CHECK_EXC_MATCH", "CHECK_EG_MATCH", "IMPORT_STAR", "RETURN_VALUE",
-                 "RETURN_CONST", "RAISE_VARARGS", "RERAISE", "BEFORE_WITH", "BEFORE_ASYNC_WITH",
+                 "YIELD_VALUE", "CHECK_EXC_MATCH", "CHECK_EG_MATCH", "IMPORT_STAR", "RAISE_VARARGS", "RERAISE", "BEFORE_WITH", "BEFORE_ASYNC_WITH",
                  "SETUP_WITH", "SETUP_ASYNC_WITH", "MATCH_CLASS",
                  "MATCH_KEYS", "UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_POSITIVE", "FOR_ITER", "SEND",
                  "GET_YIELD_FROM_ITER", "YIELD_FROM", "GET_ANEXT", "JUMP_IF_NOT_EXC_MATCH"}
 _SLICE_OPS = {"BINARY_SLICE": "BINARY_SUBSCR", "STORE_SLICE": "STORE_SUBSCR"}
-_OPERATOR_EVENTS = {"BINARY_OP", "COMPARE_OP", "IS_OP", "CONTAINS_OP"}
-_RETURNS = {"RETURN_VALUE": "return", "RETURN_CONST": "return"}
+_OPERATOR_EVENTS = {"BINARY_OP", "COMPARE_OP"}  # keyed by the operator
+_RETURNS = {"RETURN_VALUE", "RETURN_CONST"}
 
 
 def differences(original: types.CodeType, recompiled: types.CodeType) -> list[str]:
@@ -73,11 +72,11 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
     builders = _constant_builders(original)
     ours, theirs = Flow(recompiled, builders), Flow(original, builders)
     a, b = ours.pairs(False), theirs.pairs(False)
-    if a == b:
-        # Same successors: now the branch decisions, unless there are too many paths to follow,
-        # or ``and``/``or`` values whose tests the compiler threads differently per parenthesising.
+    # Same successors: now the branch decisions, unless ``and``/``or`` values are tested (the
+    # compiler threads their tests differently per parenthesising) or there are too many paths.
+    if a == b and not (ours.has_value_tests or theirs.has_value_tests):
         strict_a, strict_b = ours.pairs(True), theirs.pairs(True)
-        if not (ours.gave_up or theirs.gave_up or ours.has_value_tests or theirs.has_value_tests):
+        if not (ours.gave_up or theirs.gave_up):
             a, b = strict_a, strict_b
     if a != b:
         extra = sorted(a - b, key=repr)[:3]
@@ -85,11 +84,11 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
         qualname = getattr(original, "co_qualname", original.co_name)
         problems.append(f"{qualname}: the recompiled code takes other paths (only there: {_show(extra)}; "
                         f"only in the original: {_show(missing)})")
-    for mine, theirs_code in _pair_nested(original, recompiled):
+    for mine, theirs_code, nested_problems in _pair_nested(original, recompiled):
         if theirs_code is None:
             problems.append(f"{getattr(mine, 'co_qualname', mine.co_name)}: nested code missing after recompiling")
         else:
-            _compare(mine, theirs_code, problems)
+            problems.extend(nested_problems)
 
 
 def _constant_builders(code: types.CodeType) -> set[str]:
@@ -125,31 +124,36 @@ def _nested(code: types.CodeType) -> list[types.CodeType]:
 
 
 def _pair_nested(original: types.CodeType, recompiled: types.CodeType):
-    """Nested code objects matched by name: the first one with the same flow, else the first left.
-
-    (Equivalent source can create same-named code in another order: branches swapped.)"""
+    """(nested code, its recompiled twin or None, the differences between them): twins matched by
+    name, the first one with the same flow, else the first left. (Equivalent source can create
+    same-named code in another order: branches swapped.)"""
     pool: dict[str, list[types.CodeType]] = defaultdict(list)
     for c in _nested(recompiled):
         pool[c.co_name].append(c)
     for c in _nested(original):
         candidates = pool.get(c.co_name)
         if not candidates:
-            yield c, None
+            yield c, None, []
             continue
-        match = next((x for x in candidates if not differences(c, x)), candidates[0]) \
-            if len(candidates) > 1 else candidates[0]
+        compared = []
+        for candidate in candidates:
+            compared.append((candidate, differences(c, candidate)))
+            if not compared[-1][1]:
+                break
+        match, found = next(((x, d) for x, d in compared if not d), compared[0])
         candidates.remove(match)
-        yield c, match
+        yield c, match, found
 
 
 class Flow:
     """The events of one code object and the paths between them."""
 
     def __init__(self, code: types.CodeType, constant_builders: frozenset | set = frozenset()):
+        bytecode = dis.Bytecode(code)
         self.instructions = []
         self.index: dict[int, int] = {}  # offset -> instruction index (EXTENDED_ARG: the one it extends)
         pending = []
-        for ins in dis.get_instructions(code):
+        for ins in bytecode:
             if ins.opname in ("CACHE", "EXTENDED_ARG"):
                 pending.append(ins.offset)
                 continue
@@ -162,7 +166,8 @@ class Flow:
         if constant_builders:
             self._drop_constant_builds(constant_builders)
         self._drop_future_imports()
-        self.starts = [0] + sorted({self.index[t] for t in self._handler_offsets(code) if t in self.index})
+        handlers = {e.target for e in getattr(bytecode, "exception_entries", ())}  # 3.11+ (3.10: SETUP_*)
+        self.starts = [0] + sorted({self.index[t] for t in handlers if t in self.index})
         self._cache: dict[tuple[int, bool], set] = {}
         self.has_value_tests = any(ins.opname in _CONDITIONAL and self._value_test(k)
                                    for k, ins in enumerate(self.instructions))
@@ -211,13 +216,6 @@ class Flow:
                 j += 1
             if j < len(self.instructions) and self.events[j] == ("CALL",):
                 self.events[j] = None
-
-    @staticmethod
-    def _handler_offsets(code: types.CodeType) -> list[int]:
-        table = getattr(dis, "_parse_exception_table", None)
-        if table is not None and hasattr(code, "co_exceptiontable"):
-            return [entry.target for entry in table(code)]
-        return []
 
     # -- control --------------------------------------------------------------------------
     def _successors(self, k: int) -> list[tuple[int, str]]:

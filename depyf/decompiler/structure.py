@@ -439,7 +439,7 @@ class Structurer:
         one ``Compare`` whose true/false targets are those of the last test.
         """
         for _ in range(64):
-            if not (isinstance(cond, ast.Compare) and stack and stack[-1] is cond.comparators[-1]):
+            if not _continues_chain(cond, stack):
                 break
             middle = stack[-1]
             exit_pos = self.trampoline(f)
@@ -557,29 +557,30 @@ class Structurer:
     def conditional(self, i: int, cond, ctx: Context, stack: list, out: list) -> int | None:
         t, f = self.branches(i)
         self.executor.assign_pending_walrus(cond, stack, out)
-        chained = None
-        if isinstance(cond, ast.Compare) and stack and stack[-1] is cond.comparators[-1]:
+        chained = unread_chain = None
+        if _continues_chain(cond, stack):
             # ``a <= f(x) <= b``: the middle operand is shared with the next test by design; read
             # the chain before naming shared values (naming it would evaluate f(x) before a)
             saved = list(stack)
             try:
                 chained = self.resolve_chain(cond, t, f, stack, ctx)
-            except DecompilationError:
+            except DecompilationError as exc:
                 stack[:] = saved
+                unread_chain = exc
         if chained is not None:
             cond, t, f = chained
         else:
-            if isinstance(cond, ast.Compare) and stack and stack[-1] is cond.comparators[-1] \
-                    and _evaluated_later(cond.left):
-                # an unread chain: its left operand was computed before the shared middle one
+            if unread_chain is not None and _evaluated_later(cond.left):
+                # its left operand was computed before the shared middle one: name it first
                 name = self.executor.new_temp()
                 out.append(ast.Assign([ast.Name(name, ast.Store())], cond.left))
                 cond.left = ast.Name(name, ast.Load())
             holder = ast.Expr(cond)
             self.executor.name_repeated_parts(holder, stack, out)
             cond = holder.value
-            if isinstance(cond, ast.Compare) and stack and stack[-1] is cond.comparators[-1]:
-                cond, t, f = self.resolve_chain(cond, t, f, stack, ctx)
+            if _continues_chain(cond, stack):
+                # the middle operand was not named apart: the same chain resolve_chain could not read
+                raise unread_chain or self.error(i, "unrecognised chained comparison")
         cond, t, f, _ = self.compound(cond, t, f, {self.cfg.block_of[i]}, stack, ctx)
         # even a plain ``if a:`` runs code (``a.__bool__``): values computed before it stay before it
         pending = [x for x in stack if _evaluated_later(x)]
@@ -736,8 +737,7 @@ class Structurer:
         # jumps anywhere in the loop's layout range that land after it (inline code ending in break)
         for k in range(header, last):
             ins = self.instrs[k]
-            if ins.opname in ("JUMP", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
-                              "POP_JUMP_IF_NOT_NONE") and ins.target is not None:
+            if (ins.opname == "JUMP" or ins.opname in POP_JUMPS) and ins.target is not None:
                 t = self.cfg.pos(ins.target)
                 if t is None or t == exit_pos or (header <= t < last and not ends_enclosing(t)):
                     continue
@@ -1097,7 +1097,7 @@ class Structurer:
             raise self.error(pos, "while test with statements")
         t, f = self.branches(end - 1)
         cond = stop.condition
-        if isinstance(cond, ast.Compare) and stack and stack[-1] is cond.comparators[-1]:
+        if _continues_chain(cond, stack):
             cond, t, f = self.resolve_chain(cond, t, f, stack, ctx)
         cond, t, f, _ = self.compound(cond, t, f, consumed, stack,
                                       Context(ctx.stops | {body_start, exit_pos}, ctx.loop, ctx.layers),
@@ -1562,6 +1562,11 @@ class Structurer:
                 k += 3
             return k
         return p
+
+
+def _continues_chain(cond, stack: list) -> bool:
+    """A comparison whose right operand stays on the stack: the next test of ``a < b < c`` uses it."""
+    return isinstance(cond, ast.Compare) and bool(stack) and stack[-1] is cond.comparators[-1]
 
 
 def _evaluated_later(item) -> bool:
