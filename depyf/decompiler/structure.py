@@ -37,6 +37,14 @@ from depyf.decompiler.patterns import MatchRead, NoMatch, PatternReader
 MAX_STEPS = 200_000
 TryStar = getattr(ast, "TryStar", ast.Try)  # ``try``/``except*`` (CPython 3.11+)
 TRY_NODES = (ast.Try, TryStar)
+# Instructions that may make up a small block 3.12+ copies into each path that reaches it: no
+# jumps and nothing touching the exception state, so two equal copies run the same way.
+STRAIGHT_OPS = frozenset({
+    "LOAD_FAST", "LOAD_CONST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_CLASSDEREF",
+    "LOAD_FROM_DICT_OR_DEREF", "LOAD_LOCALS", "STORE_FAST", "STORE_NAME", "STORE_DEREF", "STORE_GLOBAL",
+    "DELETE_FAST", "DELETE_NAME", "DELETE_DEREF", "DELETE_GLOBAL", "PUSH_NULL", "CALL", "CALL_KW",
+    "BINARY_OP", "BINARY_SUBSCR", "COMPARE_OP", "BUILD_TUPLE", "BUILD_LIST", "POP_TOP", "RETURN_VALUE",
+})
 
 
 @dataclass
@@ -411,7 +419,14 @@ class Structurer:
             return p + 1
         if block.end == p + 2 and self.instrs[p + 1].opname == "JUMP":
             return self.cfg.pos(self.instrs[p + 1].target)
+        if self.is_return_copy(p + 1, block.end):
+            return p + 1        # 3.12+ copied the small return block after the chain into its exit
         return None
+
+    def is_return_copy(self, p: int, end: int) -> bool:
+        """Is ``p`` up to ``end`` straight-line loads ending in a return (a block 3.12+ copies)?"""
+        names = [ins.opname for ins in self.instrs[p:end]]
+        return 1 <= len(names) <= 8 and names[-1] == "RETURN_VALUE" and all(n in STRAIGHT_OPS for n in names)
 
     def chain_operand(self, t: int, stack: list, ctx: Context | None):
         """Run the next test of a chained comparison from ``t`` to its conditional jump, folding a
@@ -454,7 +469,9 @@ class Structurer:
             if f2 == f:
                 cond, t = combined, t2          # the chain goes on: same trampoline
             elif self.same_place(f2, exit_pos):
-                cond, t, f = combined, t2, exit_pos
+                # the exit itself, unless it starts inside a block (a copied return after POP_TOP)
+                at_block_start = self.cfg.block_at(exit_pos).start == exit_pos
+                cond, t, f = combined, t2, exit_pos if at_block_start else f2
             else:
                 raise self.error(t, "unrecognised chained comparison")
             del trial[-2 if len(trial) >= 2 and trial[-1] is not middle and trial[-2] is middle else -1:][:0]
@@ -653,7 +670,7 @@ class Structurer:
             and tail[1].opname == "POP_TOP"
         if chained:
             end = target + 2
-            region = ctx.with_stops(target, end)
+            region = ctx.with_stops(target, end, self.copied_tail(i + 1, target, end))
             right_stack = list(stack)
             stmts = self.emit(i + 1, region, right_stack)
             if stmts or len(right_stack) != len(stack):
@@ -669,6 +686,23 @@ class Structurer:
         right = self.executor.value(right_stack[-1], ins)
         stack.append(bool_op(ast.And if is_and else ast.Or, self.executor.value(left, ins), right))
         return target
+
+    def copied_tail(self, start: int, stop: int, tail: int) -> int | None:
+        """Where the code from ``start`` (before ``stop``) runs a copy of the straight-line code at
+        ``tail`` that ends the function: 3.12+ copies a small returning block into each path that
+        reaches it, so a value's two paths no longer meet (``return (a < b < c), d``)."""
+        block = self.cfg.block_at(tail)
+        if block.start > tail or any(ins.opname in POP_JUMPS or ins.opname == "JUMP"
+                                     for ins in self.instrs[tail:block.end]):
+            return None
+        copy = self.instrs[tail:block.end]
+        if not copy or copy[-1].opname != "RETURN_VALUE" or len(copy) > 8:
+            return None
+        key = [(ins.opname, ins.arg, repr(ins.argval)) for ins in copy]
+        found = [b.end - len(copy) for b in self.cfg.blocks
+                 if start < b.end - len(copy) and b.end <= stop and b.start <= b.end - len(copy)
+                 and [(x.opname, x.arg, repr(x.argval)) for x in self.instrs[b.end - len(copy):b.end]] == key]
+        return found[0] if len(found) == 1 else None
 
     def merge_compare(self, left, right, middle, i):
         if isinstance(left, ast.Compare) and isinstance(right, ast.Compare) and right.left is middle:
@@ -705,13 +739,15 @@ class Structurer:
         return False
 
     def exits_of(self, blocks: frozenset[int], header: int, exit_pos: int | None,
-                 stops: frozenset[int] = frozenset()) -> set[int]:
+                 stops: frozenset[int] = frozenset(), outer_next: frozenset[int] = frozenset()) -> set[int]:
         """Positions where a jump out of the loop is ``break`` (and where those breaks land).
 
         Code laid out inside the loop's range counts as the loop's (inline code ending in break or
         continue), except a place where the enclosing statement ends (``stops``): 3.12+ lays the
         code after a try statement before its handlers, so such a place can sit inside the range,
-        and a jump from the loop straight to it can only be ``break``.
+        and a jump from the loop straight to it can only be ``break``. Likewise a jump to the next
+        round of the enclosing loop (``outer_next``): ``continue`` binds to the innermost loop, so
+        it is a ``break`` that 3.12+ threaded through the end of the enclosing loop's body.
         """
         last = max(self.cfg.blocks[b].end for b in blocks)
         if exit_pos is not None and exit_pos > header:
@@ -741,6 +777,11 @@ class Structurer:
                 t = self.cfg.pos(ins.target)
                 if t is None or t == exit_pos or (header <= t < last and not ends_enclosing(t)):
                     continue
+                if exit_pos in outer_next and self.final_place(t) == exit_pos:
+                    continue            # the loop's exit is the enclosing loop's next round
+                if t < header and t in outer_next:
+                    found.add(t)
+                    continue
                 if t < header and t in self.back_edge_targets:  # an enclosing loop's next round
                     continue
                 final = self.follow_trivial(t, backward=True)
@@ -756,6 +797,8 @@ class Structurer:
                     continue
                 p = self.cfg.blocks[s].start
                 if p == exit_pos or p == header or (header < p < last and not ends_enclosing(p)):
+                    continue
+                if exit_pos in outer_next and self.final_place(p) == exit_pos:
                     continue
                 final = self.follow_trivial(p, backward=True)
                 if self.reraises(final) or in_clauses(p):
@@ -829,7 +872,8 @@ class Structurer:
         exit_pos = self.cfg.pos(ins.target)
         sources = self.back_edge_targets.get(pos, [])
         blocks = self.loop_blocks(pos, sources) if sources else frozenset({self.cfg.block_of[pos]})
-        breaks = self.exits_of(blocks, pos, exit_pos, ctx.stops)
+        outer_next = ctx.loop.continues if ctx.loop is not None else frozenset()
+        breaks = self.exits_of(blocks, pos, exit_pos, ctx.stops, outer_next)
         iterator = stack[-1] if stack else None
         if isinstance(iterator, ast.Name) and iterator.id == ".0":
             iterator = stack[-1] = v.Iterator(iterator)
@@ -849,6 +893,8 @@ class Structurer:
         if break_target is not None and break_target != exit_pos:
             orelse = self.emit(exit_pos, ctx.with_stops(break_target), list(stack))
             after = break_target
+            if break_target in outer_next:      # the enclosing loop's body ends with this loop
+                orelse, after = strip_continue(orelse), None
         node_type = ast.AsyncFor if iterator.is_async or ins.opname == "ASYNC_FOR_ITER" else ast.For
         out.append(node_type(hole.target, iterator.iterable, strip_continue(body) or [ast.Pass()], orelse))
         return after
@@ -1061,7 +1107,8 @@ class Structurer:
             sources = self.back_edge_targets.get(body_start, []) \
                 + [x for x in self.back_edge_targets.get(pos, []) if x <= back]
             blocks = self.loop_blocks(pos, sources) | self.loop_blocks(body_start, sources)
-            breaks = self.exits_of(blocks, pos, exit_pos, ctx.stops)
+            outer_next = ctx.loop.continues if ctx.loop is not None else frozenset()
+            breaks = self.exits_of(blocks, pos, exit_pos, ctx.stops, outer_next)
             break_target = self.break_target(breaks, exit_pos, pos)
             loop = Loop(pos, frozenset({pos, bottom}), frozenset({exit_pos} | breaks), blocks, body_start, back,
                         after=break_target if break_target is not None else exit_pos)
@@ -1075,16 +1122,19 @@ class Structurer:
             if break_target is not None and break_target != exit_pos:
                 orelse = self.emit(exit_pos, ctx.with_stops(break_target), list(stack))
                 after = break_target
+                if break_target in outer_next:  # the enclosing loop's body ends with this loop
+                    orelse, after = strip_continue(orelse), None
             out.append(ast.While(cond, strip_continue(body) or [ast.Pass()], orelse))
-            return after
+            return None if after in outer_next else after
         sources = sources or self.back_edge_targets[pos]
         blocks = self.loop_blocks(pos, sources)
-        breaks = self.exits_of(blocks, pos, None, ctx.stops)
+        outer_next = ctx.loop.continues if ctx.loop is not None else frozenset()
+        breaks = self.exits_of(blocks, pos, None, ctx.stops, outer_next)
         break_target = self.break_target(breaks, None, pos)
         loop = Loop(pos, frozenset({pos}), frozenset(breaks), blocks, after=break_target, wraps_while=wraps_while)
         body = self.emit_loop_body_from_header(pos, loop, ctx, stack)
         out.append(ast.While(ast.Constant(True), strip_continue(body) or [ast.Pass()], []))
-        return break_target
+        return None if break_target in outer_next else break_target
 
     def emit_loop_body_from_header(self, pos, loop, ctx, stack):
         return self.emit(pos, Context(ctx.stops, loop, ctx.layers), list(stack))
@@ -1207,13 +1257,22 @@ class Structurer:
             if t is None or t <= k:
                 break
             k = t
+        joins = None    # where the inline copy goes on when a test in the body skips to its end
         while h < last:
             if k >= len(self.instrs):
                 raise self.error(p, "finally body copy not found on exit")
             a, b = self.instrs[h], self.instrs[k]
             if a.opname == b.opname and (a.target is not None or a.argval == b.argval):
+                if a.target is not None and self.cfg.pos(a.target) == last and b.target is not None:
+                    joins = self.cfg.pos(b.target)
                 h += 1
                 k += 1
+                continue
+            if a.opname == "RERAISE" and h + 1 == last and joins is not None and k == joins:
+                # 3.12+ copied the final RERAISE to the end of an if in the body; the inline copy
+                # falls through to where its test's other branch jumps
+                cont = k
+                h += 1
                 continue
             if a.opname == "RERAISE" and b.opname == "LOAD_CONST" and k + 1 < len(self.instrs) \
                     and self.instrs[k + 1].opname == "RETURN_VALUE":
@@ -1248,7 +1307,7 @@ class Structurer:
         body_ctx = Context(frozenset(), ctx.loop, ctx.layers + (layer,))
         body_stack = list(stack)
         body = self.emit(pos, body_ctx, body_stack)
-        after = self.single(set(layer.normal_exits), pos, "try body leaves at different places")
+        after = self.single(self.one_return_copy(layer.normal_exits), pos, "try body leaves at different places")
         if kind == "with":
             suppressed = self.with_suppressed_exit(target)
             if after is None:
@@ -1284,10 +1343,13 @@ class Structurer:
             h_ctx = Context(frozenset(), ctx.loop, ctx.layers + (h_layer,))
             h_stmts = self.emit(hpos, h_ctx, handler_stack)
             handlers = self.except_clauses(h_stmts, pos)
-            h_after = self.single(set(h_layer.normal_exits), pos, "except clauses continue at different places")
+            h_after = self.single(self.one_return_copy(h_layer.normal_exits, after), pos,
+                                  "except clauses continue at different places")
         orelse: list = []
         if after is not None and h_after is not None and after != h_after:
-            orelse = self.emit(after, ctx.with_stops(h_after), list(entry_stack))
+            # the else clause ends where the except clauses go on, or at its own copy of that
+            # place when it is a small returning block 3.12+ copied
+            orelse = self.emit(after, ctx.with_stops(h_after, *self.return_copies(h_after)), list(entry_stack))
             after = h_after
         elif after is None:
             after = h_after
@@ -1494,8 +1556,30 @@ class Structurer:
                 return "break"
         return None
 
+    def one_return_copy(self, exits: list, prefer: int | None = None) -> set:
+        """The places in ``exits``, with copies of one returning block counted once.
+
+        3.12+ copies a small block that returns (``return r`` after a try statement) to the end
+        of the try body and of each except clause, so their exits differ only in which copy they
+        run. ``prefer`` (the try body's exit) stands for all when it is such a copy too.
+        """
+        places = set(exits)
+        if not places or None in places:
+            return places
+        for first in (prefer, min(places)):
+            if first is not None and all(p == first or self.same_return_block(p, first) for p in places):
+                return {first}
+        return places
+
+    def return_copies(self, q: int | None) -> set[int]:
+        """Every other place that runs a copy of the small returning block at ``q``."""
+        if q is None:
+            return set()
+        return {p for p in range(len(self.instrs)) if p != q and self.same_return_block(p, q)}
+
     def same_return_block(self, p: int, q: int | None) -> bool:
-        """Is the code at ``p`` a copy of the code at ``q``: straight-line loads ending in a return?
+        """Is the code at ``p`` a copy of the code at ``q``: a few straight-line instructions
+        (loads, stores, deletes, calls) ending in a return?
 
         3.12+ copies a small block that returns (the code after a loop) into the paths that jump
         to it: a ``break`` that went through exit sequences lands on such a copy. Running the copy
@@ -1507,8 +1591,8 @@ class Structurer:
             if p + k >= len(self.instrs) or q + k >= len(self.instrs):
                 return False
             a, b = self.instrs[p + k], self.instrs[q + k]
-            if a.opname != b.opname or a.argval != b.argval or a.opname not in (
-                    "LOAD_FAST", "LOAD_CONST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME", "RETURN_VALUE"):
+            if (a.opname, a.arg, repr(a.argval)) != (b.opname, b.arg, repr(b.argval)) \
+                    or a.target is not None or a.opname not in STRAIGHT_OPS:
                 return False
             if self.cfg.handler_at[p + k] != self.cfg.handler_at[q + k]:
                 return False

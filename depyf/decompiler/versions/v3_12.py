@@ -95,6 +95,16 @@ def _remember(code: types.CodeType, instrs: list[Instr], table: list[ExceptionEn
         _SYNTHETIC.popitem(last=False)
 
 
+def _tests_truth_next(raw: list, k: int) -> bool:
+    """Does the instruction after ``raw[k]`` (a TO_BOOL) only test its truth (a jump or ``not``)?
+
+    Only then is TO_BOOL invisible; elsewhere it converts a value (3.13+ compiles ``not not x``
+    to a lone TO_BOOL).
+    """
+    nxt = raw[k + 1].opname if k + 1 < len(raw) else None
+    return nxt in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "UNARY_NOT")
+
+
 def _copy(ins: Instr) -> Instr:
     return Instr(ins.opname, ins.offset, ins.arg, ins.argval, ins.target, ins.lineno, ins.slots, dict(ins.extra))
 
@@ -124,11 +134,13 @@ class Translator:
         self.end_offset = all_raw[-1].offset + 2 if all_raw else 0
         self.dropped: set[int] = set()
         self.raw = []
-        for ins in all_raw:
+        for k, ins in enumerate(all_raw):
             if ins.opname not in self.HANDLED and ins.opname not in self.INVISIBLE:
                 raise DecompilationError(f"unsupported opcode {ins.opname}", qualname=self.qualname,
                                          offset=ins.offset, opname=ins.opname)
-            if ins.opname in self.DROP or ins.opname in self.INVISIBLE:
+            if ins.opname == "TO_BOOL" and not _tests_truth_next(all_raw, k):
+                self.raw.append(ins)        # a value converted to bool: ``not not x``
+            elif ins.opname in self.DROP or ins.opname in self.INVISIBLE:
                 self.dropped.add(ins.offset)
             else:
                 self.raw.append(ins)

@@ -2,7 +2,8 @@
 
 On top of 3.12 (:mod:`depyf.decompiler.versions.v3_12`):
 
-- ``TO_BOOL`` before conditional jumps is dropped (the model's jumps test truthiness).
+- ``TO_BOOL`` before conditional jumps and ``not`` is dropped (the model's jumps test truthiness);
+  a lone one (``not not x``) becomes two ``UNARY_NOT``.
 - ``LOAD_FAST_LOAD_FAST``, ``STORE_FAST_LOAD_FAST``, ``STORE_FAST_STORE_FAST`` are split in two.
 - ``CALL_KW`` takes the keyword names from the stack, as the model's CALL_KW does.
 - ``MAKE_FUNCTION`` has no flags; ``SET_FUNCTION_ATTRIBUTE`` attaches defaults, annotations, closure.
@@ -38,6 +39,12 @@ class Translator(v3_12.Translator):
     END_FOR_TAIL = frozenset({"POP_TOP"})
     NULL_AFTER_GLOBAL = True
     COMPARE_SHIFT = 5
+
+    def op_TO_BOOL(self, i, ins, out):
+        # kept only where it converts a value (``not not x``); before a truth test it is dropped
+        self.emit(out, ins, "UNARY_NOT")
+        self.emit(out, ins, "UNARY_NOT")
+        return i + 1
 
     def op_LOAD_FAST_LOAD_FAST(self, i, ins, out):
         first, second = ins.argval

@@ -117,3 +117,14 @@ def chain_with_call_operands(x, limit):
     if low() < middle() < high():
         log.append("inside")
     return log
+
+
+@cases((1, 2, 3), (3, 2, 1), (1, 1, 1))
+def chain_value_then_return(a, b, c):
+    # 3.12+ copies the code after a chain (up to the return) into both of the chain's exits
+    if a == 1:
+        x = a < b < c
+        return x
+    if b == 1:
+        return repr(a <= b <= c)
+    return (a < b < c), a, [b > c > a]

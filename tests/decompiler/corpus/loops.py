@@ -529,3 +529,41 @@ def for_else_in_handler_breaks_to_code_after_try(names, mro):
                 continue
         results.append((key, value))
     return results
+
+
+@cases((5,), (0,), (3,))
+def inner_loops_break_to_the_next_outer_round(n):
+    # 3.12+ threads an inner loop's break straight to the enclosing loop's next round when
+    # nothing follows the inner loop in the outer body
+    log = []
+    for i in range(n):
+        for j in range(i):
+            if j == 2:
+                break
+            log.append(("for", i, j))
+    k = 0
+    while k < n:
+        k += 1
+        m = 0
+        while m < k:
+            m += 1
+            if m == 3:
+                break
+        else:
+            log.append(("while-else", k))
+    for i in range(n):
+        while True:
+            log.append(("true", i))
+            if i % 2 or len(log) > 40:
+                break
+            i += 1
+    for i in range(n):
+        if i == 1:
+            continue
+        for j in range(n):
+            if j > i:
+                break
+        else:
+            log.append(("done", i))
+            continue
+    return log
