@@ -48,7 +48,57 @@ def tidy(body: list[ast.stmt]) -> list[ast.stmt]:
             for case in stmt.cases:
                 case.body = tidy(case.body) or [ast.Pass()]
         out.extend(_rewrite(stmt))
-    return _drop_dead(out)
+    return share_copied_returns(_drop_dead(out))
+
+
+def share_copied_returns(body: list[ast.stmt]) -> list[ast.stmt]:
+    """``if c: A; return x`` then ``B; return x`` -> ``if c: A else: B`` then one ``return x``.
+
+    3.10 and 3.12+ copy a small ``return`` statement into every branch that reaches it; the
+    copies keep the statement's source line, so two equal returns on one line were one return
+    in the source. Working from the end rebuilds an elif chain branch by branch, and
+    ``if c: return a`` before ``return b`` on the same line is ``return a if c else b``.
+    """
+    if len(body) < 2 or not _is_copied_return(body[-1]):
+        return body
+    final = body[-1]
+    for k in range(len(body) - 2, -1, -1):
+        stmt = body[k]
+        if k == len(body) - 2 and _conditional_return(stmt, final):
+            # ``return a if c else b``: 3.12+ copies the RETURN into both arms
+            merged = ast.Return(ast.IfExp(stmt.test, stmt.body[0].value, final.value))
+            merged.source_line = final.source_line
+            body = body[:k] + [merged]
+            final = merged
+            continue
+        if not isinstance(stmt, ast.If) or len(stmt.body) < 2 or not _same_return(stmt.body[-1], final):
+            continue
+        if stmt.orelse:
+            # both branches return: the if is the last statement before the return copy
+            if k != len(body) - 2 or len(stmt.orelse) < 2 or not _same_return(stmt.orelse[-1], final):
+                continue
+            rest = stmt.orelse[:-1]
+        else:
+            rest = body[k + 1:-1]
+        body = body[:k] + [ast.If(stmt.test, stmt.body[:-1], rest)] + [final]
+    return body
+
+
+def _is_copied_return(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Return) and getattr(stmt, "source_line", None) is not None
+
+
+def _conditional_return(stmt: ast.stmt, final: ast.Return) -> bool:
+    """``if c: return a`` right before ``return b``, both copies of one return statement."""
+    if not isinstance(stmt, ast.If) or stmt.orelse or len(stmt.body) != 1:
+        return False
+    only = stmt.body[0]
+    return _is_copied_return(only) and only.source_line == final.source_line \
+        and only.value is not None and final.value is not None
+
+
+def _same_return(stmt: ast.stmt, final: ast.Return) -> bool:
+    return _is_copied_return(stmt) and stmt.source_line == final.source_line and ast.dump(stmt) == ast.dump(final)
 
 
 def _rewrite(stmt: ast.stmt) -> list[ast.stmt]:

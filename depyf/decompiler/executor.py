@@ -234,6 +234,7 @@ class Executor:
                         out.append(ast.Return(None))
                     else:
                         node = ast.Return(self.value(item, ins))
+                        node.source_line = ins.lineno    # copies of one return share it
                         self.name_repeated_parts(node, stack, out)
                         out.append(node)
                 elif op == "RAISE_VARARGS":

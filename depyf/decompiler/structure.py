@@ -864,8 +864,8 @@ class Structurer:
 
     def break_target(self, found: set[int], exit_pos, pos):
         """The single place breaks land (the largest of the resolved positions)."""
-        finals = {self.follow_trivial(p, backward=True) for p in found}
-        return self.single(finals - {None}, pos, "breaks leave the loop to different places")
+        finals = {self.follow_trivial(p, backward=True) for p in found} - {None}
+        return self.single(self.one_return_copy(finals, exit_pos), pos, "breaks leave the loop to different places")
 
     def for_loop(self, pos, ctx, stack, out):
         ins = self.instrs[pos]
@@ -1296,6 +1296,10 @@ class Structurer:
                 h += 1
                 continue
             raise self.error(p, "finally body copy not found on exit")
+        if cont is None and joins is not None and k > p and self.instrs[k - 1].opname == "RETURN_VALUE":
+            # the body ends with an if whose branch leaves (break, return): the copy goes on where
+            # its test's other branch jumps
+            return joins
         return k if cont is None else cont
 
     def emit_protected(self, pos: int, target: int, ctx: Context, stack: list, out: list):
@@ -1519,7 +1523,9 @@ class Structurer:
             first.normal_exits.append(exit_to)
             return True
         if kind == "return":
-            out.append(ast.Return(self.return_value(p, stack)))
+            node = ast.Return(self.return_value(p, stack))
+            node.source_line = self.instrs[p].lineno if p is not None else None
+            out.append(node)
         elif kind == "break":
             out.append(ast.Break())
         elif kind == "continue":
@@ -1545,9 +1551,14 @@ class Structurer:
             return "return"
         if ins.opname == "LOAD_CONST" and p + 1 < len(self.instrs) and self.instrs[p + 1].opname == "RETURN_VALUE":
             return "return"
+        pops = 0
         while ins.opname == "POP_TOP" and p + 1 < len(self.instrs):
             p += 1
+            pops += 1
             ins = self.instrs[p]
+        if pops == 1 and ctx.loop is not None and self.instrs[ctx.loop.header].opname == "FOR_ITER" \
+                and self.same_return_block(p, ctx.loop.after):
+            return "break"      # pops the iterator, then runs 3.12+'s copy of the code after the loop
         if ins.opname == "JUMP" and ctx.loop is not None:
             t = self.cfg.pos(ins.target)
             if t in ctx.loop.continues:
@@ -1715,7 +1726,7 @@ def strip_continue(body: list) -> list:
         return body
     last = body[-1]
     if isinstance(last, ast.Continue):
-        return body[:-1]
+        return strip_continue(body[:-1])
     if isinstance(last, ast.If):
         last.body = strip_continue(last.body) or [ast.Pass()]
         last.orelse = strip_continue(last.orelse)
