@@ -44,7 +44,9 @@ STRAIGHT_OPS = frozenset({
     "LOAD_FROM_DICT_OR_DEREF", "LOAD_LOCALS", "STORE_FAST", "STORE_NAME", "STORE_DEREF", "STORE_GLOBAL",
     "DELETE_FAST", "DELETE_NAME", "DELETE_DEREF", "DELETE_GLOBAL", "PUSH_NULL", "CALL", "CALL_KW",
     "BINARY_OP", "BINARY_SUBSCR", "COMPARE_OP", "BUILD_TUPLE", "BUILD_LIST", "POP_TOP", "RETURN_VALUE",
+    "LOAD_ASSERTION_ERROR", "RAISE_VARARGS",
 })
+ENDS_FUNCTION = frozenset({"RETURN_VALUE", "RAISE_VARARGS"})
 
 
 @dataclass
@@ -424,9 +426,9 @@ class Structurer:
         return None
 
     def is_return_copy(self, p: int, end: int) -> bool:
-        """Is ``p`` up to ``end`` straight-line loads ending in a return (a block 3.12+ copies)?"""
+        """Is ``p`` up to ``end`` straight-line code ending in a return or raise (a block 3.12+ copies)?"""
         names = [ins.opname for ins in self.instrs[p:end]]
-        return 1 <= len(names) <= 8 and names[-1] == "RETURN_VALUE" and all(n in STRAIGHT_OPS for n in names)
+        return 1 <= len(names) <= 8 and names[-1] in ENDS_FUNCTION and all(n in STRAIGHT_OPS for n in names)
 
     def chain_operand(self, t: int, stack: list, ctx: Context | None):
         """Run the next test of a chained comparison from ``t`` to its conditional jump, folding a
@@ -696,7 +698,7 @@ class Structurer:
                                      for ins in self.instrs[tail:block.end]):
             return None
         copy = self.instrs[tail:block.end]
-        if not copy or copy[-1].opname != "RETURN_VALUE" or len(copy) > 8:
+        if not copy or copy[-1].opname not in ENDS_FUNCTION or len(copy) > 8:
             return None
         key = [(ins.opname, ins.arg, repr(ins.argval)) for ins in copy]
         found = [b.end - len(copy) for b in self.cfg.blocks
@@ -1068,6 +1070,13 @@ class Structurer:
                 # trampoline ``POP_TOP; JUMP exit`` popping the middle operand; at the bottom it is
                 # ``POP_JUMP_IF_TRUE body`` (the trampoline after it)
                 end -= 3
+            else:
+                # the same, 3.12+: the trampoline runs a copy of the returning code after the loop
+                j = self.cfg.block_at(end).start if end >= 0 else -1
+                if j >= 2 and ins[j].opname == "POP_TOP" and self.is_return_copy(j + 1, body_start) \
+                        and ins[j - 1].opname == "JUMP" and self.cfg.pos(ins[j - 1].target) == body_start \
+                        and ins[j - 2].opname.startswith("POP_JUMP"):
+                    end = j - 2
             k = 0
             while True:
                 a, b = back - k, end - k
@@ -1607,7 +1616,7 @@ class Structurer:
                 return False
             if self.cfg.handler_at[p + k] != self.cfg.handler_at[q + k]:
                 return False
-            if a.opname == "RETURN_VALUE":
+            if a.opname in ENDS_FUNCTION:
                 return True
         return False
 

@@ -288,7 +288,9 @@ class Translator:
         nxt, after = self.at(i + 1), self.at(i + 2)
         if inverse is None or nxt is None or after is None or nxt.offset in self.dropped:
             return None
-        if self.JUMPS.get(nxt.opname) != "JUMP" or nxt.argval >= nxt.offset or ins.argval != after.offset:
+        # L is the next kept instruction (a dropped NOP may sit between: 3.13 keeps one as a target)
+        if self.JUMPS.get(nxt.opname) != "JUMP" or nxt.argval >= nxt.offset \
+                or not nxt.offset < ins.argval <= after.offset:
             return None
         if nxt.offset in self.jump_targets:
             return None

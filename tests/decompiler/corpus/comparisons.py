@@ -128,3 +128,12 @@ def chain_value_then_return(a, b, c):
     if b == 1:
         return repr(a <= b <= c)
     return (a < b < c), a, [b > c > a]
+
+
+@cases((0,), (2,), (5,), (9,))
+def chain_as_loop_test_and_assert(x):
+    # 3.12+ runs a copy of the code after the statement in each exit of the chain
+    while 1 < x < 4:
+        x += 1
+    assert -1 < x < 9, x
+    return x
