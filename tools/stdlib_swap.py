@@ -285,7 +285,11 @@ def units_of(code) -> list:
     for const in code.co_consts:
         if not isinstance(const, types.CodeType) or const.co_name in _COMPREHENSIONS:
             continue
-        if const.co_flags & CO_NEWLOCALS:
+        if _is_generic_scope(const):
+            # ``def f[T]``/``class C[T]`` (3.12+): the scope only wraps the statement; its
+            # functions (and class body) are the units
+            found.extend(units_of(const))
+        elif const.co_flags & CO_NEWLOCALS:
             found.append(const)
         else:  # a class body
             found.extend(units_of(const))
@@ -404,10 +408,14 @@ def _replace_consts(code, replacements: dict):
         if isinstance(const, types.CodeType):
             if const in replacements:
                 const = replacements[const]
-            elif not const.co_flags & CO_NEWLOCALS:
+            elif not const.co_flags & CO_NEWLOCALS or _is_generic_scope(const):
                 const = _replace_consts(const, replacements)
         consts.append(const)
     return code.replace(co_consts=tuple(consts))
+
+
+def _is_generic_scope(code) -> bool:
+    return code.co_name.startswith("<generic parameters of ")
 
 
 def _qualname(code) -> str:

@@ -184,6 +184,14 @@ class Stop:
     condition: ast.expr | None = None
 
 
+# PEP 695 type parameters made from a name alone (3.12+; ast has these node types from 3.12)
+_TYPE_PARAM_KINDS = {
+    "INTRINSIC_TYPEVAR": getattr(ast, "TypeVar", None),
+    "INTRINSIC_PARAMSPEC": getattr(ast, "ParamSpec", None),
+    "INTRINSIC_TYPEVARTUPLE": getattr(ast, "TypeVarTuple", None),
+}
+
+
 class Executor:
     """Runs instructions of one code object over a symbolic stack."""
 
@@ -202,6 +210,8 @@ class Executor:
         self.copied: set[int] = set()   # ids of values COPY put on the stack a second time
         self.globals_declared: set[str] = set()
         self.nonlocals_declared: set[str] = set()
+        self.bound_names: dict[str, object] = {}   # a PEP 695 scope's parameters: the caller's values
+        self.type_params: v.TypeParams | None = None  # the last type parameters stored (a class's)
 
     # -- driver ------------------------------------------------------------------------
     def run(self, start: int, end: int, stack: list, out: list) -> tuple[int, Stop]:
@@ -435,7 +445,8 @@ class Executor:
         stack.append(value if isinstance(value, types.CodeType) else constant(value))
 
     def op_LOAD_FAST(self, ins, stack, out):
-        stack.append(load(ins.argval))
+        bound = self.bound_names.get(ins.argval)
+        stack.append(bound if bound is not None else load(ins.argval))
 
     def assign_pending_walrus(self, reader: ast.expr, stack: list, out: list) -> None:
         """A condition that reads a name must see a ``(name := ...)`` still waiting on the stack
@@ -475,6 +486,15 @@ class Executor:
             return
         if isinstance(item, v.ExcValue) and isinstance(target, ast.Name):
             out.append(ExceptAsStmt(target.id))
+            return
+        if isinstance(item, (v.TypeParams, v.GenericBase)):
+            # a PEP 695 scope names its type parameters: the statement's brackets say it
+            if isinstance(item, v.TypeParams):
+                self.type_params = item
+            return
+        if isinstance(item, v.TypeAliasValue) and isinstance(target, ast.Name) and target.id == item.name:
+            extra = {"type_params": item.type_params}
+            out.append(ast.TypeAlias(ast.Name(item.name, ast.Store()), value=item.value, **extra))
             return
         if isinstance(item, v.FunctionValue) and isinstance(target, ast.Name) and (
                 item.code.co_name == target.id or (item.code.co_name.startswith("__")
@@ -591,6 +611,13 @@ class Executor:
         self.statement(ast.Delete([ast.Subscript(container, key, ast.Del())]), stack, out)
 
     def op_UNPACK_SEQUENCE(self, ins, stack, out):
+        nxt = self.instrs[self.current + 1] if self.current + 1 < len(self.instrs) else None
+        if ins.argval == 1 and nxt is not None and nxt.opname in ("LOAD_CONST", "BUILD_TUPLE", "RETURN_VALUE") \
+                and not isinstance(stack[-1] if stack else None, v.Hole):
+            # ``*args: *Ts`` (PEP 646) or a type parameter default ``*Ts = *tuple[int, ...]``: the
+            # one item of unpacking the value, not a store
+            stack.append(ast.Starred(self.value(self.pop(stack, ins), ins), ast.Load()))
+            return
         self._unpack(ins, stack, out, ins.argval, None)
 
     def op_UNPACK_EX(self, ins, stack, out):
@@ -706,6 +733,9 @@ class Executor:
         raw = self.popn(stack, ins.argval, ins)
         if raw and all(isinstance(x, v.CellRef) for x in raw):
             stack.append(v.ClosureCells([x.name for x in raw]))
+            return
+        if raw and all(isinstance(x, v.TypeParams) for x in raw):
+            stack.append(v.TypeParams([node for x in raw for node in x.nodes]))
             return
         items = [self.value(x, ins) for x in raw]
         stack.append(ast.Tuple(items, ast.Load()))
@@ -865,6 +895,11 @@ class Executor:
             return
         args, prefix = prefix + args, []
         npos = len(args) - len(kwnames)
+        if isinstance(func, v.FunctionValue) and func.code.co_name.startswith("<generic parameters of ") \
+                and not kwnames:
+            # a PEP 695 statement: its scope makes the type parameters, then the def, class or alias
+            stack.append(self.decompile_nested.generic_scope(func, args, ins))
+            return
         if isinstance(func, v.FunctionValue) and not kwnames and npos == 1 \
                 and isinstance(args[0], v.Iterator) and func.code.co_name.startswith("<") \
                 and func.code.co_name in ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"):
@@ -974,7 +1009,8 @@ class Executor:
             raise self.error(ins, "class body is not a function")
         rest = [self.value(r, ins) for r in rest]
         npos = len(rest) - len(kwnames)
-        bases = rest[:npos]
+        # a generic class's implicit ``Generic[...]`` base comes back from its type parameters
+        bases = [b for b in rest[:npos] if not (isinstance(b, ast.Name) and b.id == ".generic_base")]
         keywords = [ast.keyword(k, val) for k, val in zip(kwnames, rest[npos:], strict=False)]
         return v.ClassValue(self.decompile_nested.class_def(body_fn, name_node.value, bases, keywords, ins))
 
@@ -989,8 +1025,44 @@ class Executor:
         elif name == "INTRINSIC_IMPORT_STAR":
             self.op_IMPORT_STAR(ins, stack, out)
             stack.append(ast.Constant(None))
+        elif name in _TYPE_PARAM_KINDS:
+            param = self._type_param_name(self.pop(stack, ins), ins)
+            stack.append(v.TypeParams([_TYPE_PARAM_KINDS[name](name=param)]))
+        elif name in ("INTRINSIC_TYPEVAR_WITH_BOUND", "INTRINSIC_TYPEVAR_WITH_CONSTRAINTS"):
+            bound = self.decompile_nested.lazy_expression(self.pop(stack, ins), ins)
+            param = self._type_param_name(self.pop(stack, ins), ins)
+            stack.append(v.TypeParams([ast.TypeVar(name=param, bound=bound)]))
+        elif name == "INTRINSIC_SET_TYPEPARAM_DEFAULT":
+            default = self.decompile_nested.lazy_expression(self.pop(stack, ins), ins)
+            params = self.pop(stack, ins)
+            if not isinstance(params, v.TypeParams) or len(params.nodes) != 1:
+                raise self.error(ins, "type parameter default without its parameter")
+            params.nodes[0].default_value = default
+            stack.append(params)
+        elif name == "INTRINSIC_SET_FUNCTION_TYPE_PARAMS":
+            params = self.pop(stack, ins)
+            fn = self.pop(stack, ins)
+            if not isinstance(params, v.TypeParams) or not isinstance(fn, v.FunctionValue):
+                raise self.error(ins, "type parameters for something other than a function")
+            fn.type_params = params.nodes
+            stack.append(fn)
+        elif name == "INTRINSIC_SUBSCRIPT_GENERIC":
+            self.pop(stack, ins)
+            stack.append(v.GenericBase())
         else:
             raise self.error(ins, f"intrinsic {name} not supported")
+
+    def _type_param_name(self, item, ins) -> str:
+        if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
+            raise self.error(ins, "type parameter without a name")
+        return item.value
+
+    def op_TYPE_ALIAS(self, ins, stack, out):
+        fn = self.pop(stack, ins)
+        params = self.pop(stack, ins)
+        name = self._type_param_name(self.pop(stack, ins), ins)
+        value = self.decompile_nested.lazy_expression(fn, ins)
+        stack.append(v.TypeAliasValue(name, params.nodes if isinstance(params, v.TypeParams) else [], value))
 
     # -- f-strings ---------------------------------------------------------------------
     def op_FORMAT_VALUE(self, ins, stack, out):

@@ -17,7 +17,7 @@ from depyf.decompiler.cleanup import (
     tidy,
 )
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.executor import AppendStmt
+from depyf.decompiler.executor import AppendStmt, Executor
 from depyf.decompiler.expressions import load, negate
 from depyf.decompiler.instructions import normalize
 from depyf.decompiler.structure import Structurer
@@ -106,6 +106,40 @@ class Nested:
             return code.co_consts[0]
         return None
 
+    # -- PEP 695 scopes (3.12+) -----------------------------------------------------------
+    def lazy_expression(self, fn, ins) -> ast.expr:
+        """The expression a lazily evaluated function returns (a bound, a default, an alias value)."""
+        if not isinstance(fn, v.FunctionValue):
+            raise DecompilationError("lazily evaluated value is not a function", qualname="<type parameter>")
+        body, _ = self.statements(fn.code)
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+            raise DecompilationError("lazily evaluated value is not one expression", qualname=_qualname(fn.code))
+        return body[0].value
+
+    def generic_scope(self, fn: v.FunctionValue, args: list, ins):
+        """Run the ``<generic parameters of X>`` scope of ``def X[...]``, ``class X[...]`` or
+        ``type X[...] = ...``: straight-line code that makes the type parameters, then the
+        function, class or alias, which it returns with its type parameters attached."""
+        code = fn.code
+        instrs, _ = normalize(code)
+        if not instrs or instrs[-1].opname != "RETURN_VALUE" or any(i.target is not None for i in instrs):
+            raise DecompilationError("unrecognised type parameter scope", qualname=_qualname(code))
+        executor = Executor(code, instrs, self.child())
+        executor.bound_names = dict(zip(code.co_varnames[:code.co_argcount], args, strict=False))
+        stack: list = []
+        out: list = []
+        end, stop = executor.run(0, len(instrs) - 1, stack, out)
+        if stop.ins is not None or end != len(instrs) - 1 or out or len(stack) != 1:
+            raise DecompilationError("unrecognised type parameter scope", qualname=_qualname(code))
+        result = stack[0]
+        if isinstance(result, v.ClassValue):
+            if executor.type_params is None:
+                raise DecompilationError("generic class without type parameters", qualname=_qualname(code))
+            result.node.type_params = executor.type_params.nodes
+        elif not isinstance(result, (v.FunctionValue, v.TypeAliasValue)):
+            raise DecompilationError("unrecognised type parameter scope", qualname=_qualname(code))
+        return result
+
     def lambda_or_error(self, fn: v.FunctionValue, ins) -> ast.expr:
         code = fn.code
         if code.co_name != "<lambda>" or fn.decorators:
@@ -190,6 +224,9 @@ class Nested:
                 if target in ("__module__", "__qualname__", "__firstlineno__", "__static_attributes__",
                               "__classdictcell__", "__classcell__"):
                     continue
+                if target == "__type_params__" and isinstance(stmt.value, ast.Name) \
+                        and stmt.value.id == ".type_params":
+                    continue            # a generic class: its brackets say it
                 if target == "__doc__" and isinstance(stmt.value, ast.Constant) and not cleaned:
                     cleaned.append(ast.Expr(stmt.value))
                     continue

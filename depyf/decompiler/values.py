@@ -166,3 +166,24 @@ class ClosureCells:
 
     names: list[str]
 
+
+@dataclass
+class TypeParams:
+    """Type parameters made in a PEP 695 scope (``[T: int, *Ts, **P]``), as ``ast.type_param``s."""
+
+    nodes: list
+
+
+@dataclass
+class GenericBase:
+    """``Generic[*type_params]``, the base a generic class gets implicitly (INTRINSIC_SUBSCRIPT_GENERIC)."""
+
+
+@dataclass
+class TypeAliasValue:
+    """``type name[params] = value`` before it is stored."""
+
+    name: str
+    type_params: list
+    value: ast.expr
+

@@ -412,6 +412,10 @@ class Translator:
         name = self.intrinsic_name(ins)
         if name == "INTRINSIC_ASYNC_GEN_WRAP":
             self.drop(ins)  # 3.11's ASYNC_GEN_WRAP before an async generator's yield: dropped as there
+        elif name == "INTRINSIC_TYPEALIAS" and out and out[-1].opname == "BUILD_TUPLE" and out[-1].argval == 3:
+            # ``type X[...] = v``: the model pops (name, type params or None, lazy value) itself
+            out.pop()
+            self.emit(out, ins, "TYPE_ALIAS")
         elif name == "INTRINSIC_PREP_RERAISE_STAR":
             # 3.11's opcode of the same meaning, after the LIST_APPEND 1 that op_LIST_APPEND
             # removed from every path into it
