@@ -59,6 +59,7 @@ _PLAIN_EVENTS = {"BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR", "GET_ITER", "
 _SLICE_OPS = {"BINARY_SLICE": "BINARY_SUBSCR", "STORE_SLICE": "STORE_SUBSCR"}
 _OPERATOR_EVENTS = {"BINARY_OP", "COMPARE_OP"}  # keyed by the operator
 _RETURNS = {"RETURN_VALUE", "RETURN_CONST"}
+_UNARY_ON_NUMBERS = {"UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_POSITIVE"}
 
 
 def differences(original: types.CodeType, recompiled: types.CodeType) -> list[str]:
@@ -166,6 +167,7 @@ class Flow:
         if constant_builders:
             self._drop_constant_builds(constant_builders)
         self._drop_future_imports()
+        self._drop_folded_unary()
         handlers = {e.target for e in getattr(bytecode, "exception_entries", ())}  # 3.11+ (3.10: SETUP_*)
         self.starts = [0] + sorted({self.index[t] for t in handlers if t in self.index})
         self._cache: dict[tuple[int, bool], set] = {}
@@ -204,6 +206,15 @@ class Flow:
                 while j < len(self.instructions) and self.instructions[j].opname != "POP_TOP":
                     self.events[j] = None
                     j += 1
+
+    def _drop_folded_unary(self) -> None:
+        """``-7`` left unfolded (``-(7 or x)`` keeps LOAD_CONST 7; UNARY_NEGATIVE): source that says
+        ``-7`` compiles to one constant, and negating a number constant cannot be observed."""
+        for k, ins in enumerate(self.instructions):
+            if ins.opname in _UNARY_ON_NUMBERS and k > 0:
+                prev = self.instructions[k - 1]
+                if prev.opname == "LOAD_CONST" and type(prev.argval) in (int, float, complex, bool):
+                    self.events[k] = None
 
     def _drop_constant_builds(self, builders: set[str]) -> None:
         """``float('nan')`` and the like: the global and the call that only rebuild a constant."""

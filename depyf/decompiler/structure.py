@@ -668,8 +668,10 @@ class Structurer:
         left = stack.pop()
         is_and = ins.opname == "JUMP_IF_FALSE_OR_POP"
         tail = self.instrs[target:target + 2] if target is not None else []
+        # a chain's exit pops the middle operand kept under the result (SWAP 2; POP_TOP); the
+        # same pair also pops a for loop's iterator before ``return a or b``
         chained = len(tail) == 2 and tail[0].opname == "SWAP" and tail[0].argval == 2 \
-            and tail[1].opname == "POP_TOP"
+            and tail[1].opname == "POP_TOP" and _continues_chain(left, stack)
         if chained:
             end = target + 2
             region = ctx.with_stops(target, end, self.copied_tail(i + 1, target, end))
