@@ -184,6 +184,26 @@ class Stop:
     condition: ast.expr | None = None
 
 
+def _tuple_items(node) -> list | None:
+    """The items of a tuple display or of a constant tuple, as nodes."""
+    if isinstance(node, ast.Tuple):
+        return list(node.elts)
+    if isinstance(node, ast.Constant) and isinstance(node.value, tuple):
+        return [ast.Constant(x) for x in node.value]
+    return None
+
+
+def _interpolation_text(text: str, value: ast.expr) -> str | None:
+    """The expression text a template string keeps (``Interpolation.expression``): printed as
+    written so the rebuilt template carries the same text; None (print ``value``) where the text
+    is not an expression on its own."""
+    try:
+        ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        return None
+    return text
+
+
 # PEP 695 type parameters made from a name alone (3.12+; ast has these node types from 3.12)
 _TYPE_PARAM_KINDS = {
     "INTRINSIC_TYPEVAR": getattr(ast, "TypeVar", None),
@@ -833,6 +853,9 @@ class Executor:
     def op_LIST_EXTEND(self, ins, stack, out):
         item = self.value(self.pop(stack, ins), ins)
         target = stack[-ins.argval]
+        if isinstance(target, v.CompAccumulator):      # ``[*row for row in rows]`` (3.15+)
+            out.append(AppendStmt(ast.Starred(item, ast.Load()), None))
+            return
         if self.mutate(ins, stack, out, "extend" if ins.opname == "LIST_EXTEND" else "update", [item]):
             return
         if not isinstance(target, (ast.List, ast.Set)):
@@ -851,6 +874,9 @@ class Executor:
     def op_DICT_UPDATE(self, ins, stack, out):
         item = self.value(self.pop(stack, ins), ins)
         target = stack[-ins.argval]
+        if isinstance(target, v.CompAccumulator):      # ``{**d for d in rows}`` (3.15+): no value
+            out.append(AppendStmt(None, item))
+            return
         if self.mutate(ins, stack, out, "update", [item]):
             return
         if not isinstance(target, ast.Dict):
@@ -991,7 +1017,8 @@ class Executor:
             d = self.value(attr, ins)
             fn.defaults = list(d.elts) if isinstance(d, ast.Tuple) else []
         elif flag == 0x10:
-            pass  # annotate function (3.14): annotations are deferred
+            # 3.14+: annotations are computed by an ``__annotate__`` function when asked for
+            fn.annotations = self.decompile_nested.annotations_of(attr, ins)
         stack.append(fn)
 
     def _annotations(self, item, ins) -> dict:
@@ -1063,6 +1090,38 @@ class Executor:
         name = self._type_param_name(self.pop(stack, ins), ins)
         value = self.decompile_nested.lazy_expression(fn, ins)
         stack.append(v.TypeAliasValue(name, params.nodes if isinstance(params, v.TypeParams) else [], value))
+
+    # -- template strings (3.14+) ------------------------------------------------------
+    def op_BUILD_INTERPOLATION(self, ins, stack, out):
+        conversion, has_spec = ins.argval
+        spec = None
+        if has_spec:
+            spec = self.value(self.pop(stack, ins), ins)
+            if not isinstance(spec, ast.JoinedStr):
+                spec = ast.JoinedStr([spec])
+        text = self.pop(stack, ins)
+        value = self.value(self.pop(stack, ins), ins)
+        if not (isinstance(text, ast.Constant) and isinstance(text.value, str)):
+            raise self.error(ins, "interpolation without its expression text")
+        stack.append(ast.Interpolation(value=value, str=_interpolation_text(text.value, value),
+                                       conversion=-1 if conversion is None else ord(conversion),
+                                       format_spec=spec))
+
+    def op_BUILD_TEMPLATE(self, ins, stack, out):
+        interpolations = self.value(self.pop(stack, ins), ins)
+        strings = self.value(self.pop(stack, ins), ins)
+        parts = _tuple_items(interpolations)
+        texts = _tuple_items(strings)
+        if parts is None or texts is None or len(texts) != len(parts) + 1 \
+                or not all(isinstance(t, ast.Constant) and isinstance(t.value, str) for t in texts):
+            raise self.error(ins, "unrecognised template string")
+        values: list = []
+        for text, part in zip([t.value for t in texts], [*parts, None], strict=True):
+            if text:
+                values.append(ast.Constant(text))
+            if part is not None:
+                values.append(part)
+        stack.append(ast.TemplateStr(values))
 
     # -- f-strings ---------------------------------------------------------------------
     def op_FORMAT_VALUE(self, ins, stack, out):

@@ -28,6 +28,16 @@ CO_HAS_DOCSTRING = 0x4000000
 MAX_DEPTH = 60
 
 
+def _is_format_guard(stmt: ast.stmt, code: types.CodeType) -> bool:
+    """``if format > 2: raise NotImplementedError``: how 3.14+ lazily evaluated values (annotations,
+    bounds, alias values) refuse the formats they do not compute; ``format`` is their parameter."""
+    if not (isinstance(stmt, ast.If) and code.co_argcount >= 1 and len(stmt.body) == 1
+            and isinstance(stmt.body[0], ast.Raise) and not stmt.orelse):
+        return False
+    param = code.co_varnames[0]
+    return any(isinstance(n, ast.Name) and n.id == param for n in ast.walk(stmt.test))
+
+
 def _qualname(code: types.CodeType) -> str:
     return getattr(code, "co_qualname", code.co_name)
 
@@ -112,9 +122,18 @@ class Nested:
         if not isinstance(fn, v.FunctionValue):
             raise DecompilationError("lazily evaluated value is not a function", qualname="<type parameter>")
         body, _ = self.statements(fn.code)
+        body = [stmt for stmt in body if not _is_format_guard(stmt, fn.code)]
         if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
             raise DecompilationError("lazily evaluated value is not one expression", qualname=_qualname(fn.code))
         return body[0].value
+
+    def annotations_of(self, fn, ins) -> dict:
+        """A function's annotations from its ``__annotate__`` function (3.14+: evaluated lazily)."""
+        value = self.lazy_expression(fn, ins)
+        if not isinstance(value, ast.Dict) or not all(isinstance(k, ast.Constant) and isinstance(k.value, str)
+                                                      for k in value.keys):
+            raise DecompilationError("unrecognised __annotate__ function", qualname=_qualname(fn.code))
+        return {k.value: val for k, val in zip(value.keys, value.values, strict=True)}
 
     def generic_scope(self, fn: v.FunctionValue, args: list, ins):
         """Run the ``<generic parameters of X>`` scope of ``def X[...]``, ``class X[...]`` or

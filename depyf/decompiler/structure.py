@@ -883,6 +883,11 @@ class Structurer:
             iterator = stack[-1] = v.Iterator(iterator)
         if not isinstance(iterator, v.Iterator):
             raise self.error(pos, "for loop without an iterator")
+        if self.yields_each_item(pos, exit_pos):
+            # ``(*row for row in rows)`` (3.15+): every item of ``row`` is yielded as it comes
+            stack.pop()
+            out.append(ast.Expr(ast.Yield(ast.Starred(iterator.iterable, ast.Load()))))
+            return exit_pos
         break_target = self.break_target(breaks, exit_pos, pos)
         loop = Loop(pos, frozenset({pos}), frozenset({exit_pos} | breaks), blocks,
                     after=break_target if break_target is not None else exit_pos)
@@ -902,6 +907,13 @@ class Structurer:
         node_type = ast.AsyncFor if iterator.is_async or ins.opname == "ASYNC_FOR_ITER" else ast.For
         out.append(node_type(hole.target, iterator.iterable, strip_continue(body) or [ast.Pass()], orelse))
         return after
+
+    def yields_each_item(self, pos: int, exit_pos: int | None) -> bool:
+        """``FOR_ITER; YIELD_VALUE; POP_TOP; JUMP back``: a generator expression's starred element."""
+        ops = [(ins.opname, self.cfg.pos(ins.target) if ins.target is not None else None)
+               for ins in self.instrs[pos + 1:pos + 4]]
+        return self.code.co_name == "<genexpr>" and exit_pos == pos + 4 \
+            and ops == [("YIELD_VALUE", None), ("POP_TOP", None), ("JUMP", pos)]
 
     def single(self, items: set, pos, message):
         if len(items) > 1:

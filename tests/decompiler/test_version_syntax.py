@@ -112,8 +112,10 @@ def f(d):
     Case("template_string", (3, 14), """
 def f(name, width):
     t = t"hello {name!r:>{width}} and {width}"
-    return t.strings, [(i.value, i.expression, i.conversion, i.format_spec) for i in t.interpolations]
-""", (("ann", 6), ("", 0)), missing="BUILD_INTERPOLATION / BUILD_TEMPLATE in the executor"),
+    parts = [t, t"plain", t"{name=}", t"{ width+1 }{name!a}{width:{width}d}", t""]
+    return [(p.strings, [(i.value, i.expression, i.conversion, i.format_spec) for i in p.interpolations])
+            for p in parts]
+""", (("ann", 6), ("", 0))),
     Case("except_without_brackets", (3, 14), """
 def f(exc):
     try:
@@ -128,9 +130,9 @@ def f(exc):
     # 3.15: PEP 798 unpacking in comprehensions.
     Case("unpacking_in_comprehension", (3, 15), """
 def f(rows):
-    return [*row for row in rows], {*row for row in rows}, {**d for d in rows if isinstance(d, dict)}
-""", (([[1, 2], [3]],), ([{"a": 1}, {"b": 2}],)),
-         missing="LIST_EXTEND/SET_UPDATE/DICT_UPDATE into a comprehension's accumulator"),
+    return ([*row for row in rows], {*row for row in rows}, {**d for d in rows if isinstance(d, dict)},
+            list(*row for row in rows), [x for row in rows for x in [*row, *row]])
+""", (([[1, 2], [3]],), ([{"a": 1}, {"b": 2}],))),
 ]
 
 
