@@ -135,12 +135,13 @@ def _rewrite(stmt: ast.stmt) -> list[ast.stmt]:
 
 
 def _guard_to_if(body: list[ast.stmt]) -> list[ast.stmt]:
-    """``if not c: continue`` then a last ``break``/``return``/``raise`` -> ``if c: <it>``."""
+    """``if not c: continue`` then the rest of the body ending in ``break``/``return``/``raise``
+    -> ``if c: <the rest>``."""
     for k, stmt in enumerate(body):
         rest = body[k + 1:]
         if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 \
-                and isinstance(stmt.body[0], ast.Continue) and len(rest) == 1 \
-                and isinstance(rest[0], (ast.Break, ast.Return, ast.Raise)):
+                and isinstance(stmt.body[0], ast.Continue) and rest \
+                and isinstance(rest[-1], (ast.Break, ast.Return, ast.Raise)):
             return body[:k] + [ast.If(negate(stmt.test), rest, [])]
     return body
 

@@ -215,6 +215,9 @@ class Structurer:
                     break
                 if ctx.loop is not None and pos in ctx.loop.continues and pos != ctx.loop.header:
                     break
+                if ctx.loop is not None and pos in ctx.loop.breaks and pos != ctx.loop.header:
+                    out.append(ast.Break())     # the body falls into the code after the loop
+                    break
                 candidate = self.try_candidate(pos, ctx)
                 sources = self.back_edge_targets.get(pos, [])
                 loop_first = candidate is not None \
@@ -810,7 +813,20 @@ class Structurer:
                 if final is not None and (final >= last or final == exit_pos or final in stops):
                     found.add(p)
                     found.add(final)
-        return found
+        return self.without_inline_exits(found)
+
+    def without_inline_exits(self, found: set[int]) -> set[int]:
+        """Drop exits whose code runs straight into another exit: the tail of an ``if`` that ends in
+        ``break`` laid out after the loop (3.14 no longer copies the test to the bottom, so the
+        last body statement can fall into the code after the loop)."""
+        def runs_into(p: int, q: int) -> bool:
+            if not p < q <= p + 64 or self.cfg.handler_at[p] != self.cfg.handler_at[q]:
+                return False
+            return all(ins.target is None and ins.opname not in ENDS_FUNCTION
+                       and ins.opname not in ("RERAISE", "FOR_ITER", "ASYNC_FOR_ITER")
+                       and self.cfg.handler_at[p + k] == self.cfg.handler_at[p]
+                       for k, ins in enumerate(self.instrs[p:q]))
+        return {p for p in found if not any(runs_into(p, q) for q in found)}
 
     def reraises(self, p: int | None) -> bool:
         """Does the block at ``p`` only re-raise the exception being handled?
