@@ -163,6 +163,8 @@ class Flow:
             pending = []
             self.instructions.append(ins)
         self.gave_up = False
+        self.targets = {self.index[ins.argval] for ins in self.instructions
+                        if ins.opcode in _JUMPS and ins.argval in self.index}
         self.events = [self._event(ins) for ins in self.instructions]
         if constant_builders:
             self._drop_constant_builds(constant_builders)
@@ -240,6 +242,9 @@ class Flow:
             return [(target, "")] if target is not None else []
         nxt = [(k + 1, "")] if k + 1 < len(self.instructions) else []
         if op in _CONDITIONAL and target is not None:
+            known = self._constant_outcome(k)
+            if known is not None:       # a test of a constant: only one way is ever taken
+                return [(target, "")] if known else [(n, "") for n, _ in nxt]
             taken, fall = _CONDITIONAL[op]
             if self._negated_test(k):
                 taken, fall = _FLIP.get(taken, taken), _FLIP.get(fall, fall)
@@ -248,6 +253,26 @@ class Flow:
                 k + 1 < len(self.instructions) and self.instructions[k + 1].opname == "POP_BLOCK"):
             self._add_start(target)  # (3.10) a handler; one protecting nothing is never entered
         return nxt
+
+    def _constant_outcome(self, k: int) -> bool | None:
+        """Whether the conditional jump at ``k`` is taken, when it tests a constant loaded right
+        before it (3.14 keeps ``LOAD_SMALL_INT 0; TO_BOOL; POP_JUMP_IF_TRUE``, which source that
+        says ``and 0 or`` may compile without); None when the value is not known."""
+        j = k - 1
+        while j >= 0 and self.instructions[j].opname in ("TO_BOOL", "NOP", "NOT_TAKEN", "COPY"):
+            j -= 1
+        if j < 0 or self.instructions[j].opname not in ("LOAD_CONST", "LOAD_SMALL_INT") \
+                or any(t in self.targets for t in range(j + 1, k + 1)):
+            return None
+        value = self.instructions[j].argval
+        op = self.instructions[k].opname
+        if "NOT_NONE" in op:
+            return value is not None
+        if "NONE" in op:
+            return value is None
+        if op in ("JUMP_IF_NOT_EXC_MATCH", "FOR_ITER", "SEND"):
+            return None
+        return bool(value) == ("TRUE" in op)
 
     def _value_test(self, k: int) -> bool:
         """Is the jump at ``k`` part of an ``and``/``or`` whose value is used (not a statement's test)?

@@ -16,6 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "stdlib_swap.py"
+pytestmark = pytest.mark.skipif(sys.platform == "emscripten", reason="pyodide cannot start processes")
 
 
 def _run(tmp_path: Path, *args: str, env: dict | None = None, timeout: float = 1200) -> tuple[int, dict, str]:
