@@ -1092,13 +1092,16 @@ class Executor:
         stack.append(v.TypeAliasValue(name, params.nodes if isinstance(params, v.TypeParams) else [], value))
 
     # -- template strings (3.14+) ------------------------------------------------------
+    def _format_spec(self, has_spec: bool, ins, stack) -> ast.JoinedStr | None:
+        """The format spec on top of the stack (f-string and template fields), as a JoinedStr."""
+        if not has_spec:
+            return None
+        spec = self.value(self.pop(stack, ins), ins)
+        return spec if isinstance(spec, ast.JoinedStr) else ast.JoinedStr([spec])
+
     def op_BUILD_INTERPOLATION(self, ins, stack, out):
         conversion, has_spec = ins.argval
-        spec = None
-        if has_spec:
-            spec = self.value(self.pop(stack, ins), ins)
-            if not isinstance(spec, ast.JoinedStr):
-                spec = ast.JoinedStr([spec])
+        spec = self._format_spec(has_spec, ins, stack)
         text = self.pop(stack, ins)
         value = self.value(self.pop(stack, ins), ins)
         if not (isinstance(text, ast.Constant) and isinstance(text.value, str)):
@@ -1126,11 +1129,7 @@ class Executor:
     # -- f-strings ---------------------------------------------------------------------
     def op_FORMAT_VALUE(self, ins, stack, out):
         conversion, has_spec = ins.argval
-        spec = None
-        if has_spec:
-            spec = self.value(self.pop(stack, ins), ins)
-            if not isinstance(spec, ast.JoinedStr):
-                spec = ast.JoinedStr([spec])
+        spec = self._format_spec(has_spec, ins, stack)
         item = self.pop(stack, ins)
         if isinstance(item, v.Converted):
             conversion = conversion or item.conversion
