@@ -160,9 +160,18 @@ def _garbage_code() -> tuple[types.CodeType, int]:
     def target(x):
         return x
 
-    op = dis.opmap
-    prologue = [op["RESUME"], 0] if "RESUME" in op else []
-    body = [op["POP_TOP"], 0, op["LOAD_CONST"], 0, op["RETURN_VALUE"], 0]
+    def unit(name: str) -> list[int]:
+        # an instruction and its inline cache entries (3.15 gives RESUME one); the table is a list
+        # by opcode on older versions, a mapping by name on newer ones
+        caches = getattr(dis, "_inline_cache_entries", {})
+        if hasattr(caches, "get"):
+            count = caches.get(name, 0) or caches.get(dis.opmap[name], 0)
+        else:
+            count = caches[dis.opmap[name]]
+        return [dis.opmap[name], 0] + [0, 0] * count
+
+    prologue = unit("RESUME") if "RESUME" in dis.opmap else []
+    body = unit("POP_TOP") + unit("LOAD_CONST") + unit("RETURN_VALUE")
     return target.__code__.replace(co_code=bytes(prologue + body)), len(prologue)
 
 
