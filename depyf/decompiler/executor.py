@@ -110,6 +110,16 @@ def _occurrences(stack: list, node: ast.expr) -> int:
     return count
 
 
+def _occurrence_counts(stack: list) -> dict[int, int]:
+    """``_occurrences`` of every node at once: id -> how many times it occurs in the stack."""
+    counts: dict[int, int] = {}
+    for item in stack:
+        if isinstance(item, ast.expr):
+            for sub in ast.walk(item):
+                counts[id(sub)] = counts.get(id(sub), 0) + 1
+    return counts
+
+
 def _replace_in(tree: ast.AST, old: ast.expr, new: ast.expr) -> None:
     """Replace every occurrence of ``old`` (by identity) inside ``tree``."""
     for parent in ast.walk(tree):
@@ -328,11 +338,12 @@ class Executor:
         Breadth-first, so the outermost shared node is named before anything inside it.
         """
         for _ in range(1000):
+            counts = _occurrence_counts(stack)      # one pass over the stack, not one per node
             shared = None
             for node in ast.walk(item):
                 if node is item or not isinstance(node, ast.expr) or isinstance(node, (ast.Constant, ast.Name)):
                     continue
-                if _occurrences(stack, node) > 1:
+                if counts.get(id(node), 0) > 1:
                     shared = node
                     break
             if shared is None:

@@ -13,6 +13,8 @@ import io
 import types
 from dataclasses import dataclass
 
+from depyf.torch import verify
+
 _RUN_FLAGS = (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
               | inspect.CO_ITERABLE_COROUTINE | inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
 
@@ -38,7 +40,7 @@ def _arg_count(code: types.CodeType) -> int:
 def _names_used(code: types.CodeType) -> set[str]:
     """Global, attribute and import names the instructions use (``co_names`` may hold more:
     recompiled code keeps the placeholder names of embedded constants it no longer loads)."""
-    names = {str(i.argval) for i in dis.get_instructions(code) if i.opcode in dis.hasname}
+    names = {str(i.argval) for i in verify.instructions(code) if i.opcode in dis.hasname}
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             names |= _names_used(const)

@@ -28,15 +28,28 @@ _UNCONDITIONAL = {"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT",
 _TERMINAL = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"}
 
 
-def _instructions(code: types.CodeType) -> tuple[dis.Instruction, ...]:
-    return tuple(i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "EXTENDED_ARG", "NOP"))
+_LISTINGS: dict[int, tuple[types.CodeType, tuple[dis.Instruction, ...]]] = {}
+
+
+def instructions(code: types.CodeType) -> tuple[dis.Instruction, ...]:
+    """``code``'s instructions without CACHE, EXTENDED_ARG and NOP; cached by identity (Dynamo's
+    code may hold unhashable constants), as the checks of one transformed code read the same
+    code objects several times."""
+    entry = _LISTINGS.get(id(code))
+    if entry is not None and entry[0] is code:
+        return entry[1]
+    listing = tuple(i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "EXTENDED_ARG", "NOP"))
+    if len(_LISTINGS) >= 256:
+        _LISTINGS.clear()
+    _LISTINGS[id(code)] = (code, listing)
+    return listing
 
 
 def effects(code: types.CodeType) -> Counter[tuple[str, str]]:
     """Multiset of name-based effects (globals, attributes, imports), calls and operators, with those
     of the nested code the instructions load (Dynamo leaves unused code objects in ``co_consts``)."""
     out: Counter[tuple[str, str]] = Counter()
-    for ins in _instructions(code):
+    for ins in instructions(code):
         kind = _NAME_OPS.get(ins.opname)
         if kind is not None:
             out[(kind, str(ins.argval))] += 1
@@ -56,10 +69,10 @@ def effects(code: types.CodeType) -> Counter[tuple[str, str]]:
 
 def maybe_unbound_loads(code: types.CodeType) -> set[str]:
     """Locals that some path may read before assigning them (or after deleting them)."""
-    instructions = _instructions(code)
-    if not instructions:
+    listing = instructions(code)
+    if not listing:
         return set()
-    index_of = {ins.offset: i for i, ins in enumerate(instructions)}
+    index_of = {ins.offset: i for i, ins in enumerate(listing)}
     nargs = (code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 0x04)
              + bool(code.co_flags & 0x08))
     start = frozenset(code.co_varnames[:nargs]) | frozenset(code.co_cellvars) | frozenset(code.co_freevars)
@@ -81,7 +94,7 @@ def maybe_unbound_loads(code: types.CodeType) -> set[str]:
         visits += 1
         i = work.pop()
         assigned = set(state[i])
-        ins = instructions[i]
+        ins = listing[i]
         if ins.opname == "LOAD_FAST" and ins.argval not in assigned:
             bad.add(str(ins.argval))
         elif ins.opname == "STORE_FAST":
@@ -89,7 +102,7 @@ def maybe_unbound_loads(code: types.CodeType) -> set[str]:
         elif ins.opname == "DELETE_FAST":
             assigned.discard(str(ins.argval))
         successors = []
-        if ins.opname not in _TERMINAL and ins.opname not in _UNCONDITIONAL and i + 1 < len(instructions):
+        if ins.opname not in _TERMINAL and ins.opname not in _UNCONDITIONAL and i + 1 < len(listing):
             successors.append(i + 1)
         if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
             target = index_of.get(ins.argval)
