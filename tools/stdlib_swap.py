@@ -289,6 +289,8 @@ def units_of(code) -> list:
             # ``def f[T]``/``class C[T]`` (3.12+): the scope only wraps the statement; its
             # functions (and class body) are the units
             found.extend(units_of(const))
+        elif any(n.startswith(".") for n in const.co_varnames[:const.co_argcount]):
+            continue  # a scope the compiler makes for a statement (3.14's lazy ``type X = ...`` value)
         elif const.co_flags & CO_NEWLOCALS:
             found.append(const)
         else:  # a class body

@@ -38,6 +38,11 @@ def _is_format_guard(stmt: ast.stmt, code: types.CodeType) -> bool:
     return any(isinstance(n, ast.Name) and n.id == param for n in ast.walk(stmt.test))
 
 
+def _arg_count(code: types.CodeType) -> int:
+    return code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & CO_VARARGS) \
+        + bool(code.co_flags & CO_VARKEYWORDS)
+
+
 def _qualname(code: types.CodeType) -> str:
     return getattr(code, "co_qualname", code.co_name)
 
@@ -85,6 +90,12 @@ class Nested:
 
     def function_def(self, fn: v.FunctionValue, name: str | None = None) -> ast.stmt:
         code = fn.code
+        hidden = [n for n in code.co_varnames[:_arg_count(code)] if not n.isidentifier()]
+        if hidden:
+            # 3.14's lazily evaluated values take ``.format``: a scope the compiler makes for a
+            # statement (``type X = ...``), which only that statement can express
+            raise DecompilationError(f"compiler-made scope with parameter {hidden[0]!r}: decompile the "
+                                     "code that contains it", qualname=_qualname(code))
         body, structurer = self.statements(code)
         body = tidy(returns_to_breaks(strip_tail_returns(body)))
         decls: list[ast.stmt] = []
