@@ -90,7 +90,8 @@ class Nested:
 
     def function_def(self, fn: v.FunctionValue, name: str | None = None) -> ast.stmt:
         code = fn.code
-        hidden = [n for n in code.co_varnames[:_arg_count(code)] if not n.isidentifier()]
+        # (a comprehension's own ``.0`` is printed as a placeholder name, as before)
+        hidden = [n for n in code.co_varnames[:_arg_count(code)] if not n.isidentifier() and n != ".0"]
         if hidden:
             # 3.14's lazily evaluated values take ``.format``: a scope the compiler makes for a
             # statement (``type X = ...``), which only that statement can express

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dis
+import sys
 import types
 
 import pytest
@@ -225,3 +226,12 @@ def test_decompilation_error_attributes():
     err = DecompilationError("cannot structure loop", qualname="A.f", offset=12, opname="JUMP_BACKWARD")
     assert (err.qualname, err.offset, err.opname) == ("A.f", 12, "JUMP_BACKWARD")
     assert "A.f" in str(err) and "12" in str(err) and "JUMP_BACKWARD" in str(err)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 14), reason="3.14 gives lazily evaluated values a .format parameter")
+def test_a_compiler_made_scope_alone_is_refused_not_printed_invalid():
+    module = compile("type Alias = list[int]\n", "<alias>", "exec")
+    (lazy,) = [c for c in module.co_consts if isinstance(c, types.CodeType)]
+    with pytest.raises(DecompilationError, match="compiler-made scope"):
+        depyf.decompile(lazy)
+    assert "type Alias = list[int]" in depyf.decompile(module)
