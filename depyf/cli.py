@@ -421,12 +421,12 @@ def object_from_spec(spec: str) -> list[tuple[str, object]]:
 
 
 def _signature_of(code: types.CodeType) -> dict[str, object]:
-    nargs = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & inspect.CO_VARARGS) + \
-        bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    from depyf.decompiler.codeinfo import argument_names
+
     return {
         "name": code.co_name,
         "qualname": getattr(code, "co_qualname", code.co_name),
-        "arguments": code.co_varnames[:nargs],
+        "arguments": argument_names(code),
         "positional-only": code.co_posonlyargcount,
         "keyword-only": code.co_kwonlyargcount,
         "flags": code.co_flags,

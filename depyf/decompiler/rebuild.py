@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import types
 
+from depyf.decompiler.codeinfo import argument_names
 from depyf.decompiler.errors import DecompilationError
 
 # Flags that change how a frame runs; CO_NESTED and friends are informational only.
@@ -147,8 +148,7 @@ def _check_compatible(original: types.CodeType, new: types.CodeType) -> None:
     for attr in ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_freevars", "co_cellvars"):
         if getattr(original, attr) != getattr(new, attr):
             problems.append(f"{attr} {getattr(new, attr)!r} != {getattr(original, attr)!r}")
-    nargs = (original.co_argcount + original.co_kwonlyargcount
-             + bool(original.co_flags & 0x04) + bool(original.co_flags & 0x08))
+    nargs = len(argument_names(original))
     if original.co_varnames[:nargs] != new.co_varnames[:nargs]:
         problems.append(f"arguments {new.co_varnames[:nargs]!r} != {original.co_varnames[:nargs]!r}")
     if (original.co_flags ^ new.co_flags) & _SIGNIFICANT_FLAGS:

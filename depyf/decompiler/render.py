@@ -16,6 +16,7 @@ from depyf.decompiler.cleanup import (
     strip_tail_returns,
     tidy,
 )
+from depyf.decompiler.codeinfo import argument_names
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.executor import AppendStmt, Executor
 from depyf.decompiler.expressions import load, negate
@@ -36,11 +37,6 @@ def _is_format_guard(stmt: ast.stmt, code: types.CodeType) -> bool:
         return False
     param = code.co_varnames[0]
     return any(isinstance(n, ast.Name) and n.id == param for n in ast.walk(stmt.test))
-
-
-def _arg_count(code: types.CodeType) -> int:
-    return code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & CO_VARARGS) \
-        + bool(code.co_flags & CO_VARKEYWORDS)
 
 
 def _qualname(code: types.CodeType) -> str:
@@ -91,7 +87,7 @@ class Nested:
     def function_def(self, fn: v.FunctionValue, name: str | None = None) -> ast.stmt:
         code = fn.code
         # (a comprehension's own ``.0`` is printed as a placeholder name, as before)
-        hidden = [n for n in code.co_varnames[:_arg_count(code)] if not n.isidentifier() and n != ".0"]
+        hidden = [n for n in argument_names(code) if not n.isidentifier() and n != ".0"]
         if hidden:
             # 3.14's lazily evaluated values take ``.format``: a scope the compiler makes for a
             # statement (``type X = ...``), which only that statement can express

@@ -13,6 +13,7 @@ import textwrap
 import types
 from dataclasses import dataclass, field
 
+from depyf.decompiler.codeinfo import argument_names
 from depyf.torch.guards import GuardClause, guard_function_source
 
 
@@ -42,12 +43,6 @@ class FunctionView:
     original_source: str | None
     entries: list[EntryView]
     resumes: list[FunctionView] = field(default_factory=list)
-
-
-def _arg_names(code: types.CodeType) -> list[str]:
-    n = (code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & inspect.CO_VARARGS)
-         + bool(code.co_flags & inspect.CO_VARKEYWORDS))
-    return list(code.co_varnames[:n])
 
 
 def _signature(code: types.CodeType) -> tuple[str, str]:
@@ -138,7 +133,7 @@ def _dispatch_text(fn: FunctionView) -> str:
     params, call = _signature(fn.code)
     lines = [f"def {fn.dispatch_name}({params}):",
              "    # How Dynamo picks code for a call: the first cache entry whose guard holds runs."]
-    local_items = ", ".join(f"{name!r}: {name}" for name in _arg_names(fn.code))
+    local_items = ", ".join(f"{name!r}: {name}" for name in argument_names(fn.code))
     lines.append(f"    L = {{{local_items}}}")
     lines.append("    G = globals()")
     for entry in fn.entries:

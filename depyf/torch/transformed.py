@@ -13,6 +13,7 @@ import io
 import types
 from dataclasses import dataclass
 
+from depyf.decompiler.codeinfo import argument_names
 from depyf.torch import verify
 
 _RUN_FLAGS = (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
@@ -30,11 +31,6 @@ class TransformedCode:
     decompiled: bool             # True when our recompiled code runs
     fallback_reason: str | None
     recompiled_code: types.CodeType | None = None  # our recompiled code, even when it was rejected
-
-
-def _arg_count(code: types.CodeType) -> int:
-    return (code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & inspect.CO_VARARGS)
-            + bool(code.co_flags & inspect.CO_VARKEYWORDS))
 
 
 def _names_used(code: types.CodeType) -> set[str]:
@@ -63,7 +59,7 @@ def verification_problems(dynamo_code: types.CodeType, candidate: types.CodeType
             problems.append(f"{attr} differs: {getattr(candidate, attr)!r} != {getattr(dynamo_code, attr)!r}")
     if (dynamo_code.co_flags ^ candidate.co_flags) & _RUN_FLAGS:
         problems.append(f"flags differ: {candidate.co_flags:#x} != {dynamo_code.co_flags:#x}")
-    n = _arg_count(dynamo_code)
+    n = len(argument_names(dynamo_code))
     if dynamo_code.co_varnames[:n] != candidate.co_varnames[:n]:
         problems.append("argument names differ")
     extra = _names_used(candidate) - _names_used(dynamo_code) - _spelled_as_calls(dynamo_code)
@@ -93,7 +89,7 @@ def _stub_text(function_name: str, code: types.CodeType, reason: str) -> str:
         "# The bytecode that runs, as a `dis` listing:",
     ]
     lines += [f"#   {line}" if line else "#" for line in dis_listing(code).splitlines()]
-    args = ", ".join(code.co_varnames[:_arg_count(code)])
+    args = ", ".join(argument_names(code))
     lines += [
         "",
         "",

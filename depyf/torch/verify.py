@@ -12,6 +12,8 @@ import dis
 import types
 from collections import Counter
 
+from depyf.decompiler.codeinfo import argument_names
+
 _NAME_OPS = {"LOAD_GLOBAL": "global", "LOAD_NAME": "global", "LOAD_ATTR": "attr", "LOAD_METHOD": "attr",
              "STORE_ATTR": "store_attr", "DELETE_ATTR": "del_attr", "STORE_GLOBAL": "store_global",
              "DELETE_GLOBAL": "del_global", "IMPORT_NAME": "import", "IMPORT_FROM": "import_from",
@@ -73,9 +75,7 @@ def maybe_unbound_loads(code: types.CodeType) -> set[str]:
     if not listing:
         return set()
     index_of = {ins.offset: i for i, ins in enumerate(listing)}
-    nargs = (code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 0x04)
-             + bool(code.co_flags & 0x08))
-    start = frozenset(code.co_varnames[:nargs]) | frozenset(code.co_cellvars) | frozenset(code.co_freevars)
+    start = frozenset(argument_names(code)) | frozenset(code.co_cellvars) | frozenset(code.co_freevars)
     handler_starts = []
     try:
         for entry in dis.Bytecode(code).exception_entries:
