@@ -77,6 +77,11 @@ class Context:
     loop: Loop | None = None
     layers: tuple = ()
 
+    @property
+    def next_rounds(self) -> frozenset[int]:
+        """Where the enclosing loop's ``continue`` jumps (nothing outside loops)."""
+        return self.loop.continues if self.loop is not None else frozenset()
+
     def with_stops(self, *extra: int | None) -> Context:
         return Context(self.stops | {x for x in extra if x is not None}, self.loop, self.layers)
 
@@ -705,10 +710,10 @@ class Structurer:
         copy = self.instrs[tail:block.end]
         if not copy or copy[-1].opname not in ENDS_FUNCTION or len(copy) > 8:
             return None
-        key = [(ins.opname, ins.arg, repr(ins.argval)) for ins in copy]
+        key = [_copy_key(ins) for ins in copy]
         found = [b.end - len(copy) for b in self.cfg.blocks
                  if start < b.end - len(copy) and b.end <= stop and b.start <= b.end - len(copy)
-                 and [(x.opname, x.arg, repr(x.argval)) for x in self.instrs[b.end - len(copy):b.end]] == key]
+                 and [_copy_key(x) for x in self.instrs[b.end - len(copy):b.end]] == key]
         return found[0] if len(found) == 1 else None
 
     def merge_compare(self, left, right, middle, i):
@@ -745,17 +750,17 @@ class Structurer:
             return self.while_loop(pos, ctx, stack, out, None)
         return False
 
-    def exits_of(self, blocks: frozenset[int], header: int, exit_pos: int | None,
-                 stops: frozenset[int] = frozenset(), outer_next: frozenset[int] = frozenset()) -> set[int]:
+    def exits_of(self, blocks: frozenset[int], header: int, exit_pos: int | None, ctx: Context) -> set[int]:
         """Positions where a jump out of the loop is ``break`` (and where those breaks land).
 
         Code laid out inside the loop's range counts as the loop's (inline code ending in break or
-        continue), except a place where the enclosing statement ends (``stops``): 3.12+ lays the
+        continue), except a place where the enclosing statement ends (``ctx.stops``): 3.12+ lays the
         code after a try statement before its handlers, so such a place can sit inside the range,
         and a jump from the loop straight to it can only be ``break``. Likewise a jump to the next
-        round of the enclosing loop (``outer_next``): ``continue`` binds to the innermost loop, so
+        round of the enclosing loop (``ctx.next_rounds``): ``continue`` binds to the innermost loop, so
         it is a ``break`` that 3.12+ threaded through the end of the enclosing loop's body.
         """
+        stops, outer_next = ctx.stops, ctx.next_rounds
         last = max(self.cfg.blocks[b].end for b in blocks)
         if exit_pos is not None and exit_pos > header:
             last = max(last, exit_pos)  # the loop's code is laid out before its exit
@@ -892,8 +897,7 @@ class Structurer:
         exit_pos = self.cfg.pos(ins.target)
         sources = self.back_edge_targets.get(pos, [])
         blocks = self.loop_blocks(pos, sources) if sources else frozenset({self.cfg.block_of[pos]})
-        outer_next = ctx.loop.continues if ctx.loop is not None else frozenset()
-        breaks = self.exits_of(blocks, pos, exit_pos, ctx.stops, outer_next)
+        breaks = self.exits_of(blocks, pos, exit_pos, ctx)
         iterator = stack[-1] if stack else None
         if isinstance(iterator, ast.Name) and iterator.id == ".0":
             iterator = stack[-1] = v.Iterator(iterator)
@@ -913,16 +917,22 @@ class Structurer:
         if hole.target is None:
             raise self.error(pos, "for loop target not found")
         stack.pop()
-        orelse: list = []
-        after = exit_pos
-        if break_target is not None and break_target != exit_pos:
-            orelse = self.emit(exit_pos, ctx.with_stops(break_target), list(stack))
-            after = break_target
-            if break_target in outer_next:      # the enclosing loop's body ends with this loop
-                orelse, after = strip_continue(orelse), None
+        orelse, after = self.loop_else(exit_pos, break_target, ctx, stack)
         node_type = ast.AsyncFor if iterator.is_async or ins.opname == "ASYNC_FOR_ITER" else ast.For
         out.append(node_type(hole.target, iterator.iterable, strip_continue(body) or [ast.Pass()], orelse))
         return after
+
+    def loop_else(self, exit_pos: int | None, break_target: int | None, ctx: Context,
+                  stack: list) -> tuple[list, int | None]:
+        """A loop's else clause (the code between its exit and where breaks land) and where
+        control goes after the statement: nowhere when the breaks land on the enclosing loop's
+        next round (its body ends with this loop)."""
+        if break_target is None or break_target == exit_pos:
+            return [], exit_pos
+        orelse = self.emit(exit_pos, ctx.with_stops(break_target), list(stack))
+        if break_target in ctx.next_rounds:
+            return strip_continue(orelse), None
+        return orelse, break_target
 
     def yields_each_item(self, pos: int, exit_pos: int | None) -> bool:
         """``FOR_ITER; YIELD_VALUE; POP_TOP; JUMP back``: a generator expression's starred element."""
@@ -1146,8 +1156,7 @@ class Structurer:
             sources = self.back_edge_targets.get(body_start, []) \
                 + [x for x in self.back_edge_targets.get(pos, []) if x <= back]
             blocks = self.loop_blocks(pos, sources) | self.loop_blocks(body_start, sources)
-            outer_next = ctx.loop.continues if ctx.loop is not None else frozenset()
-            breaks = self.exits_of(blocks, pos, exit_pos, ctx.stops, outer_next)
+            breaks = self.exits_of(blocks, pos, exit_pos, ctx)
             break_target = self.break_target(breaks, exit_pos, pos)
             loop = Loop(pos, frozenset({pos, bottom}), frozenset({exit_pos} | breaks), blocks, body_start, back,
                         after=break_target if break_target is not None else exit_pos)
@@ -1156,24 +1165,17 @@ class Structurer:
             scratch: list = []
             cond = self.loop_test(pos, test_end, body_start, exit_pos, test_stack, scratch, ctx)
             body = self.emit(body_start, Context(ctx.stops | {bottom}, loop, ctx.layers), list(stack))
-            orelse: list = []
-            after = exit_pos
-            if break_target is not None and break_target != exit_pos:
-                orelse = self.emit(exit_pos, ctx.with_stops(break_target), list(stack))
-                after = break_target
-                if break_target in outer_next:  # the enclosing loop's body ends with this loop
-                    orelse, after = strip_continue(orelse), None
+            orelse, after = self.loop_else(exit_pos, break_target, ctx, stack)
             out.append(ast.While(cond, strip_continue(body) or [ast.Pass()], orelse))
-            return None if after in outer_next else after
+            return None if after in ctx.next_rounds else after
         sources = sources or self.back_edge_targets[pos]
         blocks = self.loop_blocks(pos, sources)
-        outer_next = ctx.loop.continues if ctx.loop is not None else frozenset()
-        breaks = self.exits_of(blocks, pos, None, ctx.stops, outer_next)
+        breaks = self.exits_of(blocks, pos, None, ctx)
         break_target = self.break_target(breaks, None, pos)
         loop = Loop(pos, frozenset({pos}), frozenset(breaks), blocks, after=break_target, wraps_while=wraps_while)
         body = self.emit_loop_body_from_header(pos, loop, ctx, stack)
         out.append(ast.While(ast.Constant(True), strip_continue(body) or [ast.Pass()], []))
-        return None if break_target in outer_next else break_target
+        return None if break_target in ctx.next_rounds else break_target
 
     def emit_loop_body_from_header(self, pos, loop, ctx, stack):
         return self.emit(pos, Context(ctx.stops, loop, ctx.layers), list(stack))
@@ -1641,8 +1643,7 @@ class Structurer:
             if p + k >= len(self.instrs) or q + k >= len(self.instrs):
                 return False
             a, b = self.instrs[p + k], self.instrs[q + k]
-            if (a.opname, a.arg, repr(a.argval)) != (b.opname, b.arg, repr(b.argval)) \
-                    or a.target is not None or a.opname not in STRAIGHT_OPS:
+            if _copy_key(a) != _copy_key(b) or a.target is not None or a.opname not in STRAIGHT_OPS:
                 return False
             if self.cfg.handler_at[p + k] != self.cfg.handler_at[q + k]:
                 return False
@@ -1696,6 +1697,11 @@ class Structurer:
                 k += 3
             return k
         return p
+
+
+def _copy_key(ins) -> tuple:
+    """What two copies of an instruction share (constants compared by their repr: ``0 == False``)."""
+    return ins.opname, ins.arg, repr(ins.argval)
 
 
 def _continues_chain(cond, stack: list) -> bool:
