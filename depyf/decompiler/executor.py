@@ -203,9 +203,9 @@ def _tuple_items(node) -> list | None:
     return None
 
 
-def _interpolation_text(text: str, value: ast.expr) -> str | None:
+def _interpolation_text(text: str) -> str | None:
     """The expression text a template string keeps (``Interpolation.expression``): printed as
-    written so the rebuilt template carries the same text; None (print ``value``) where the text
+    written so the rebuilt template carries the same text; None (print the value) where the text
     is not an expression on its own."""
     try:
         ast.parse(text.strip(), mode="eval")
@@ -524,8 +524,8 @@ class Executor:
                 self.type_params = item
             return
         if isinstance(item, v.TypeAliasValue) and isinstance(target, ast.Name) and target.id == item.name:
-            extra = {"type_params": item.type_params}
-            out.append(ast.TypeAlias(ast.Name(item.name, ast.Store()), value=item.value, **extra))
+            out.append(ast.TypeAlias(ast.Name(item.name, ast.Store()), type_params=item.type_params,
+                                     value=item.value))
             return
         if isinstance(item, v.FunctionValue) and isinstance(target, ast.Name) and (
                 item.code.co_name == target.id or (item.code.co_name.startswith("__")
@@ -1117,7 +1117,7 @@ class Executor:
         value = self.value(self.pop(stack, ins), ins)
         if not (isinstance(text, ast.Constant) and isinstance(text.value, str)):
             raise self.error(ins, "interpolation without its expression text")
-        stack.append(ast.Interpolation(value=value, str=_interpolation_text(text.value, value),
+        stack.append(ast.Interpolation(value=value, str=_interpolation_text(text.value),
                                        conversion=-1 if conversion is None else ord(conversion),
                                        format_spec=spec))
 
