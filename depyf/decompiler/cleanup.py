@@ -136,11 +136,12 @@ def _rewrite(stmt: ast.stmt) -> list[ast.stmt]:
 
 def _guard_to_if(body: list[ast.stmt]) -> list[ast.stmt]:
     """``if not c: continue`` then the rest of the body ending in ``break``/``return``/``raise``
-    -> ``if c: <the rest>``."""
+    -> ``if c: <the rest>`` (unless the ``continue`` went to a while loop's top test: see
+    ``Structurer.continue_stmt``)."""
     for k, stmt in enumerate(body):
         rest = body[k + 1:]
         if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 \
-                and isinstance(stmt.body[0], ast.Continue) and rest \
+                and isinstance(stmt.body[0], ast.Continue) and not getattr(stmt.body[0], "to_top", False) and rest \
                 and isinstance(rest[-1], (ast.Break, ast.Return, ast.Raise)):
             return body[:k] + [ast.If(negate(stmt.test), rest, [])]
     return body

@@ -17,6 +17,7 @@ nested code objects they create, and says what differs (empty: same flow).
 from __future__ import annotations
 
 import dis
+import operator
 import types
 from collections import defaultdict
 
@@ -60,6 +61,14 @@ _SLICE_OPS = {"BINARY_SLICE": "BINARY_SUBSCR", "STORE_SLICE": "STORE_SUBSCR"}
 _OPERATOR_EVENTS = {"BINARY_OP", "COMPARE_OP"}  # keyed by the operator
 _RETURNS = {"RETURN_VALUE", "RETURN_CONST"}
 _UNARY_ON_NUMBERS = {"UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_POSITIVE"}
+_UNKNOWN = object()
+_UNARY = {"UNARY_NEGATIVE": operator.neg, "UNARY_INVERT": operator.invert, "UNARY_POSITIVE": operator.pos}
+_BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+           "//": operator.floordiv, "%": operator.mod, "&": operator.and_, "|": operator.or_,
+           "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift, "**": operator.pow}
+_BINARY_3_10 = {"BINARY_ADD": "+", "BINARY_SUBTRACT": "-", "BINARY_MULTIPLY": "*", "BINARY_TRUE_DIVIDE": "/",
+                "BINARY_FLOOR_DIVIDE": "//", "BINARY_MODULO": "%", "BINARY_AND": "&", "BINARY_OR": "|",
+                "BINARY_XOR": "^", "BINARY_LSHIFT": "<<", "BINARY_RSHIFT": ">>", "BINARY_POWER": "**"}
 
 
 def differences(original: types.CodeType, recompiled: types.CodeType) -> list[str]:
@@ -85,7 +94,7 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
         qualname = getattr(original, "co_qualname", original.co_name)
         problems.append(f"{qualname}: the recompiled code takes other paths (only there: {_show(extra)}; "
                         f"only in the original: {_show(missing)})")
-    for mine, theirs_code, nested_problems in _pair_nested(original, recompiled):
+    for mine, theirs_code, nested_problems in _pair_nested(theirs.nested_code(), ours.nested_code()):
         if theirs_code is None:
             problems.append(f"{getattr(mine, 'co_qualname', mine.co_name)}: nested code missing after recompiling")
         else:
@@ -120,18 +129,30 @@ def _label(event: tuple) -> str:
     return ":".join(str(x) for x in event if x != "")
 
 
-def _nested(code: types.CodeType) -> list[types.CodeType]:
-    return [c for c in code.co_consts if isinstance(c, types.CodeType)]
+def _fold(ins: dis.Instruction, operands: list) -> object:
+    """The value of a unary or binary operator on small number constants, else ``_UNKNOWN``."""
+    if not all(type(x) in (int, float, bool) and abs(x) < 2 ** 32 for x in operands):
+        return _UNKNOWN   # (big operands: ``**`` and ``<<`` could take long)
+    if len(operands) == 1:
+        fn = _UNARY.get(ins.opname)
+    else:
+        fn = _BINARY.get(_BINARY_3_10.get(ins.opname, ins.argrepr))
+        if fn in (operator.pow, operator.lshift) and abs(operands[1]) > 64:
+            return _UNKNOWN
+    try:
+        return fn(*operands) if fn is not None else _UNKNOWN
+    except (ArithmeticError, TypeError, ValueError):
+        return _UNKNOWN
 
 
-def _pair_nested(original: types.CodeType, recompiled: types.CodeType):
+def _pair_nested(original: list[types.CodeType], recompiled: list[types.CodeType]):
     """(nested code, its recompiled twin or None, the differences between them): twins matched by
     name, the first one with the same flow, else the first left. (Equivalent source can create
     same-named code in another order: branches swapped.)"""
     pool: dict[str, list[types.CodeType]] = defaultdict(list)
-    for c in _nested(recompiled):
+    for c in recompiled:
         pool[c.co_name].append(c)
-    for c in _nested(original):
+    for c in original:
         candidates = pool.get(c.co_name)
         if not candidates:
             yield c, None, []
@@ -151,6 +172,7 @@ class Flow:
 
     def __init__(self, code: types.CodeType, constant_builders: frozenset | set = frozenset()):
         bytecode = dis.Bytecode(code)
+        self.code = code
         self.instructions = []
         self.index: dict[int, int] = {}  # offset -> instruction index (EXTENDED_ARG: the one it extends)
         pending = []
@@ -169,7 +191,8 @@ class Flow:
         if constant_builders:
             self._drop_constant_builds(constant_builders)
         self._drop_future_imports()
-        self._drop_folded_unary()
+        self.constants: dict[int, object] = {}   # instruction index -> the constant it leaves
+        self._drop_folded_constants()
         handlers = {e.target for e in getattr(bytecode, "exception_entries", ())}  # 3.11+ (3.10: SETUP_*)
         self.starts = [0] + sorted({self.index[t] for t in handlers if t in self.index})
         self._cache: dict[tuple[int, bool], set] = {}
@@ -209,14 +232,34 @@ class Flow:
                     self.events[j] = None
                     j += 1
 
-    def _drop_folded_unary(self) -> None:
-        """``-7`` left unfolded (``-(7 or x)`` keeps LOAD_CONST 7; UNARY_NEGATIVE): source that says
-        ``-7`` compiles to one constant, and negating a number constant cannot be observed."""
+    def _drop_folded_constants(self) -> None:
+        """Operators on constants that the compiler left unfolded (``-(7 or x)`` keeps LOAD_CONST 7;
+        UNARY_NEGATIVE, ``(-1 or 7) * 3`` keeps the multiplication): source that says ``-7`` or
+        ``-1 * 3`` compiles to one constant, and an operator on constants observes nothing outside.
+        Their values are kept where cheap to compute, so a test of one has a known outcome."""
+        starts: dict[int, int] = {}   # index of an instruction making a constant -> where its operands begin
         for k, ins in enumerate(self.instructions):
-            if ins.opname in _UNARY_ON_NUMBERS and k > 0:
-                prev = self.instructions[k - 1]
-                if prev.opname == "LOAD_CONST" and type(prev.argval) in (int, float, complex, bool):
-                    self.events[k] = None
+            op = ins.opname
+            if op in ("LOAD_CONST", "LOAD_SMALL_INT"):
+                starts[k] = k
+                self.constants[k] = ins.argval
+                continue
+            if op in _UNARY_ON_NUMBERS and k - 1 in starts:
+                starts[k] = starts[k - 1]
+                operands = [k - 1]
+            elif (op == "BINARY_OP" or op.startswith("BINARY_")) and k - 1 in starts and starts[k - 1] - 1 in starts:
+                starts[k] = starts[starts[k - 1] - 1]
+                operands = [starts[k - 1] - 1, k - 1]
+            else:
+                continue
+            if any(j in self.targets for j in range(starts[k] + 1, k + 1)):
+                del starts[k]
+                continue
+            self.events[k] = None
+            if all(j in self.constants for j in operands):
+                value = _fold(ins, [self.constants[j] for j in operands])
+                if value is not _UNKNOWN:
+                    self.constants[k] = value
 
     def _drop_constant_builds(self, builders: set[str]) -> None:
         """``float('nan')`` and the like: the global and the call that only rebuild a constant."""
@@ -229,6 +272,23 @@ class Flow:
                 j += 1
             if j < len(self.instructions) and self.events[j] == ("CALL",):
                 self.events[j] = None
+
+    def nested_code(self) -> list[types.CodeType]:
+        """The code objects this code can load. (One compiled in a branch the compiler dropped as
+        dead, ``if 0: def g(): ...``, stays among the constants; one loaded only where a constant
+        test never goes, ``if -1: ... else: [listcomp]``, is left out of source that says ``if -1``.)"""
+        reachable: set[int] = set()
+        todo = list(self.starts)
+        while todo:
+            k = todo.pop()
+            if k not in reachable:
+                reachable.add(k)
+                todo.extend(n for n, _ in self._successors(k))
+            if not todo:   # (3.10: handlers are found on the way)
+                todo = [s for s in self.starts if s not in reachable]
+        loaded = {id(self.instructions[k].argval) for k in reachable
+                  if self.instructions[k].opname == "LOAD_CONST"}
+        return [c for c in self.code.co_consts if isinstance(c, types.CodeType) and id(c) in loaded]
 
     # -- control --------------------------------------------------------------------------
     def _successors(self, k: int) -> list[tuple[int, str]]:
@@ -261,10 +321,9 @@ class Flow:
         j = k - 1
         while j >= 0 and self.instructions[j].opname in ("TO_BOOL", "NOP", "NOT_TAKEN", "COPY"):
             j -= 1
-        if j < 0 or self.instructions[j].opname not in ("LOAD_CONST", "LOAD_SMALL_INT") \
-                or any(t in self.targets for t in range(j + 1, k + 1)):
+        if j not in self.constants or any(t in self.targets for t in range(j + 1, k + 1)):
             return None
-        value = self.instructions[j].argval
+        value = self.constants[j]
         op = self.instructions[k].opname
         if "NOT_NONE" in op:
             return value is not None

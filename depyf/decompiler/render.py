@@ -20,6 +20,7 @@ from depyf.decompiler.codeinfo import argument_names
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.executor import AppendStmt, Executor
 from depyf.decompiler.expressions import load, negate
+from depyf.decompiler.filters import ALWAYS, NEVER, runs_through
 from depyf.decompiler.instructions import normalize
 from depyf.decompiler.structure import Structurer
 
@@ -218,21 +219,23 @@ class Nested:
                 continue
             if not generators:
                 raise fail
-            if len(body) >= 1 and isinstance(body[0], ast.If) and not body[0].orelse:
-                node = body[0]
-                if all(isinstance(x, ast.Pass) for x in node.body) and len(body) > 1:
-                    # a test whose branches both go on (``(y or 4) or i`` folded by the compiler):
-                    # its truth is computed, then the element is taken either way
-                    generators[-1].ifs.append(ast.BoolOp(ast.Or(), [node.test, ast.Constant(True)]))
-                    body = body[1:]
+            *tests, last = body or [None]
+            if tests:   # tests that ``continue`` to the next item: the clause is when they run through
+                condition = runs_through(tests)
+                if condition is None or condition is NEVER:
+                    raise fail
+                if condition is not ALWAYS:
+                    generators[-1].ifs.append(condition)
+                body = [last]
+                continue
+            if isinstance(last, ast.If):   # an empty branch also goes on to the next item
+                if not last.orelse or runs_through(last.orelse) is NEVER:
+                    generators[-1].ifs.append(last.test)
+                    body = last.body
                     continue
-                if len(node.body) == 1 and isinstance(node.body[0], ast.Continue) and len(body) > 1:
-                    generators[-1].ifs.append(negate(node.test))
-                    body = body[1:]
-                    continue
-                if len(body) == 1:
-                    generators[-1].ifs.append(node.test)
-                    body = node.body
+                if runs_through(last.body) is NEVER:
+                    generators[-1].ifs.append(negate(last.test))
+                    body = last.orelse
                     continue
             if len(body) == 1 and isinstance(body[0], AppendStmt):
                 stmt = body[0]

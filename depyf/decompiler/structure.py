@@ -44,7 +44,7 @@ STRAIGHT_OPS = frozenset({
     "LOAD_FROM_DICT_OR_DEREF", "LOAD_LOCALS", "STORE_FAST", "STORE_NAME", "STORE_DEREF", "STORE_GLOBAL",
     "DELETE_FAST", "DELETE_NAME", "DELETE_DEREF", "DELETE_GLOBAL", "PUSH_NULL", "CALL", "CALL_KW",
     "BINARY_OP", "BINARY_SUBSCR", "COMPARE_OP", "BUILD_TUPLE", "BUILD_LIST", "POP_TOP", "RETURN_VALUE",
-    "LOAD_ASSERTION_ERROR", "RAISE_VARARGS",
+    "LOAD_ASSERTION_ERROR", "RAISE_VARARGS", "POP_EXCEPT",
 })
 ENDS_FUNCTION = frozenset({"RETURN_VALUE", "RAISE_VARARGS"})
 
@@ -300,7 +300,7 @@ class Structurer:
             target = self.cfg.pos(ins.target)
             kind = self.classify(target, ctx)
             if kind == "continue":
-                out.append(ast.Continue())
+                out.append(self.continue_stmt(target, ctx))
                 return None
             if kind == "break":
                 out.append(ast.Break())
@@ -349,7 +349,9 @@ class Structurer:
         if last.opname.startswith("JUMP_IF"):
             # a value-position and/or: only inside a condition, whose test follows where it joins
             joined = self.cfg.pos(last.target)
-            if joined is None or self.instrs[self.cfg.block_at(joined).end - 1].opname not in CONDITIONAL_JUMPS:
+            if self.is_chain_exit(joined):
+                joined += 2     # (a chained comparison's value: its exit pops the middle operand first)
+            if joined is None or joined >= len(self.instrs) or self.instrs[self.cfg.block_at(joined).end - 1].opname not in CONDITIONAL_JUMPS:
                 return None
         trial = list(stack)
         scratch: list = []
@@ -364,7 +366,7 @@ class Structurer:
         cond = stop.condition
         if len(trial) == len(stack) + 1:
             try:
-                cond, t, f = self.resolve_chain(cond, t, f, trial)
+                cond, t, f = self.resolve_chain(cond, t, f, trial, consumed=consumed)
             except DecompilationError:
                 return None
         if len(trial) != len(stack) or any(a is not b for a, b in zip(trial, stack, strict=False)):
@@ -412,6 +414,17 @@ class Structurer:
                 raise self.error(end - 1, "unrecognised and/or in a condition")
             left = stack.pop()
             depth = len(stack)
+            if self.is_chain_exit(target) and _continues_chain(left, stack):
+                # a chained comparison's value (``-(a < b <= c)``): its exit pops the middle operand
+                middle = stack[-1]
+                end2, stop2 = self.run_condition(end, stack, out, consumed, limit=target)
+                if stop2.ins is None or stop2.ins.opname != "JUMP" or self.cfg.pos(stop2.ins.target) != target + 2 \
+                        or len(stack) != depth or out:
+                    raise self.error(end - 1, "unrecognised chained comparison")
+                stack.append(self.merge_compare(left, stack.pop(), middle, end - 1))
+                consumed.add(self.cfg.block_of[target])
+                pos = target + 2
+                continue
             end2, stop2 = self.run_condition(end, stack, out, consumed, limit=target)
             if stop2.ins is not None or end2 != target or len(stack) != depth + 1 or out:
                 raise self.error(end - 1, "unrecognised and/or in a condition")
@@ -419,6 +432,12 @@ class Structurer:
             op = ast.And if stop.ins.opname == "JUMP_IF_FALSE_OR_POP" else ast.Or
             stack.append(bool_op(op, self.executor.value(left, stop.ins), self.executor.value(right, stop.ins)))
             pos = target
+
+    def is_chain_exit(self, p: int | None) -> bool:
+        """``SWAP 2; POP_TOP`` at ``p``, where a chained comparison's failing test leaves its value."""
+        return p is not None and p + 1 < len(self.instrs) and self.instrs[p].opname == "SWAP" \
+            and self.instrs[p].argval == 2 and self.instrs[p + 1].opname == "POP_TOP" \
+            and self.cfg.block_at(p).end == p + 2
 
     def trampoline(self, p):
         """X for a block ``POP_TOP; JUMP X`` or ``POP_TOP`` falling into X (a chained comparison's exit)."""
@@ -438,14 +457,15 @@ class Structurer:
         names = [ins.opname for ins in self.instrs[p:end]]
         return 1 <= len(names) <= 8 and names[-1] in ENDS_FUNCTION and all(n in STRAIGHT_OPS for n in names)
 
-    def chain_operand(self, t: int, stack: list, ctx: Context | None):
+    def chain_operand(self, t: int, stack: list, ctx: Context | None, consumed: set[int]):
         """Run the next test of a chained comparison from ``t`` to its conditional jump, folding a
-        conditional expression that computes its right operand (``a < b <= (c if x else d)``)."""
+        conditional expression, an ``and``/``or`` or a chain that computes its right operand
+        (``a < b <= (c if x else d)``, ``a < b <= (c < d <= e)``)."""
         trial = list(stack)
         scratch: list = []
         pos = t
         for _ in range(8):
-            end, stop = self.executor.run(pos, self.cfg.block_at(pos).end, trial, scratch)
+            end, stop = self.run_condition(pos, trial, scratch, consumed)
             cond = stop.condition
             if scratch or stop.ins is None or ctx is None or isinstance(cond, ast.Compare) \
                     or not stop.ins.opname.startswith("POP_JUMP"):
@@ -457,12 +477,17 @@ class Structurer:
             pos = join
         raise self.error(t, "unrecognised chained comparison")
 
-    def resolve_chain(self, cond, t, f, stack, ctx: Context | None = None):
+    def resolve_chain(self, cond, t, f, stack, ctx: Context | None = None, consumed: set[int] | None = None):
         """``a < b < c`` as a condition: the middle operand stays on the stack between tests.
 
         Failing tests jump to a trampoline that pops the middle operand; the tests are merged into
-        one ``Compare`` whose true/false targets are those of the last test.
+        one ``Compare`` whose true/false targets are those of the last test. The blocks read go
+        into ``consumed``; a target that only jumps on (the chain's code laid out before its
+        trampoline) is followed.
         """
+        consumed = set() if consumed is None else consumed
+        if not _continues_chain(cond, stack):
+            return cond, t, f
         for _ in range(64):
             if not _continues_chain(cond, stack):
                 break
@@ -470,7 +495,8 @@ class Structurer:
             exit_pos = self.trampoline(f)
             if exit_pos is None:
                 raise self.error(None, "unrecognised chained comparison")
-            end, stop, trial, scratch = self.chain_operand(t, stack, ctx)
+            consumed.add(self.cfg.block_of[f])
+            end, stop, trial, scratch = self.chain_operand(t, stack, ctx, consumed)
             cond2 = stop.condition
             if scratch or stop.ins is None or not isinstance(cond2, ast.Compare) or cond2.left is not middle:
                 raise self.error(t, "unrecognised chained comparison")
@@ -484,13 +510,37 @@ class Structurer:
                 cond, t, f = combined, t2, exit_pos if at_block_start else f2
             else:
                 raise self.error(t, "unrecognised chained comparison")
-            del trial[-2 if len(trial) >= 2 and trial[-1] is not middle and trial[-2] is middle else -1:][:0]
             if trial and trial[-1] is middle:
                 trial.pop()
             elif len(trial) >= 2 and trial[-2] is middle:
                 del trial[-2]
             stack[:] = trial
-        return cond, t, f
+        return cond, self.past_lone_jump(t, consumed), self.past_lone_jump(f, consumed)
+
+    def entered_from(self, block: int, members: set[int]) -> set[int] | None:
+        """The blocks through which ``members`` enter ``block``, when nothing else does: members
+        themselves and lone jumps only they reach (``(c if c else 2) or d``: the compiler threads
+        the constant's branch through a jump to the next test). None when other code enters."""
+        through: set[int] = set()
+        for pred in self.cfg.blocks[block].preds:
+            if pred in members:
+                continue
+            b = self.cfg.blocks[pred]
+            if b.end != b.start + 1 or self.instrs[b.start].opname != "JUMP" or not set(b.preds) <= members:
+                return None
+            through.add(pred)
+        return through
+
+    def past_lone_jump(self, p: int | None, consumed: set[int]) -> int | None:
+        """Where the block at ``p`` jumps when it is a lone forward ``JUMP`` (added to ``consumed``)."""
+        if p is None or not self.cfg.is_leader(p) or self.cfg.block_at(p).end != p + 1 \
+                or self.instrs[p].opname != "JUMP":
+            return p
+        target = self.cfg.pos(self.instrs[p].target)
+        if target is None or target <= p:
+            return p
+        consumed.add(self.cfg.block_of[p])
+        return target
 
     def compound(self, cond, t, f, members: set[int], stack: list, ctx: Context, keep=()):
         """Fold the condition blocks that only ``members`` reach into (cond, true, false, members)."""
@@ -511,9 +561,14 @@ class Structurer:
                 other = f if side == "t" else t
                 if x in keep or self.classify(x, ctx) != "goto":
                     continue
-                pc = self.pure_condition(x, stack, members)
-                if pc is None or pc[3] in members or not set(self.cfg.blocks[pc[3]].preds) <= members:
+                x = self.past_lone_jump(x, set())
+                if x in keep:
                     continue
+                pc = self.pure_condition(x, stack, members)
+                through = self.entered_from(pc[3], members) if pc is not None and pc[3] not in members else None
+                if through is None:
+                    continue
+                pc = (*pc[:4], pc[4] | through)
                 cx, t2, f2, sub_members = self.compound(pc[0], pc[1], pc[2], set(members) | pc[4], stack,
                                                         ctx, keep=tuple(keep) + (other,))
                 same = self.same_place
@@ -585,14 +640,16 @@ class Structurer:
         t, f = self.branches(i)
         self.executor.assign_pending_walrus(cond, stack, out)
         chained = unread_chain = None
+        members = {self.cfg.block_of[i]}
         if _continues_chain(cond, stack):
             # ``a <= f(x) <= b``: the middle operand is shared with the next test by design; read
             # the chain before naming shared values (naming it would evaluate f(x) before a)
             saved = list(stack)
             try:
-                chained = self.resolve_chain(cond, t, f, stack, ctx)
+                chained = self.resolve_chain(cond, t, f, stack, ctx, members)
             except DecompilationError as exc:
                 stack[:] = saved
+                members = {self.cfg.block_of[i]}
                 unread_chain = exc
         if chained is not None:
             cond, t, f = chained
@@ -608,7 +665,7 @@ class Structurer:
             if _continues_chain(cond, stack):
                 # the middle operand was not named apart: the same chain resolve_chain could not read
                 raise unread_chain or self.error(i, "unrecognised chained comparison")
-        cond, t, f, _ = self.compound(cond, t, f, {self.cfg.block_of[i]}, stack, ctx)
+        cond, t, f, _ = self.compound(cond, t, f, members, stack, ctx)
         # even a plain ``if a:`` runs code (``a.__bool__``): values computed before it stay before it
         pending = [x for x in stack if _evaluated_later(x)]
         if pending:
@@ -617,6 +674,8 @@ class Structurer:
         if rt[0] != "goto" or rf[0] != "goto":
             return self.conditional_exit(cond, t, f, rt, rf, ctx, stack, out)
         join = self.join_of(t, f, ctx)
+        if join is None and ctx.loop is not None:
+            join = self.value_join_after_loop(t, f, ctx, stack)
         inner = ctx.with_stops(join)
         s_then, s_else = list(stack), list(stack)
         then = self.emit(t, inner, s_then)
@@ -634,6 +693,39 @@ class Structurer:
         out.append(ast.If(cond, then or [ast.Pass()], other))
         return join
 
+    def value_join_after_loop(self, t: int, f: int, ctx: Context, stack: list) -> int | None:
+        """Where the two values of a conditional expression inside a loop meet when that is past the
+        loop's own blocks (``return -(a if b else c)`` in a loop body): a join of the whole function
+        at which both branches have pushed one value and run no statement."""
+        ipdom = self.ipdom(None)
+        ba, bb = self.cfg.block_of[t], self.cfg.block_of[f]
+        if ba not in ipdom or bb not in ipdom:
+            return None
+        j = common_post_dominator(ba, bb, ipdom)
+        if j == EXIT:
+            return None
+        join = self.cfg.blocks[j].start
+        for branch in (t, f):
+            trial = list(stack)
+            try:
+                if self.emit(branch, ctx.with_stops(join), trial) or len(trial) != len(stack) + 1:
+                    return None
+            except DecompilationError:
+                return None
+        return join
+
+    def continue_stmt(self, target: int | None, ctx: Context) -> ast.Continue:
+        """``continue``. One that jumps to a while loop's test at the top is marked ``to_top``: the
+        compiler goes there only for a written ``continue`` (the end of the body runs the test's copy
+        at the bottom), so cleanup must not fold it into an ``if`` around the rest of the body."""
+        node = ast.Continue()
+        loop = ctx.loop
+        if target is not None and target < len(self.instrs) and self.instrs[target].opname == "JUMP":
+            target = self.cfg.pos(self.instrs[target].target)   # (``continue`` is a jump back)
+        node.to_top = loop is not None and target == loop.header \
+            and self.instrs[loop.header].opname not in ("FOR_ITER", "ASYNC_FOR_ITER")
+        return node
+
     def resolve_exit(self, pos, ctx, stack):
         """('goto', None), ('end', pos) for the region's end, or ('stmt', [break/continue/return])."""
         kind = self.classify(pos, ctx)
@@ -642,7 +734,7 @@ class Structurer:
         if kind == "stop":
             return ("end", pos)
         if kind == "continue":
-            return ("stmt", [ast.Continue()])
+            return ("stmt", [self.continue_stmt(pos, ctx)])
         if kind == "break":
             return ("stmt", [ast.Break()])
         body: list = []
@@ -818,7 +910,50 @@ class Structurer:
                 if final is not None and (final >= last or final == exit_pos or final in stops):
                     found.add(p)
                     found.add(final)
-        return self.without_inline_exits(found)
+        return self.without_dead_ends(self.without_inline_exits(found), blocks, exit_pos)
+
+    def without_dead_ends(self, found: set[int], blocks: frozenset[int], exit_pos: int | None) -> set[int]:
+        """When jumps leave the loop for several places, drop those that start code only the loop
+        reaches and that ends the function (``while a: if c: continue; return b``, the return laid
+        out after the loop's last block): that code is the loop body's own, not a ``break``."""
+        finals = {self.follow_trivial(p, backward=True) for p in found} - {None}
+        if len(finals) < 2:
+            return found
+        keep = exit_pos if exit_pos in finals else max(finals)
+        inside, dead = set(blocks), set()
+        changed = True
+        while changed:     # a dead end may be entered through another (a jump to the return)
+            changed = False
+            for p in found - dead:
+                if self.follow_trivial(p, backward=True) == keep:
+                    continue
+                region = self.dead_end(p, inside)
+                if region is not None:
+                    dead.add(p)
+                    inside |= region
+                    changed = True
+        return found - dead
+
+    def dead_end(self, p: int, loop_blocks: set[int]) -> set[int] | None:
+        """The blocks of the code at ``p`` if it ends the function (return or raise) without joining
+        other code and only ``loop_blocks`` enter it, else None."""
+        start = self.cfg.block_of[p]
+        if self.cfg.blocks[start].start != p:
+            return None
+        region, todo = {start}, [start]
+        while todo:
+            b = todo.pop()
+            if len(region) > 64:
+                return None
+            for s in self.cfg.blocks[b].succs:
+                if s in loop_blocks:
+                    return None
+                if s not in region:
+                    region.add(s)
+                    todo.append(s)
+        entered_inside = all(pred in region or pred in loop_blocks
+                             for b in region for pred in self.cfg.blocks[b].preds)
+        return region if entered_inside else None
 
     def without_inline_exits(self, found: set[int]) -> set[int]:
         """Drop exits whose code runs straight into another exit: the tail of an ``if`` that ends in
@@ -1127,7 +1262,8 @@ class Structurer:
                     break
                 if ia.target is None and (ia.opname != ib.opname or ia.argval != ib.argval):
                     break
-                same_value_jump = ia.opname == ib.opname and ia.opname.startswith("JUMP_IF") \
+                # jumps inside the test (``and``/``or`` values, a chain's exit) land alike in both copies
+                same_value_jump = ia.opname == ib.opname and (ia.opname.startswith("JUMP_IF") or ia.opname == "JUMP") \
                     and self.cfg.pos(ia.target) is not None and self.cfg.pos(ib.target) is not None \
                     and self.cfg.pos(ia.target) - a == self.cfg.pos(ib.target) - b
                 # ``... or`` ending in a constant true: the test jumps into the body unconditionally
@@ -1189,7 +1325,7 @@ class Structurer:
         t, f = self.branches(end - 1)
         cond = stop.condition
         if _continues_chain(cond, stack):
-            cond, t, f = self.resolve_chain(cond, t, f, stack, ctx)
+            cond, t, f = self.resolve_chain(cond, t, f, stack, ctx, consumed)
         cond, t, f, _ = self.compound(cond, t, f, consumed, stack,
                                       Context(ctx.stops | {body_start, exit_pos}, ctx.loop, ctx.layers),
                                       keep=(body_start, exit_pos))
@@ -1570,7 +1706,7 @@ class Structurer:
         elif kind == "break":
             out.append(ast.Break())
         elif kind == "continue":
-            out.append(ast.Continue())
+            out.append(self.continue_stmt(p, ctx))
         return False
 
     def final_kind(self, p, ctx) -> str | None:
