@@ -22,6 +22,8 @@ CPython 3.11's with the version quirks removed:
 
 from __future__ import annotations
 
+import dis
+import functools
 import sys
 import types
 from dataclasses import dataclass, field
@@ -78,6 +80,16 @@ def _version_module():
 def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
     """The normalised instructions and exception table of ``code`` for the running CPython."""
     return _version_module().normalize(code)
+
+
+@functools.cache
+def copies_loop_tests() -> bool:
+    """Does the running compiler copy a ``while`` loop's test to the bottom of its body?
+
+    3.10 to 3.13 do (the end of the body runs the copy; only a written ``continue`` jumps back to
+    the test at the top), 3.14 does not. Asked of the compiler itself rather than kept per version."""
+    probe = compile("while a:\n    b()\n", "<probe>", "exec")
+    return sum(ins.argval == "a" for ins in dis.get_instructions(probe)) > 1
 
 
 def handled_opnames() -> frozenset[str]:

@@ -31,7 +31,7 @@ from depyf.decompiler.executor import (
     replace_in,
 )
 from depyf.decompiler.expressions import bool_op, negate
-from depyf.decompiler.instructions import CONDITIONAL_JUMPS, POP_JUMPS
+from depyf.decompiler.instructions import CONDITIONAL_JUMPS, POP_JUMPS, copies_loop_tests
 from depyf.decompiler.patterns import MatchRead, NoMatch, PatternReader
 
 MAX_STEPS = 200_000
@@ -572,7 +572,14 @@ class Structurer:
                 cx, t2, f2, sub_members = self.compound(pc[0], pc[1], pc[2], set(members) | pc[4], stack,
                                                         ctx, keep=tuple(keep) + (other,))
                 same = self.same_place
-                if side == "t" and same(f2, other):
+                if same(t2, f2) and not same(t2, other):
+                    # both outcomes of the inner test go on alike (``a and (x if b else 3)``: the
+                    # constant's branch joins the other): it is only evaluated
+                    if side == "t":
+                        cond, t, f = bool_op(ast.And, cond, bool_op(ast.Or, cx, ast.Constant(True))), t2, other
+                    else:
+                        cond, t, f = bool_op(ast.Or, cond, bool_op(ast.And, cx, ast.Constant(False))), other, f2
+                elif side == "t" and same(f2, other):
                     cond, t, f = bool_op(ast.And, cond, cx), t2, other
                 elif side == "t" and same(t2, other):
                     cond, t, f = bool_op(ast.And, cond, negate(cx)), f2, other
@@ -722,7 +729,7 @@ class Structurer:
         loop = ctx.loop
         if target is not None and target < len(self.instrs) and self.instrs[target].opname == "JUMP":
             target = self.cfg.pos(self.instrs[target].target)   # (``continue`` is a jump back)
-        node.to_top = loop is not None and target == loop.header \
+        node.to_top = loop is not None and target == loop.header and copies_loop_tests() \
             and self.instrs[loop.header].opname not in ("FOR_ITER", "ASYNC_FOR_ITER")
         return node
 
@@ -757,8 +764,7 @@ class Structurer:
             return rf[1]
         then = rt[1] if rt[0] == "stmt" else []
         other = rf[1] if rf[0] == "stmt" else []
-        if then or other:
-            out.append(ast.If(cond, then or [ast.Pass()], other))
+        out.append(ast.If(cond, then or [ast.Pass()], other))   # (even empty: the test runs code)
         end = rt[1] if rt[0] == "end" else rf[1] if rf[0] == "end" else None
         return end
 
@@ -1233,8 +1239,11 @@ class Structurer:
         found = {}
         for body_start, sources in self.back_edge_targets.items():
             back = max(sources)
-            if self.instrs[back].opname not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE",
-                                                "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
+            tests = ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE")
+            last = back       # the bottom copy's last test
+            if self.instrs[back].opname == "JUMP" and back >= 1 and self.instrs[back - 1].opname in tests:
+                last = back - 1   # ``POP_JUMP_IF_FALSE exit; JUMP body``: the test ends in a true constant
+            elif self.instrs[back].opname not in tests:
                 continue
             end = body_start - 1
             ins = self.instrs
@@ -1254,7 +1263,7 @@ class Structurer:
                     end = j - 2
             k = 0
             while True:
-                a, b = back - k, end - k
+                a, b = last - k, end - k
                 if b < 0 or a <= body_start:
                     break
                 ia, ib = self.instrs[a], self.instrs[b]
@@ -1263,7 +1272,8 @@ class Structurer:
                 if ia.target is None and (ia.opname != ib.opname or ia.argval != ib.argval):
                     break
                 # jumps inside the test (``and``/``or`` values, a chain's exit) land alike in both copies
-                same_value_jump = ia.opname == ib.opname and (ia.opname.startswith("JUMP_IF") or ia.opname == "JUMP") \
+                same_value_jump = ia.opname == ib.opname \
+                    and (ia.opname.startswith("JUMP_IF") or ia.opname == "JUMP") \
                     and self.cfg.pos(ia.target) is not None and self.cfg.pos(ib.target) is not None \
                     and self.cfg.pos(ia.target) - a == self.cfg.pos(ib.target) - b
                 # ``... or`` ending in a constant true: the test jumps into the body unconditionally
@@ -1283,7 +1293,7 @@ class Structurer:
                 continue
             t, f = self.branches(test_end)
             exit_pos = f if self.same_place(t, body_start) else t
-            found[top] = (test_end, body_start, exit_pos, back - k + 1, back)
+            found[top] = (test_end, body_start, exit_pos, last - k + 1, back)
         return found
 
     def while_loop(self, pos, ctx, stack, out, inverted, sources=None, wraps_while=False):
@@ -1306,12 +1316,49 @@ class Structurer:
             return None if after in ctx.next_rounds else after
         sources = sources or self.back_edge_targets[pos]
         blocks = self.loop_blocks(pos, sources)
+        with_else = self.while_else_without_copy(pos, sources, blocks, ctx, stack, out) if not wraps_while else None
+        if with_else is not None:
+            return with_else[0]
         breaks = self.exits_of(blocks, pos, None, ctx)
         break_target = self.break_target(breaks, None, pos)
         loop = Loop(pos, frozenset({pos}), frozenset(breaks), blocks, after=break_target, wraps_while=wraps_while)
         body = self.emit_loop_body_from_header(pos, loop, ctx, stack)
         out.append(ast.While(ast.Constant(True), strip_continue(body) or [ast.Pass()], []))
         return None if break_target in ctx.next_rounds else break_target
+
+    def while_else_without_copy(self, pos, sources, blocks, ctx, stack, out) -> tuple | None:
+        """``while c: ... else: ...`` whose body never runs off its end, so the compiler made no copy
+        of the test at the bottom: the test at ``pos`` leaves the loop for the else clause, breaks
+        land after it. (Where both go to one place, ``while True:`` with ``if not c: break``
+        reads the same and is kept.) Returns (where control goes next,) or None."""
+        block = self.cfg.block_at(pos)
+        test_end = block.end - 1
+        if self.instrs[test_end].opname not in POP_JUMPS:
+            return None
+        t, f = self.branches(test_end)
+        if t is None or f is None:
+            return None
+        inside = [x for x in (t, f) if self.cfg.block_of[x] in blocks]
+        if len(inside) != 1:
+            return None
+        body_start = inside[0]
+        exit_pos = f if body_start == t else t
+        try:
+            target = self.break_target(self.exits_of(blocks, pos, exit_pos, ctx), exit_pos, pos)
+        except DecompilationError:
+            return None
+        if target is None or self.same_place(target, exit_pos):
+            return None
+        trial_out: list = []
+        trial_stack = list(stack)
+        try:
+            after = self.while_loop(pos, ctx, trial_stack, trial_out, (test_end, body_start, exit_pos, pos, max(sources)))
+        except DecompilationError:
+            return None
+        for stmt in trial_out:
+            out.append(stmt)
+        stack[:] = trial_stack
+        return (after,)
 
     def emit_loop_body_from_header(self, pos, loop, ctx, stack):
         return self.emit(pos, Context(ctx.stops, loop, ctx.layers), list(stack))
@@ -1686,6 +1733,14 @@ class Structurer:
             p = self.skip_exit(layer, p, stack)
             if first_exit is None:
                 first_exit = p
+            if p is not None and k > 0 and layers[k - 1].kind == "handler" and p + 1 < len(self.instrs) \
+                    and self.instrs[p].opname == "SWAP" and self.instrs[p].argval == 2 \
+                    and self.instrs[p + 1].opname == "POP_EXCEPT":
+                # a value returned through nested except clauses: each pops its saved exception
+                # from under the value, still inside the enclosing clause's cleanup region
+                p += 1
+                k -= 1
+                continue
             if k > 0 and not self.covered(p, layers[k - 1]) if p is not None else False:
                 k -= 1
                 continue
@@ -1902,11 +1957,13 @@ def strip_reraise(body: list) -> list:
 
 
 def strip_continue(body: list) -> list:
-    """Drop ``continue`` statements that end a loop body (directly or at the end of an if)."""
+    """Drop ``continue`` statements that end a loop body (directly or at the end of an if), but
+    not one that jumps to a while loop's test at the top (``Structurer.continue_stmt``): without
+    it, the end of the body would run the bottom copy of the test instead."""
     if not body:
         return body
     last = body[-1]
-    if isinstance(last, ast.Continue):
+    if isinstance(last, ast.Continue) and not getattr(last, "to_top", False):
         return strip_continue(body[:-1])
     if isinstance(last, ast.If):
         last.body = strip_continue(last.body) or [ast.Pass()]
