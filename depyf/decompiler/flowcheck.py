@@ -193,11 +193,35 @@ class Flow:
         self._drop_future_imports()
         self.constants: dict[int, object] = {}   # instruction index -> the constant it leaves
         self._drop_folded_constants()
-        handlers = {e.target for e in getattr(bytecode, "exception_entries", ())}  # 3.11+ (3.10: SETUP_*)
-        self.starts = [0] + sorted({self.index[t] for t in handlers if t in self.index})
         self._cache: dict[tuple[int, bool], set] = {}
+        self.starts = [0]
+        self._add_entered_handlers(getattr(bytecode, "exception_entries", ()))  # 3.11+ (3.10: SETUP_*)
         self.has_value_tests = any(ins.opname in _CONDITIONAL and self._value_test(k)
                                    for k, ins in enumerate(self.instructions))
+
+    def _add_entered_handlers(self, entries) -> None:
+        """Exception handlers as starts, each once code it protects can run: a handler of an empty
+        ``try`` body (``try: pass``) is kept by the compiler but never entered."""
+        handler_of: dict[int, int] = {}
+        for e in entries:
+            target = self.index.get(e.target)
+            first, end = self.index.get(e.start), self.index.get(e.end, len(self.instructions))
+            if target is not None and first is not None:
+                for j in range(first, end):
+                    handler_of.setdefault(j, target)
+        reachable: set[int] = set()
+        todo = [0]
+        while todo:
+            k = todo.pop()
+            if k in reachable:
+                continue
+            reachable.add(k)
+            todo.extend(n for n, _ in self._successors(k))
+            handler = handler_of.get(k)
+            if handler is not None and handler not in reachable:
+                self.starts.append(handler)
+                todo.append(handler)
+        self.starts = [0] + sorted(set(self.starts) - {0})
 
     # -- events ---------------------------------------------------------------------------
     def _event(self, ins: dis.Instruction) -> tuple | None:

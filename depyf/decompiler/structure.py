@@ -926,27 +926,30 @@ class Structurer:
         if len(finals) < 2:
             return found
         keep = exit_pos if exit_pos in finals else max(finals)
+        others = {p for p in found if self.follow_trivial(p, backward=True) != keep}
+        if self.dead_end(others, set(blocks)) is not None:
+            return found - others   # (together: the branches of an if inside the loop meet there)
         inside, dead = set(blocks), set()
         changed = True
         while changed:     # a dead end may be entered through another (a jump to the return)
             changed = False
-            for p in found - dead:
-                if self.follow_trivial(p, backward=True) == keep:
-                    continue
-                region = self.dead_end(p, inside)
+            for p in others - dead:
+                region = self.dead_end({p}, inside)
                 if region is not None:
                     dead.add(p)
                     inside |= region
                     changed = True
         return found - dead
 
-    def dead_end(self, p: int, loop_blocks: set[int]) -> set[int] | None:
-        """The blocks of the code at ``p`` if it ends the function (return or raise) without joining
-        other code and only ``loop_blocks`` enter it, else None."""
-        start = self.cfg.block_of[p]
-        if self.cfg.blocks[start].start != p:
-            return None
-        region, todo = {start}, [start]
+    def dead_end(self, starts: set[int], loop_blocks: set[int]) -> set[int] | None:
+        """The blocks of the code at ``starts`` if it ends the function (return or raise) without
+        joining other code and only ``loop_blocks`` enter it, else None."""
+        region: set[int] = set()
+        for p in starts:
+            if not self.cfg.is_leader(p):
+                return None
+            region.add(self.cfg.block_of[p])
+        todo = list(region)
         while todo:
             b = todo.pop()
             if len(region) > 64:
