@@ -62,7 +62,8 @@ _OPERATOR_EVENTS = {"BINARY_OP", "COMPARE_OP"}  # keyed by the operator
 _RETURNS = {"RETURN_VALUE", "RETURN_CONST"}
 _UNARY_ON_NUMBERS = {"UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_POSITIVE"}
 _UNKNOWN = object()
-_UNARY = {"UNARY_NEGATIVE": operator.neg, "UNARY_INVERT": operator.invert, "UNARY_POSITIVE": operator.pos}
+_UNARY = {"UNARY_NEGATIVE": operator.neg, "UNARY_INVERT": operator.invert, "UNARY_POSITIVE": operator.pos,
+          "UNARY_NOT": operator.not_}
 _BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
            "//": operator.floordiv, "%": operator.mod, "&": operator.and_, "|": operator.or_,
            "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift, "**": operator.pow}
@@ -268,7 +269,7 @@ class Flow:
                 starts[k] = k
                 self.constants[k] = ins.argval
                 continue
-            if op in _UNARY_ON_NUMBERS and k - 1 in starts:
+            if op in _UNARY and k - 1 in starts:
                 starts[k] = starts[k - 1]
                 operands = [k - 1]
             elif (op == "BINARY_OP" or op.startswith("BINARY_")) and k - 1 in starts and starts[k - 1] - 1 in starts:

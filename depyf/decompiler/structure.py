@@ -470,12 +470,27 @@ class Structurer:
             if scratch or stop.ins is None or ctx is None or isinstance(cond, ast.Compare) \
                     or not stop.ins.opname.startswith("POP_JUMP"):
                 return end, stop, trial, scratch
-            depth = len(trial)
-            join = self.conditional(end - 1, cond, ctx, trial, scratch)
-            if scratch or join is None or len(trial) != depth + 1 or not isinstance(trial[-1], ast.IfExp):
+            join = self.value_ternary(end - 1, cond, ctx, trial, consumed)
+            if join is None:
                 raise self.error(t, "unrecognised chained comparison")
             pos = join
         raise self.error(t, "unrecognised chained comparison")
+
+    def value_ternary(self, i: int, cond, ctx: Context, stack: list, consumed: set[int]) -> int | None:
+        """Fold the test at ``i`` into a conditional expression on ``stack`` when its branches only
+        compute one value each and meet (``while -(b if a else c):``); where they meet, or None."""
+        trial = list(stack)
+        scratch: list = []
+        try:
+            join = self.conditional(i, cond, ctx, trial, scratch)
+        except DecompilationError:
+            return None
+        if scratch or join is None or join <= i or len(trial) != len(stack) + 1 \
+                or not isinstance(trial[-1], ast.IfExp):
+            return None
+        stack[:] = trial
+        consumed.update(self.cfg.block_of[p] for p in range(i + 1, join))
+        return join
 
     def resolve_chain(self, cond, t, f, stack, ctx: Context | None = None, consumed: set[int] | None = None):
         """``a < b < c`` as a condition: the middle operand stays on the stack between tests.
@@ -960,6 +975,16 @@ class Structurer:
                 if s not in region:
                     region.add(s)
                     todo.append(s)
+        grown = True
+        while grown:    # take in the little blocks on the way from the loop (a chain's POP_TOP; JUMP)
+            grown = False
+            for b in list(region):
+                for pred in self.cfg.blocks[b].preds:
+                    block = self.cfg.blocks[pred]
+                    if pred not in region and pred not in loop_blocks and set(block.succs) <= region \
+                            and set(block.preds) <= region | loop_blocks and block.preds:
+                        region.add(pred)
+                        grown = True
         entered_inside = all(pred in region or pred in loop_blocks
                              for b in region for pred in self.cfg.blocks[b].preds)
         return region if entered_inside else None
@@ -1369,7 +1394,18 @@ class Structurer:
     def loop_test(self, pos, test_end, body_start, exit_pos, stack, scratch, ctx):
         """The condition under which a while loop's test enters the body."""
         consumed: set[int] = set()
-        end, stop = self.run_condition(pos, stack, scratch, consumed)
+        start = pos
+        for _ in range(16):
+            end, stop = self.run_condition(start, stack, scratch, consumed)
+            if scratch or stop.ins is None or stop.ins.opname not in POP_JUMPS:
+                break
+            t, f = self.branches(end - 1)
+            join = self.join_of(t, f, ctx) if t is not None and f is not None else None
+            if join is None or join > test_end:
+                break           # a test of the condition itself, not inside a value
+            start = self.value_ternary(end - 1, stop.condition, ctx, stack, consumed)
+            if start is None:
+                break
         if scratch or stop.ins is None or stop.ins.opname not in POP_JUMPS:
             raise self.error(pos, "while test with statements")
         t, f = self.branches(end - 1)
@@ -1758,7 +1794,12 @@ class Structurer:
             first.normal_exits.append(exit_to)
             return True
         if kind == "return":
-            node = ast.Return(self.return_value(p, stack))
+            q = p
+            while q is not None and q + 1 < len(self.instrs) and self.instrs[q].opname == "POP_TOP":
+                q += 1
+            if q is None or self.instrs[q].opname != "LOAD_CONST":
+                q = p           # (iterators are popped before a constant is loaded and returned)
+            node = ast.Return(self.return_value(q, stack))
             node.source_line = self.instrs[p].lineno if p is not None else None
             out.append(node)
         elif kind == "break":
@@ -1794,6 +1835,9 @@ class Structurer:
         if pops == 1 and ctx.loop is not None and self.instrs[ctx.loop.header].opname == "FOR_ITER" \
                 and self.same_return_block(p, ctx.loop.after):
             return "break"      # pops the iterator, then runs 3.12+'s copy of the code after the loop
+        if pops and ins.opname == "LOAD_CONST" and p + 1 < len(self.instrs) \
+                and self.instrs[p + 1].opname == "RETURN_VALUE":
+            return "return"     # ``return <constant>`` inside for loops: their iterators popped first
         if ins.opname == "JUMP" and ctx.loop is not None:
             t = self.cfg.pos(ins.target)
             if t in ctx.loop.continues:
