@@ -216,8 +216,9 @@ class Structurer:
                     raise self.error(pos, "irreducible control flow")
                 visited.add(pos)
                 if ctx.layers and not self.covered(pos, ctx.layers[-1]):
-                    self.leave_region(pos, ctx, stack, out)
-                    break
+                    if not (self.instrs[pos].opname == "JUMP" and self.cfg.pos(self.instrs[pos].target) in ctx.stops):
+                        self.leave_region(pos, ctx, stack, out)
+                    break           # (a jump to where the enclosing expression ends is no exit yet)
                 if ctx.loop is not None and pos in ctx.loop.continues and pos != ctx.loop.header:
                     break
                 if ctx.loop is not None and pos in ctx.loop.breaks and pos != ctx.loop.header:
@@ -330,7 +331,8 @@ class Structurer:
             return (fall, target) if ins.opname == "POP_JUMP_IF_FALSE" else (target, fall)
         return target, fall
 
-    def pure_condition(self, pos: int, stack: list, members: set[int] | None = None):
+    def pure_condition(self, pos: int, stack: list, members: set[int] | None = None,
+                       ctx: Context | None = None):
         """If the block at ``pos`` only computes a condition and jumps, return (cond, true, false, block).
 
         With ``members`` (the blocks of the condition so far) the block must be protected by the
@@ -357,7 +359,7 @@ class Structurer:
         scratch: list = []
         consumed: set[int] = set()
         try:
-            end, stop = self.run_condition(pos, trial, scratch, consumed)
+            end, stop = self.run_test(pos, trial, scratch, consumed, ctx, pos + _SMALL_VALUE)
         except DecompilationError:
             return None
         if scratch or stop.ins is None or stop.ins.opname not in POP_JUMPS:
@@ -476,6 +478,23 @@ class Structurer:
             pos = join
         raise self.error(t, "unrecognised chained comparison")
 
+    def run_test(self, pos: int, stack: list, out: list, consumed: set[int], ctx: Context | None,
+                 limit: int) -> tuple:
+        """``run_condition``, folding conditional expressions that compute a value of the test
+        (``4 * (a if c else b)``) when their branches meet by ``limit``."""
+        for _ in range(16):
+            end, stop = self.run_condition(pos, stack, out, consumed)
+            if ctx is None or out or stop.ins is None or stop.ins.opname not in POP_JUMPS:
+                break
+            t, f = self.branches(end - 1)
+            join = self.join_of(t, f, ctx) if t is not None and f is not None else None
+            if join is None or join > limit:
+                break           # a test of the condition itself, not inside a value
+            pos = self.value_ternary(end - 1, stop.condition, ctx, stack, consumed)
+            if pos is None:
+                break
+        return end, stop
+
     def value_ternary(self, i: int, cond, ctx: Context, stack: list, consumed: set[int]) -> int | None:
         """Fold the test at ``i`` into a conditional expression on ``stack`` when its branches only
         compute one value each and meet (``while -(b if a else c):``); where they meet, or None."""
@@ -564,7 +583,7 @@ class Structurer:
             if t == f and t not in keep and self.classify(t, ctx) == "goto":
                 # both edges of the test go to the next test (the compiler folded ``A and <falsy
                 # constant> or B``): A is only truth-tested, so this is ``(A and False) or B``
-                pc = self.pure_condition(t, stack, members)
+                pc = self.pure_condition(t, stack, members, ctx)
                 if pc is not None and pc[3] not in members and set(self.cfg.blocks[pc[3]].preds) <= members:
                     cx, t2, f2, sub = self.compound(pc[0], pc[1], pc[2], set(members) | {pc[3]}, stack, ctx,
                                                     keep=keep)
@@ -579,7 +598,7 @@ class Structurer:
                 x = self.past_lone_jump(x, set())
                 if x in keep:
                     continue
-                pc = self.pure_condition(x, stack, members)
+                pc = self.pure_condition(x, stack, members, ctx)
                 through = self.entered_from(pc[3], members) if pc is not None and pc[3] not in members else None
                 if through is None:
                     continue
@@ -816,17 +835,19 @@ class Structurer:
         """Where the code from ``start`` (before ``stop``) runs a copy of the straight-line code at
         ``tail`` that ends the function: 3.12+ copies a small returning block into each path that
         reaches it, so a value's two paths no longer meet (``return (a < b < c), d``)."""
-        block = self.cfg.block_at(tail)
-        if block.start > tail or any(ins.opname in POP_JUMPS or ins.opname == "JUMP"
-                                     for ins in self.instrs[tail:block.end]):
-            return None
-        copy = self.instrs[tail:block.end]
-        if not copy or copy[-1].opname not in ENDS_FUNCTION or len(copy) > 8:
+        copy = []
+        for ins in self.instrs[tail:tail + 8]:    # (straight on, across changes of handler)
+            if ins.target is not None:
+                return None
+            copy.append(ins)
+            if ins.opname in ENDS_FUNCTION:
+                break
+        if not copy or copy[-1].opname not in ENDS_FUNCTION:
             return None
         key = [_copy_key(ins) for ins in copy]
-        found = [b.end - len(copy) for b in self.cfg.blocks
-                 if start < b.end - len(copy) and b.end <= stop and b.start <= b.end - len(copy)
-                 and [_copy_key(x) for x in self.instrs[b.end - len(copy):b.end]] == key]
+        n = len(copy)
+        found = [p for p in range(start + 1, stop - n + 1)
+                 if [_copy_key(x) for x in self.instrs[p:p + n]] == key]
         return found[0] if len(found) == 1 else None
 
     def merge_compare(self, left, right, middle, i):
@@ -1394,18 +1415,7 @@ class Structurer:
     def loop_test(self, pos, test_end, body_start, exit_pos, stack, scratch, ctx):
         """The condition under which a while loop's test enters the body."""
         consumed: set[int] = set()
-        start = pos
-        for _ in range(16):
-            end, stop = self.run_condition(start, stack, scratch, consumed)
-            if scratch or stop.ins is None or stop.ins.opname not in POP_JUMPS:
-                break
-            t, f = self.branches(end - 1)
-            join = self.join_of(t, f, ctx) if t is not None and f is not None else None
-            if join is None or join > test_end:
-                break           # a test of the condition itself, not inside a value
-            start = self.value_ternary(end - 1, stop.condition, ctx, stack, consumed)
-            if start is None:
-                break
+        end, stop = self.run_test(pos, stack, scratch, consumed, ctx, test_end)
         if scratch or stop.ins is None or stop.ins.opname not in POP_JUMPS:
             raise self.error(pos, "while test with statements")
         t, f = self.branches(end - 1)
@@ -1935,6 +1945,9 @@ class Structurer:
                 k += 3
             return k
         return p
+
+
+_SMALL_VALUE = 32    # instructions a conditional expression inside a test may span (bounds trial reads)
 
 
 def _copy_key(ins) -> tuple:
