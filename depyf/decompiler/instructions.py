@@ -82,6 +82,11 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
     return _version_module().normalize(code)
 
 
+# 3.13+: conditional jumps take exact bools (TO_BOOL, dropped by normalisation, converts first), so
+# a block of jumps alone cannot raise; before, a jump calls ``__bool__`` itself.
+JUMPS_CANNOT_RAISE = sys.version_info >= (3, 13)
+
+
 @functools.cache
 def copies_loop_tests() -> bool:
     """Does the running compiler copy a ``while`` loop's test to the bottom of its body?

@@ -31,7 +31,7 @@ from depyf.decompiler.executor import (
     replace_in,
 )
 from depyf.decompiler.expressions import bool_op, negate
-from depyf.decompiler.instructions import CONDITIONAL_JUMPS, POP_JUMPS, copies_loop_tests
+from depyf.decompiler.instructions import CONDITIONAL_JUMPS, JUMPS_CANNOT_RAISE, POP_JUMPS, copies_loop_tests
 from depyf.decompiler.patterns import MatchRead, NoMatch, PatternReader
 
 MAX_STEPS = 200_000
@@ -97,6 +97,7 @@ class Structurer:
         self.qualname = getattr(code, "co_qualname", code.co_name)
         self.steps = 0
         self._pdoms: dict[int | None, dict[int, int]] = {}
+        self._else_trials: set[int] = set()    # loops being read as while/else (see while_else_without_copy)
         self.back_edge_targets = self._back_edge_targets()
         self.while_tests = self.find_while_tests()
         self.matches = self.find_matches()
@@ -381,7 +382,12 @@ class Structurer:
             entry = self.cfg.handler_at[p] if p < len(self.instrs) else None
             return None if entry is None else (entry.target, entry.depth)
         here = handler(pos)
-        return all(handler(self.cfg.blocks[m].start) == here for m in members)
+        if all(handler(self.cfg.blocks[m].start) == here for m in members):
+            return True
+        # a block of jumps alone raises nothing (3.13+): 3.13 may leave one out of its handler's range
+        block = self.cfg.block_at(pos)
+        return JUMPS_CANNOT_RAISE and block.start == pos and all(ins.opname in POP_JUMPS or ins.opname == "JUMP"
+                                          for ins in self.instrs[block.start:block.end])
 
     def run_condition(self, pos: int, stack: list, out: list, consumed: set, limit: int | None = None):
         """Run the straight-line code of a condition from ``pos`` to its conditional jump.
@@ -1359,7 +1365,10 @@ class Structurer:
             test_stack = list(stack)
             scratch: list = []
             cond = self.loop_test(pos, test_end, body_start, exit_pos, test_stack, scratch, ctx)
-            body = self.emit(body_start, Context(ctx.stops | {bottom}, loop, ctx.layers), list(stack))
+            # (in the body, reaching where the enclosing statement ends is a ``break`` when the loop
+            # exits there too)
+            body_stops = (ctx.stops - loop.breaks) | {bottom}
+            body = self.emit(body_start, Context(body_stops, loop, ctx.layers), list(stack))
             orelse, after = self.loop_else(exit_pos, break_target, ctx, stack)
             out.append(ast.While(cond, strip_continue(body) or [ast.Pass()], orelse))
             return None if after in ctx.next_rounds else after
@@ -1369,20 +1378,36 @@ class Structurer:
         if with_else is not None:
             return with_else[0]
         breaks = self.exits_of(blocks, pos, None, ctx)
-        break_target = self.break_target(breaks, None, pos)
+        try:
+            break_target = self.break_target(breaks, None, pos)
+        except DecompilationError:
+            # the body's last statements, laid out after the test's exit, run into that exit: a
+            # top-tested loop whose body ends in ``break``/``return`` (so no copy of the test)
+            read = self.while_else_without_copy(pos, sources, blocks, ctx, stack, out, with_else=False) \
+                if not wraps_while else None
+            if read is None:
+                raise
+            return read[0]
         loop = Loop(pos, frozenset({pos}), frozenset(breaks), blocks, after=break_target, wraps_while=wraps_while)
         body = self.emit_loop_body_from_header(pos, loop, ctx, stack)
         out.append(ast.While(ast.Constant(True), strip_continue(body) or [ast.Pass()], []))
         return None if break_target in ctx.next_rounds else break_target
 
-    def while_else_without_copy(self, pos, sources, blocks, ctx, stack, out) -> tuple | None:
+    def while_else_without_copy(self, pos, sources, blocks, ctx, stack, out, with_else: bool = True) -> tuple | None:
         """``while c: ... else: ...`` whose body never runs off its end, so the compiler made no copy
         of the test at the bottom: the test at ``pos`` leaves the loop for the else clause, breaks
         land after it. (Where both go to one place, ``while True:`` with ``if not c: break``
         reads the same and is kept.) Returns (where control goes next,) or None."""
         block = self.cfg.block_at(pos)
         test_end = block.end - 1
-        if self.instrs[test_end].opname not in POP_JUMPS:
+        if self.instrs[test_end].opname not in POP_JUMPS or pos in self._else_trials:
+            return None
+        trial_stack, scratch = list(stack), []
+        try:    # one whole test in the header block (not the first of a chained comparison's)
+            end, _ = self.run_condition(pos, trial_stack, scratch, set(), limit=block.end)
+        except DecompilationError:
+            return None
+        if scratch or end != block.end or len(trial_stack) != len(stack):
             return None
         t, f = self.branches(test_end)
         if t is None or f is None:
@@ -1396,14 +1421,17 @@ class Structurer:
             target = self.break_target(self.exits_of(blocks, pos, exit_pos, ctx), exit_pos, pos)
         except DecompilationError:
             return None
-        if target is None or self.same_place(target, exit_pos):
+        if with_else and (target is None or self.same_place(target, exit_pos)):
             return None
         trial_out: list = []
         trial_stack = list(stack)
+        self._else_trials.add(pos)
         try:
             after = self.while_loop(pos, ctx, trial_stack, trial_out, (test_end, body_start, exit_pos, pos, max(sources)))
         except DecompilationError:
             return None
+        finally:
+            self._else_trials.discard(pos)
         for stmt in trial_out:
             out.append(stmt)
         stack[:] = trial_stack
