@@ -197,8 +197,43 @@ class Flow:
         self._cache: dict[tuple[int, bool], set] = {}
         self.starts = [0]
         self._add_entered_handlers(getattr(bytecode, "exception_entries", ()))  # 3.11+ (3.10: SETUP_*)
+        carried = self._constants_carried_by_jumps()
+        if carried:
+            self._drop_folded_constants(carried)
         self.has_value_tests = any(ins.opname in _CONDITIONAL and self._value_test(k)
                                    for k, ins in enumerate(self.instructions))
+
+    def _constants_carried_by_jumps(self) -> dict[int, int]:
+        """Jump targets entered only by a value-keeping test of a constant that always jumps there
+        (``3 or x``: JUMP_IF_TRUE_OR_POP, or 3.12+'s COPY 1; POP_JUMP_IF_TRUE): target -> the
+        constant's instruction."""
+        entries: dict[int, list[int]] = defaultdict(list)
+        seen: set[int] = set()
+        todo = list(self.starts)
+        while todo:
+            k = todo.pop()
+            if k in seen:
+                continue
+            seen.add(k)
+            for n, _ in self._successors(k):
+                entries[n].append(k)
+                todo.append(n)
+        carried = {}
+        for target, sources in entries.items():
+            k = sources[0]
+            ins = self.instructions[k]
+            if len(set(sources)) != 1 or ins.opname not in _CONDITIONAL or self.index.get(ins.argval) != target \
+                    or not self._constant_outcome(k):
+                continue
+            j = k - 1
+            while j >= 0 and self.instructions[j].opname in ("TO_BOOL", "NOP", "NOT_TAKEN"):
+                j -= 1
+            keeps_value = ins.opname in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP")
+            if j >= 0 and self.instructions[j].opname == "COPY" and self.instructions[j].arg == 1:
+                keeps_value, j = True, j - 1
+            if keeps_value and j in self.constants:
+                carried[target] = j
+        return carried
 
     def _add_entered_handlers(self, entries) -> None:
         """Exception handlers as starts, each once code it protects can run: a handler of an empty
@@ -257,11 +292,14 @@ class Flow:
                     self.events[j] = None
                     j += 1
 
-    def _drop_folded_constants(self) -> None:
+    def _drop_folded_constants(self, carried: dict[int, int] | None = None) -> None:
         """Operators on constants that the compiler left unfolded (``-(7 or x)`` keeps LOAD_CONST 7;
         UNARY_NEGATIVE, ``(-1 or 7) * 3`` keeps the multiplication): source that says ``-7`` or
         ``-1 * 3`` compiles to one constant, and an operator on constants observes nothing outside.
-        Their values are kept where cheap to compute, so a test of one has a known outcome."""
+        Their values are kept where cheap to compute, so a test of one has a known outcome.
+        ``carried`` maps a jump target to the constant every live way into it leaves on the stack
+        (``(3 or x) // 3``: the constant test's jump carries 3 past the dead ``x``)."""
+        carried = carried or {}
         starts: dict[int, int] = {}   # index of an instruction making a constant -> where its operands begin
         for k, ins in enumerate(self.instructions):
             op = ins.opname
@@ -272,9 +310,12 @@ class Flow:
             if op in _UNARY and k - 1 in starts:
                 starts[k] = starts[k - 1]
                 operands = [k - 1]
-            elif (op == "BINARY_OP" or op.startswith("BINARY_")) and k - 1 in starts and starts[k - 1] - 1 in starts:
-                starts[k] = starts[starts[k - 1] - 1]
-                operands = [starts[k - 1] - 1, k - 1]
+            elif (op == "BINARY_OP" or op.startswith("BINARY_")) and k - 1 in starts \
+                    and carried.get(starts[k - 1], starts[k - 1] - 1) in starts:
+                right = starts[k - 1]
+                left = carried.get(right, right - 1)
+                starts[k] = right if right in carried else starts[left]
+                operands = [left, k - 1]
             else:
                 continue
             if any(j in self.targets for j in range(starts[k] + 1, k + 1)):
