@@ -1398,25 +1398,12 @@ class Structurer:
         of the test at the bottom: the test at ``pos`` leaves the loop for the else clause, breaks
         land after it. (Where both go to one place, ``while True:`` with ``if not c: break``
         reads the same and is kept.) Returns (where control goes next,) or None."""
-        block = self.cfg.block_at(pos)
-        test_end = block.end - 1
-        if self.instrs[test_end].opname not in POP_JUMPS or pos in self._else_trials:
+        if pos in self._else_trials:
             return None
-        trial_stack, scratch = list(stack), []
-        try:    # one whole test in the header block (not the first of a chained comparison's)
-            end, _ = self.run_condition(pos, trial_stack, scratch, set(), limit=block.end)
-        except DecompilationError:
+        found = self.header_test(pos, blocks)
+        if found is None:
             return None
-        if scratch or end != block.end or len(trial_stack) != len(stack):
-            return None
-        t, f = self.branches(test_end)
-        if t is None or f is None:
-            return None
-        inside = [x for x in (t, f) if self.cfg.block_of[x] in blocks]
-        if len(inside) != 1:
-            return None
-        body_start = inside[0]
-        exit_pos = f if body_start == t else t
+        test_end, body_start, exit_pos = found
         try:
             target = self.break_target(self.exits_of(blocks, pos, exit_pos, ctx), exit_pos, pos)
         except DecompilationError:
@@ -1436,6 +1423,36 @@ class Structurer:
             out.append(stmt)
         stack[:] = trial_stack
         return (after,)
+
+    def header_test(self, pos: int, blocks: frozenset[int]) -> tuple[int, int, int] | None:
+        """(last test, body start, exit) of a while test at the loop header ``pos``: the blocks on
+        the while statement's line that only test, with one way into the loop's other blocks and
+        one way out of the loop."""
+        line = self.instrs[pos].lineno
+        tests, todo = set(), [self.cfg.block_of[pos]]
+        while todo:
+            b = todo.pop()
+            if b in tests:
+                continue
+            block = self.cfg.blocks[b]
+            code = self.instrs[block.start:block.end]
+            if b not in blocks or any(ins.lineno != line for ins in code) \
+                    or code[-1].opname not in POP_JUMPS and code[-1].opname != "JUMP" \
+                    or any(ins.opname.startswith("STORE") or ins.opname in CONDITIONAL_JUMPS
+                           for ins in code[:-1]):
+                continue
+            tests.add(b)
+            todo.extend(block.succs)
+        if self.cfg.block_of[pos] not in tests:
+            return None
+        outcomes = {s for b in tests for s in self.cfg.blocks[b].succs if s not in tests}
+        inside = [self.cfg.blocks[s].start for s in outcomes if s in blocks]
+        outside = {self.final_place(self.cfg.blocks[s].start) for s in outcomes if s not in blocks}
+        if len(inside) != 1 or len(outside) != 1:
+            return None
+        exit_pos = min(self.cfg.blocks[s].start for s in outcomes if s not in blocks)
+        test_end = max(self.cfg.blocks[b].end for b in tests) - 1
+        return test_end, inside[0], exit_pos
 
     def emit_loop_body_from_header(self, pos, loop, ctx, stack):
         return self.emit(pos, Context(ctx.stops, loop, ctx.layers), list(stack))
