@@ -503,17 +503,27 @@ class Structurer:
 
     def value_ternary(self, i: int, cond, ctx: Context, stack: list, consumed: set[int]) -> int | None:
         """Fold the test at ``i`` into a conditional expression on ``stack`` when its branches only
-        compute one value each and meet (``while -(b if a else c):``); where they meet, or None."""
-        trial = list(stack)
-        scratch: list = []
-        try:
-            join = self.conditional(i, cond, ctx, trial, scratch)
-        except DecompilationError:
+        compute one value each and meet (``while -(b if a else c):``); where they meet, or None.
+        Only a local diamond is read: both branches lie before the join and jump nowhere else."""
+        t, f = self.branches(i)
+        join = self.join_of(t, f, ctx) if t is not None and f is not None else None
+        if join is None or not (i < t < join and i < f < join):
             return None
-        if scratch or join is None or join <= i or len(trial) != len(stack) + 1 \
-                or not isinstance(trial[-1], ast.IfExp):
-            return None
-        stack[:] = trial
+        for ins in self.instrs[i + 1:join]:
+            target = self.cfg.pos(ins.target) if ins.target is not None else None
+            if ins.target is not None and not (target is not None and i < target <= join):
+                return None
+        values = []
+        for branch in (t, f):
+            trial = list(stack)
+            try:
+                stmts = self.emit(branch, ctx.with_stops(join), trial)
+            except DecompilationError:
+                return None
+            if stmts or len(trial) != len(stack) + 1:
+                return None
+            values.append(self.executor.value(trial[-1], self.instrs[i]))
+        stack.append(ast.IfExp(cond, values[0], values[1]))
         consumed.update(self.cfg.block_of[p] for p in range(i + 1, join))
         return join
 
