@@ -63,7 +63,7 @@ _RETURNS = {"RETURN_VALUE", "RETURN_CONST"}
 _UNARY_ON_NUMBERS = {"UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_POSITIVE"}
 _UNKNOWN = object()
 _UNARY = {"UNARY_NEGATIVE": operator.neg, "UNARY_INVERT": operator.invert, "UNARY_POSITIVE": operator.pos,
-          "UNARY_NOT": operator.not_}
+          "UNARY_NOT": operator.not_, "TO_BOOL": bool}
 _BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
            "//": operator.floordiv, "%": operator.mod, "&": operator.and_, "|": operator.or_,
            "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift, "**": operator.pow}
