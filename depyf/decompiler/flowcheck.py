@@ -60,7 +60,6 @@ _PLAIN_EVENTS = {"BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR", "GET_ITER", "
 _SLICE_OPS = {"BINARY_SLICE": "BINARY_SUBSCR", "STORE_SLICE": "STORE_SUBSCR"}
 _OPERATOR_EVENTS = {"BINARY_OP", "COMPARE_OP"}  # keyed by the operator
 _RETURNS = {"RETURN_VALUE", "RETURN_CONST"}
-_UNARY_ON_NUMBERS = {"UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_POSITIVE"}
 _UNKNOWN = object()
 _UNARY = {"UNARY_NEGATIVE": operator.neg, "UNARY_INVERT": operator.invert, "UNARY_POSITIVE": operator.pos,
           "UNARY_NOT": operator.not_, "TO_BOOL": bool}
@@ -207,17 +206,7 @@ class Flow:
         """Jump targets entered only by a value-keeping test of a constant that always jumps there
         (``3 or x``: JUMP_IF_TRUE_OR_POP, or 3.12+'s COPY 1; POP_JUMP_IF_TRUE): target -> the
         constant's instruction."""
-        entries: dict[int, list[int]] = defaultdict(list)
-        seen: set[int] = set()
-        todo = list(self.starts)
-        while todo:
-            k = todo.pop()
-            if k in seen:
-                continue
-            seen.add(k)
-            for n, _ in self._successors(k):
-                entries[n].append(k)
-                todo.append(n)
+        _, entries = self._walk()
         carried = {}
         for target, sources in entries.items():
             k = sources[0]
@@ -235,6 +224,28 @@ class Flow:
                 carried[target] = j
         return carried
 
+    def _walk(self, handler_of: dict[int, int] | None = None) -> tuple[set[int], dict[int, list[int]]]:
+        """The instructions reachable from the starts, and for each the instructions leading to it.
+        With ``handler_of`` (instruction -> its exception handler), a handler becomes a start once
+        code it protects is reached; 3.10's handlers are added by ``_successors`` on the way."""
+        seen: set[int] = set()
+        entries: dict[int, list[int]] = defaultdict(list)
+        todo = list(self.starts)
+        while todo:
+            k = todo.pop()
+            if k not in seen:
+                seen.add(k)
+                for n, _ in self._successors(k):
+                    entries[n].append(k)
+                    todo.append(n)
+                handler = handler_of.get(k) if handler_of else None
+                if handler is not None and handler not in seen:
+                    self.starts.append(handler)
+                    todo.append(handler)
+            if not todo:
+                todo = [s for s in self.starts if s not in seen]
+        return seen, entries
+
     def _add_entered_handlers(self, entries) -> None:
         """Exception handlers as starts, each once code it protects can run: a handler of an empty
         ``try`` body (``try: pass``) is kept by the compiler but never entered."""
@@ -245,18 +256,7 @@ class Flow:
             if target is not None and first is not None:
                 for j in range(first, end):
                     handler_of.setdefault(j, target)
-        reachable: set[int] = set()
-        todo = [0]
-        while todo:
-            k = todo.pop()
-            if k in reachable:
-                continue
-            reachable.add(k)
-            todo.extend(n for n, _ in self._successors(k))
-            handler = handler_of.get(k)
-            if handler is not None and handler not in reachable:
-                self.starts.append(handler)
-                todo.append(handler)
+        self._walk(handler_of)
         self.starts = [0] + sorted(set(self.starts) - {0})
 
     # -- events ---------------------------------------------------------------------------
@@ -343,15 +343,7 @@ class Flow:
         """The code objects this code can load. (One compiled in a branch the compiler dropped as
         dead, ``if 0: def g(): ...``, stays among the constants; one loaded only where a constant
         test never goes, ``if -1: ... else: [listcomp]``, is left out of source that says ``if -1``.)"""
-        reachable: set[int] = set()
-        todo = list(self.starts)
-        while todo:
-            k = todo.pop()
-            if k not in reachable:
-                reachable.add(k)
-                todo.extend(n for n, _ in self._successors(k))
-            if not todo:   # (3.10: handlers are found on the way)
-                todo = [s for s in self.starts if s not in reachable]
+        reachable, _ = self._walk()
         loaded = {id(self.instructions[k].argval) for k in reachable
                   if self.instructions[k].opname == "LOAD_CONST"}
         return [c for c in self.code.co_consts if isinstance(c, types.CodeType) and id(c) in loaded]

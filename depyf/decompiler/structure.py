@@ -185,7 +185,11 @@ class Structurer:
         return self._pdoms[key]
 
     def join_of(self, a: int, b: int, ctx: Context) -> int | None:
-        ipdom = self.ipdom(ctx.loop)
+        return self.join_within(a, b, ctx.loop)
+
+    def join_within(self, a: int, b: int, loop: Loop | None) -> int | None:
+        """Where paths from ``a`` and ``b`` meet, among ``loop``'s blocks (the whole code: None)."""
+        ipdom = self.ipdom(loop)
         ba, bb = self.cfg.block_of[a], self.cfg.block_of[b]
         if ba not in ipdom or bb not in ipdom:
             return None
@@ -513,17 +517,11 @@ class Structurer:
             target = self.cfg.pos(ins.target) if ins.target is not None else None
             if ins.target is not None and not (target is not None and i < target <= join):
                 return None
-        values = []
-        for branch in (t, f):
-            trial = list(stack)
-            try:
-                stmts = self.emit(branch, ctx.with_stops(join), trial)
-            except DecompilationError:
-                return None
-            if stmts or len(trial) != len(stack) + 1:
-                return None
-            values.append(self.executor.value(trial[-1], self.instrs[i]))
-        stack.append(ast.IfExp(cond, values[0], values[1]))
+        values = self.one_value_each((t, f), join, ctx, stack)
+        if values is None:
+            return None
+        then, other = (self.executor.value(x, self.instrs[i]) for x in values)
+        stack.append(ast.IfExp(cond, then, other))
         consumed.update(self.cfg.block_of[p] for p in range(i + 1, join))
         return join
 
@@ -581,7 +579,7 @@ class Structurer:
             through.add(pred)
         return through
 
-    def past_lone_jump(self, p: int | None, consumed: set[int]) -> int | None:
+    def past_lone_jump(self, p: int | None, consumed: set[int] | None = None) -> int | None:
         """Where the block at ``p`` jumps when it is a lone forward ``JUMP`` (added to ``consumed``)."""
         if p is None or not self.cfg.is_leader(p) or self.cfg.block_at(p).end != p + 1 \
                 or self.instrs[p].opname != "JUMP":
@@ -589,7 +587,8 @@ class Structurer:
         target = self.cfg.pos(self.instrs[p].target)
         if target is None or target <= p:
             return p
-        consumed.add(self.cfg.block_of[p])
+        if consumed is not None:
+            consumed.add(self.cfg.block_of[p])
         return target
 
     def compound(self, cond, t, f, members: set[int], stack: list, ctx: Context, keep=()):
@@ -611,7 +610,7 @@ class Structurer:
                 other = f if side == "t" else t
                 if x in keep or self.classify(x, ctx) != "goto":
                     continue
-                x = self.past_lone_jump(x, set())
+                x = self.past_lone_jump(x)
                 if x in keep:
                     continue
                 pc = self.pure_condition(x, stack, members, ctx)
@@ -754,22 +753,24 @@ class Structurer:
         """Where the two values of a conditional expression inside a loop meet when that is past the
         loop's own blocks (``return -(a if b else c)`` in a loop body): a join of the whole function
         at which both branches have pushed one value and run no statement."""
-        ipdom = self.ipdom(None)
-        ba, bb = self.cfg.block_of[t], self.cfg.block_of[f]
-        if ba not in ipdom or bb not in ipdom:
+        join = self.join_within(t, f, None)
+        if join is None or self.one_value_each((t, f), join, ctx, stack) is None:
             return None
-        j = common_post_dominator(ba, bb, ipdom)
-        if j == EXIT:
-            return None
-        join = self.cfg.blocks[j].start
-        for branch in (t, f):
+        return join
+
+    def one_value_each(self, branches: tuple, join: int, ctx: Context, stack: list) -> list | None:
+        """The value each branch pushes on its way to ``join``, when each only pushes one value
+        (runs no statement); else None."""
+        values = []
+        for branch in branches:
             trial = list(stack)
             try:
                 if self.emit(branch, ctx.with_stops(join), trial) or len(trial) != len(stack) + 1:
                     return None
             except DecompilationError:
                 return None
-        return join
+            values.append(trial[-1])
+        return values
 
     def continue_stmt(self, target: int | None, ctx: Context) -> ast.Continue:
         """``continue``. One that jumps to a while loop's test at the top is marked ``to_top``: the
