@@ -11,7 +11,7 @@ import ast
 import types
 from dataclasses import dataclass
 
-from depyf.decompiler import opaque
+from depyf.decompiler import opaque, traversal
 from depyf.decompiler import values as v
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.expressions import (
@@ -36,7 +36,7 @@ def _reads_target(stack: list, target: ast.expr) -> bool:
     for item in stack:
         if not isinstance(item, ast.expr):
             continue
-        for node in ast.walk(item):
+        for node in traversal.walk(item):
             if isinstance(target, ast.Name) and isinstance(node, ast.Name) and node.id == target.id:
                 return True
             if isinstance(target, ast.Attribute) and isinstance(node, ast.Attribute) and node.attr == target.attr:
@@ -49,7 +49,7 @@ def _reads_target(stack: list, target: ast.expr) -> bool:
 def _reads_name(stack: list, name: str) -> bool:
     """Does a pending stack expression read the variable ``name``?"""
     return any(isinstance(node, ast.Name) and node.id == name
-               for item in stack if isinstance(item, ast.expr) for node in ast.walk(item))
+               for item in stack if isinstance(item, ast.expr) for node in traversal.walk(item))
 
 
 def _parse_annotation(node: ast.Constant) -> ast.expr:
@@ -62,7 +62,7 @@ def _parse_annotation(node: ast.Constant) -> ast.expr:
 
 def _writes(target: ast.expr) -> frozenset:
     names = set()
-    for node in ast.walk(target):
+    for node in traversal.walk(target):
         if isinstance(node, ast.Name):
             names.add(node.id)
     return frozenset(names)
@@ -75,7 +75,7 @@ def _walk_values(tree: ast.AST, skip) -> list[ast.expr]:
     todo = [tree]
     while todo:
         item = todo.pop()
-        if item is skip or isinstance(item, (ast.Name, ast.Constant, ast.expr_context)):
+        if item is skip or isinstance(item, _TRIVIAL):
             continue
         if isinstance(item, ast.expr):
             found.append(item)
@@ -84,10 +84,15 @@ def _walk_values(tree: ast.AST, skip) -> list[ast.expr]:
             value = getattr(item, name, None)
             if isinstance(value, ast.AST):
                 children.append(value)
-            elif isinstance(value, list):
+            elif value.__class__ is list:
                 children.extend(x for x in value if isinstance(x, ast.AST))
-        todo.extend(reversed(children))
+        if children:
+            children.reverse()
+            todo.extend(children)
     return found
+
+
+_TRIVIAL = (ast.Name, ast.Constant, ast.expr_context)
 
 
 def _shared_counts(node: ast.AST, stack: list, keep) -> dict[int, int]:
@@ -106,7 +111,7 @@ def _occurrences(stack: list, node: ast.expr) -> int:
         if item is node:
             count += 1
         elif isinstance(item, ast.expr):
-            count += sum(1 for sub in ast.walk(item) if sub is node)
+            count += sum(1 for sub in traversal.walk(item) if sub is node)
     return count
 
 
@@ -115,35 +120,23 @@ def _occurrence_counts(stack: list) -> dict[int, int]:
     counts: dict[int, int] = {}
     for item in stack:
         if isinstance(item, ast.expr):
-            for sub in ast.walk(item):
+            for sub in traversal.walk(item):
                 counts[id(sub)] = counts.get(id(sub), 0) + 1
     return counts
 
 
 def _replace_in(tree: ast.AST, old: ast.expr, new: ast.expr) -> None:
     """Replace every occurrence of ``old`` (by identity) inside ``tree``."""
-    for parent in ast.walk(tree):
-        for field, value in ast.iter_fields(parent):
-            if value is old:
-                setattr(parent, field, new)
-            elif isinstance(value, list):
-                for k, item in enumerate(value):
-                    if item is old:
-                        value[k] = new
+    traversal.replace_in(tree, old, new)
 
 
 def _replace_everywhere(stack: list, old: ast.expr, new: ast.expr) -> None:
     """Replace ``old`` (by identity) in the stack and inside every pending expression."""
-    class Swap(ast.NodeTransformer):
-        def visit(self, node):
-            if node is old:
-                return new
-            return super().generic_visit(node)
     for k, item in enumerate(stack):
         if item is old:
             stack[k] = new
         elif isinstance(item, ast.expr):
-            stack[k] = Swap().visit(item)
+            traversal.replace_in(item, old, new)
         elif isinstance(item, (v.WithEnter, v.WithExit)) and getattr(item, "manager", None) is old:
             item.manager = new
 
@@ -340,7 +333,7 @@ class Executor:
         for _ in range(1000):
             counts = _occurrence_counts(stack)      # one pass over the stack, not one per node
             shared = None
-            for node in ast.walk(item):
+            for node in traversal.walk(item):
                 if node is item or not isinstance(node, ast.expr) or isinstance(node, (ast.Constant, ast.Name)):
                     continue
                 if counts.get(id(node), 0) > 1:
@@ -482,10 +475,10 @@ class Executor:
     def assign_pending_walrus(self, reader: ast.expr, stack: list, out: list) -> None:
         """A condition that reads a name must see a ``(name := ...)`` still waiting on the stack
         (a match subject captured before its guard): assign that value first."""
-        names = {n.id for n in ast.walk(reader) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        names = {n.id for n in traversal.walk(reader) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         for item in list(stack):
             if isinstance(item, ast.expr) and any(
-                    isinstance(n, ast.NamedExpr) and n.target.id in names for n in ast.walk(item)):
+                    isinstance(n, ast.NamedExpr) and n.target.id in names for n in traversal.walk(item)):
                 self.assign_temp(item, stack, out)
 
     op_LOAD_FAST_CHECK = op_LOAD_FAST

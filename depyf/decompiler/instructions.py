@@ -66,6 +66,7 @@ JUMPS = CONDITIONAL_JUMPS | {"JUMP", "FOR_ITER", "ASYNC_FOR_ITER"}
 TERMINATORS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
 
 
+@functools.cache
 def _version_module():
     major, minor = sys.version_info[:2]
     name = f"depyf.decompiler.versions.v{major}_{minor}"
@@ -116,3 +117,11 @@ def forward_offsets(instrs: list[Instr], dropped: list[int], all_offsets: list[i
         if j < len(kept):
             mapping[off] = kept[j]
     return mapping
+
+
+# Import the running version's module with the decompiler rather than during the first
+# decompilation (inside torch.compile, that would count as compile time).
+try:
+    _version_module()
+except DecompilationError:  # pragma: no cover - an unsupported CPython fails when used, not on import
+    pass

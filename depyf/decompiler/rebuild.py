@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import types
 
+from depyf.decompiler import traversal
 from depyf.decompiler.codeinfo import argument_names
 from depyf.decompiler.errors import DecompilationError
 
@@ -80,7 +81,7 @@ def _compile_function(original: types.CodeType, tree: ast.Module, filename: str,
     wrapper = ast.FunctionDef(name=_WRAPPER, args=_no_args(), body=body, decorator_list=[], returns=None,
                               **wrapper_args)
     module = ast.Module(body=[wrapper], type_ignores=[])
-    ast.fix_missing_locations(module)
+    traversal.fill_locations(module)  # only our wrapper's nodes lack one: the rest was parsed
     compiled = compile(module, filename, "exec", flags=original.co_flags & _FUTURE_FLAGS, dont_inherit=True)
     wrapper_code = _find(compiled, _WRAPPER)
     if wrapper_code is None:  # pragma: no cover - the compiler always emits it
@@ -97,12 +98,12 @@ def _keep_free_variables(original: types.CodeType, body: list) -> None:
     have to be free variables of the new code: reference them where it never runs."""
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == original.co_name:
-            used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            used = {n.id for n in traversal.walk(node) if isinstance(n, ast.Name)}
             missing = [v for v in original.co_freevars if v not in used and v != "__class__"]
             if missing:
                 keep = ast.If(ast.Constant(False), [ast.Expr(ast.Tuple([ast.Name(v, ast.Load()) for v in missing],
                                                                        ast.Load()))], [])
-                node.body.insert(0, keep)
+                node.body.insert(0, traversal.fill_locations(keep, node.lineno, node.col_offset))
             return
 
 
@@ -122,7 +123,8 @@ def _keep_cell_variables(original: types.CodeType, body: list, names: list[str])
             keep.append(ast.FunctionDef(name="__depyf_cells__", args=_no_args(), body=[ast.Return(
                 ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load()))], decorator_list=[],
                 returns=None, **({"type_params": []} if _has_type_params() else {})))
-            node.body.insert(0, ast.If(ast.Constant(False), keep, []))
+            node.body.insert(0, traversal.fill_locations(ast.If(ast.Constant(False), keep, []), node.lineno,
+                                                         node.col_offset))
             return
 
 

@@ -7,7 +7,7 @@ import copy
 import sys
 import types
 
-from depyf.decompiler import opaque
+from depyf.decompiler import opaque, traversal
 from depyf.decompiler import values as v
 from depyf.decompiler.cleanup import (
     BoolOpFromIfExp,
@@ -419,7 +419,7 @@ def _code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None =
             and isinstance(tree.body[0].value, ast.Constant) and isinstance(tree.body[0].value.value, str)
         tree.body.insert(1 if has_docstring else 0, ast.ImportFrom("__future__", [ast.alias("annotations")], 0))
         tree.body = [s for s in tree.body if not isinstance(s, ast.Pass)] if len(tree.body) == 2 else tree.body
-    ast.fix_missing_locations(tree)
+    traversal.fill_locations(tree)  # ast.unparse reads lineno (type comments)
     try:
         return ast.unparse(tree) + "\n"
     except Exception as exc:  # unparse of a malformed tree is our bug: report it as such

@@ -41,12 +41,14 @@ class GraphRecord:
     not_linked: dict[str, str] = field(default_factory=dict)  # file -> why it is for reading only
 
 
+try:  # imported with this module, not during the first compilation it dumps
+    from depyf.torch import linking as _LINKING_MODULE
+except Exception:  # noqa: BLE001 - graphs are then written for reading only
+    _LINKING_MODULE = None
+
+
 def _linking() -> Any:
-    try:
-        from depyf.torch import linking
-    except Exception:  # noqa: BLE001 - the module may not exist yet or fail to import
-        return None
-    return linking
+    return _LINKING_MODULE
 
 
 class GraphDumper:

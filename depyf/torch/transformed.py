@@ -45,9 +45,7 @@ def _names_used(code: types.CodeType) -> set[str]:
 
 def _spelled_as_calls(code: types.CodeType) -> set[str]:
     """Method names source uses for instructions that have no name (``LIST_EXTEND`` -> ``extend``)."""
-    import dis
-
-    return {"extend"} if any(i.opname == "LIST_EXTEND" for i in dis.get_instructions(code)) else set()
+    return {"extend"} if any(i.opname == "LIST_EXTEND" for i in verify.instructions(code)) else set()
 
 
 def verification_problems(dynamo_code: types.CodeType, candidate: types.CodeType) -> list[str]:
@@ -111,11 +109,9 @@ def transform(dynamo_code: types.CodeType, function_name: str, path: str) -> Tra
 
         # Dynamo's code keeps values on the stack and loads globals early: the general flow check
         # would reject reorderings no Python source can avoid. verification_problems checks it.
+        # (recompile parsed the source: text that does not parse never gets this far)
         recompiled = recompile(dynamo_code, filename=path, verify=False)
-        ast_ok = _parses(recompiled.source)
         problems = verification_problems(dynamo_code, recompiled.code)
-        if not ast_ok:
-            problems.append("decompiled source does not parse")
         if problems:
             reason = "recompiled code failed verification: " + "; ".join(problems)
             text = _stub_text(function_name, dynamo_code, reason)
@@ -133,16 +129,6 @@ def transform(dynamo_code: types.CodeType, function_name: str, path: str) -> Tra
         except Exception:  # noqa: BLE001
             text = f"# {function_name}: Dynamo's own bytecode runs ({type(exc).__name__})\n"
         return TransformedCode(dynamo_code, dynamo_code, text, None, False, reason)
-
-
-def _parses(source: str) -> bool:
-    import ast
-
-    try:
-        ast.parse(source)
-    except SyntaxError:
-        return False
-    return True
 
 
 def safe_decompile(code: types.CodeType) -> str | None:
