@@ -155,6 +155,12 @@ class AppendStmt(ast.stmt):
     _fields = ("value", "key")
 
 
+class ClassAnnotationsStmt(ast.stmt):
+    """Pseudo statement: a 3.14+ class body stores its ``__annotate__`` function (``fn``)."""
+
+    _fields = ("fn",)
+
+
 class WithExitStmt(ast.stmt):
     """Pseudo statement: the ``__exit__(None, None, None)`` call ending a with body."""
 
@@ -231,6 +237,7 @@ class Executor:
         self.temp_count = 0
         self.seq = 0                    # completion counter for values pushed (``_seq``)
         self.copied: set[int] = set()   # ids of values COPY put on the stack a second time
+        self.temp_of: dict[int, tuple[ast.expr, str]] = {}  # id(value) -> (value, temporary it went to)
         self.globals_declared: set[str] = set()
         self.nonlocals_declared: set[str] = set()
         self.bound_names: dict[str, object] = {}   # a PEP 695 scope's parameters: the caller's values
@@ -322,6 +329,7 @@ class Executor:
         name = self.new_temp()
         self.flush_parallel(out)
         out.append(ast.Assign([store(name)], node))
+        self.temp_of[id(node)] = (node, name)
         _replace_everywhere(stack, node, load(name))
         return load(name)
 
@@ -348,6 +356,9 @@ class Executor:
         if isinstance(node, (ast.Name, ast.Constant)) or _occurrences(stack, node) == 0:
             return node
         self.spill(stack, out)
+        named = self.temp_of.get(id(node))
+        if named is not None and named[0] is node:
+            return load(named[1])  # the spill named it: change it through that name
         return self.assign_temp(node, stack, out) if _occurrences(stack, node) else node
 
     def statement(self, node: ast.stmt, stack: list, out: list, writes: frozenset = frozenset(),
@@ -519,6 +530,13 @@ class Executor:
         if isinstance(item, v.TypeAliasValue) and isinstance(target, ast.Name) and target.id == item.name:
             out.append(ast.TypeAlias(ast.Name(item.name, ast.Store()), type_params=item.type_params,
                                      value=item.value))
+            return
+        if isinstance(item, v.FunctionValue) and isinstance(target, ast.Name) \
+                and target.id == "__annotate_func__" and item.code.co_name == "__annotate__" \
+                and not self.code.co_flags & 0x01:
+            # 3.14+: a class body's annotations, computed lazily (render turns it into the
+            # body's ``name: annotation`` statements)
+            out.append(ClassAnnotationsStmt(item))
             return
         if isinstance(item, v.FunctionValue) and isinstance(target, ast.Name) and (
                 item.code.co_name == target.id or (item.code.co_name.startswith("__")

@@ -18,7 +18,7 @@ from depyf.decompiler.cleanup import (
 )
 from depyf.decompiler.codeinfo import argument_names
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.executor import AppendStmt, Executor
+from depyf.decompiler.executor import AppendStmt, ClassAnnotationsStmt, Executor
 from depyf.decompiler.expressions import load, negate
 from depyf.decompiler.filters import ALWAYS, NEVER, runs_through
 from depyf.decompiler.instructions import normalize
@@ -262,10 +262,69 @@ class Nested:
                     continue
             cleaned.append(stmt)
         cleaned = strip_tail_returns(remove_implicit_returns(cleaned))
+        cleaned = self.with_class_annotations(cleaned)
         if structurer.executor.globals_declared:
             cleaned.insert(0, ast.Global(sorted(structurer.executor.globals_declared)))
         extra = {"type_params": []} if sys.version_info >= (3, 12) else {}
         return ast.ClassDef(name, bases, keywords, cleaned or [ast.Pass()], [], **extra)
+
+
+    def with_class_annotations(self, body: list) -> list:
+        """3.14+: ``name: annotation`` statements back in a class body, from its ``__annotate__``.
+
+        The annotations come in source order. An annotated assignment is the body's first plain
+        assignment to that name from where the previous annotation was; an annotation without a
+        value goes just before the next one that has one. Both give the same ``__annotate__``
+        function and the same namespace."""
+        stores = [stmt for stmt in body if isinstance(stmt, ClassAnnotationsStmt)]
+        if not stores:
+            return body
+        if len(stores) > 1:
+            raise DecompilationError("class body stores two __annotate__ functions",
+                                     qualname=_qualname(stores[0].fn.code))
+        pending = self.class_annotation_entries(stores[0].fn)
+        out: list = []
+        for stmt in body:
+            if isinstance(stmt, ClassAnnotationsStmt):
+                continue
+            name = stmt.targets[0].id if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name) else None
+            j = next((k for k, (n, _) in enumerate(pending) if n == name), None)
+            if j is None:
+                out.append(stmt)
+                continue
+            out.extend(ast.AnnAssign(ast.Name(n, ast.Store()), a, None, 1) for n, a in pending[:j])
+            out.append(ast.AnnAssign(ast.Name(name, ast.Store()), pending[j][1], stmt.value, 1))
+            pending = pending[j + 1:]
+        out.extend(ast.AnnAssign(ast.Name(n, ast.Store()), a, None, 1) for n, a in pending)
+        return out
+
+    def class_annotation_entries(self, fn: v.FunctionValue) -> list[tuple[str, ast.expr]]:
+        """(name, annotation) in order from a class's ``__annotate__``: ``return {...}``, or a dict
+        filled one key at a time. Anything else (annotations inside ``if``) is refused."""
+        body, _ = self.statements(fn.code)
+        body = [stmt for stmt in body if not _is_format_guard(stmt, fn.code)]
+        fail = DecompilationError("unrecognised class __annotate__ function", qualname=_qualname(fn.code))
+        if len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Dict):
+            pairs = list(zip(body[0].value.keys, body[0].value.values, strict=True))
+        elif len(body) >= 2 and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1 \
+                and isinstance(body[0].targets[0], ast.Name) and isinstance(body[0].value, ast.Dict) \
+                and not body[0].value.keys and isinstance(body[-1], ast.Return) \
+                and isinstance(body[-1].value, ast.Name) and body[-1].value.id == body[0].targets[0].id:
+            holder = body[0].targets[0].id
+            pairs = []
+            for stmt in body[1:-1]:
+                target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+                if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
+                        and target.value.id == holder):
+                    raise fail
+                pairs.append((target.slice, stmt.value))
+        else:
+            raise fail
+        if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value.isidentifier()
+                   for k, _ in pairs):
+            raise fail
+        return [(k.value, val) for k, val in pairs]
 
 
 def remove_implicit_returns(body: list) -> list:

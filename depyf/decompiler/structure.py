@@ -744,6 +744,8 @@ class Structurer:
         if len(s_then) != len(s_else) and join is not None and then and other:
             raise self.error(i, "branches leave different stacks")
         if join is not None:
+            _settle_branch_stacks(stack, s_then, then, s_else, other, pending,
+                                  lambda: self.error(i, "branches leave different values on the stack"))
             keep = s_then if len(s_then) >= len(s_else) else s_else
             stack[:] = keep if then else (s_else if other else keep)
         out.append(ast.If(cond, then or [ast.Pass()], other))
@@ -2019,6 +2021,43 @@ def _continues_chain(cond, stack: list) -> bool:
 def _evaluated_later(item) -> bool:
     """A value computed by code before a condition but still only an expression on the stack."""
     return isinstance(item, ast.expr) and not isinstance(item, (ast.Name, ast.Constant))
+
+
+def _settle_branch_stacks(stack: list, s_then: list, then: list, s_else: list, other: list, pending: list,
+                          error) -> None:
+    """Both branches of an ``if`` go on to the same code with the values that were on the stack
+    before it: each entry must be the same value on both ways.
+
+    A branch that named a pending value (``__stack_1 = {}`` before mutating it) leaves that name
+    on its stack, defined only on its way. The value is named before the ``if`` anyway
+    (``_SpillBeforeIf``, and the branch's assignment then reads that name), so the original value
+    is kept in both stacks. Any other difference is refused rather than one side picked.
+    """
+    for k in range(min(len(stack), len(s_then), len(s_else))):
+        a, b = s_then[k], s_else[k]
+        if a is b or (isinstance(a, ast.Name) and isinstance(b, ast.Name) and a.id == b.id):
+            continue
+        original = stack[k]
+        named_before = any(x is original for x in pending)
+        for body, side in ((then, s_then), (other, s_else)):
+            if side[k] is original:
+                continue
+            if named_before and _assigns_value(body, side[k], original):
+                side[k] = original
+                continue
+            raise error()
+
+
+def _assigns_value(body: list, name, value) -> bool:
+    """Does ``body`` assign exactly the object ``value`` to the name ``name``?"""
+    if not isinstance(name, ast.Name):
+        return False
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Assign) and node.value is value and len(node.targets) == 1 \
+                    and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name.id:
+                return True
+    return False
 
 
 class _SpillBeforeIf:

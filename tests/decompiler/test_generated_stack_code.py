@@ -140,3 +140,28 @@ def test_cell_object_used_as_a_value_is_loaded_as_the_cell() -> None:
     for run in (code, recompiled.code):
         cells = types.FunctionType(run, {}, "inner", None, inner.__closure__)()
         assert cells == inner.__closure__ and cells[0] is inner.__closure__[0]
+
+
+def _units(program: list[tuple[str, int]]) -> int:
+    """Code units ``program`` takes (each instruction and its inline caches)."""
+    cache = getattr(dis, "_inline_cache_entries", None)
+    return sum(1 + (cache[dis.opmap[op]] if isinstance(cache, (list, tuple)) else cache.get(op, 0))
+               for op, _ in program)
+
+
+# d = {}; d['x'] = a; [if b:] d['y'] = b; return d   with `d` never stored: COPY'd under each value
+# (the shape of 3.14's class-body __annotate__ functions, and of Dynamo's stack juggling).
+_FILL_X = [("LOAD_FAST", 0), ("COPY", 2), ("LOAD_CONST", 0), ("STORE_SUBSCR", 0)]
+_FILL_Y = [("LOAD_FAST", 1), ("COPY", 2), ("LOAD_CONST", 1), ("STORE_SUBSCR", 0)]
+
+
+@pytest.mark.parametrize("conditional", [False, True])
+def test_container_on_the_stack_is_filled_through_one_name(conditional: bool) -> None:
+    test = [("LOAD_FAST", 1), (_POP_JUMP_IF_FALSE, _units(_FILL_Y))] if conditional else []
+    program = [("RESUME", 0), ("BUILD_MAP", 0), *_FILL_X, *test, *_FILL_Y, ("RETURN_VALUE", 0)]
+    code = assemble(_template2, program, ["x", "y"])
+    recompiled = depyf.recompile(code)
+    for b in (0, 7):
+        expected = {"x": 1, "y": b} if b or not conditional else {"x": 1}
+        assert types.FunctionType(code, {})(1, b) == expected
+        assert types.FunctionType(recompiled.code, {})(1, b) == expected, recompiled.source
