@@ -125,11 +125,6 @@ def _occurrence_counts(stack: list) -> dict[int, int]:
     return counts
 
 
-def _replace_in(tree: ast.AST, old: ast.expr, new: ast.expr) -> None:
-    """Replace every occurrence of ``old`` (by identity) inside ``tree``."""
-    traversal.replace_in(tree, old, new)
-
-
 def _replace_everywhere(stack: list, old: ast.expr, new: ast.expr) -> None:
     """Replace ``old`` (by identity) in the stack and inside every pending expression."""
     for k, item in enumerate(stack):
@@ -145,7 +140,7 @@ _COMPREHENSION_NAMES = {"<listcomp>": "list", "<setcomp>": "set", "<dictcomp>": 
 
 
 # For the structurer, which names pending values the same way.
-replace_in = _replace_in
+replace_in = traversal.replace_in
 replace_everywhere = _replace_everywhere
 
 
@@ -401,7 +396,7 @@ class Executor:
         name = self.new_temp()
         self.flush_parallel(out)
         out.append(ast.Assign([store(name)], target))
-        _replace_in(node, target, load(name))
+        traversal.replace_in(node, target, load(name))
         _replace_everywhere(stack, target, load(name))
 
     def tuple_assignment_ahead(self, stack: list) -> bool:

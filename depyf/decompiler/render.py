@@ -130,11 +130,16 @@ class Nested:
         """The expression a lazily evaluated function returns (a bound, a default, an alias value)."""
         if not isinstance(fn, v.FunctionValue):
             raise DecompilationError("lazily evaluated value is not a function", qualname="<type parameter>")
-        body, _ = self.statements(fn.code)
-        body = [stmt for stmt in body if not _is_format_guard(stmt, fn.code)]
+        body = self.lazy_body(fn)
         if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
             raise DecompilationError("lazily evaluated value is not one expression", qualname=_qualname(fn.code))
         return body[0].value
+
+    def lazy_body(self, fn: v.FunctionValue) -> list:
+        """The statements of a lazily evaluated function (3.12+ bounds and aliases, 3.14+
+        ``__annotate__``) without its guard against formats it does not support."""
+        body, _ = self.statements(fn.code)
+        return [stmt for stmt in body if not _is_format_guard(stmt, fn.code)]
 
     def annotations_of(self, fn, ins) -> dict:
         """A function's annotations from its ``__annotate__`` function (3.14+: evaluated lazily)."""
@@ -268,7 +273,6 @@ class Nested:
         extra = {"type_params": []} if sys.version_info >= (3, 12) else {}
         return ast.ClassDef(name, bases, keywords, cleaned or [ast.Pass()], [], **extra)
 
-
     def with_class_annotations(self, body: list) -> list:
         """3.14+: ``name: annotation`` statements back in a class body, from its ``__annotate__``.
 
@@ -302,8 +306,7 @@ class Nested:
     def class_annotation_entries(self, fn: v.FunctionValue) -> list[tuple[str, ast.expr]]:
         """(name, annotation) in order from a class's ``__annotate__``: ``return {...}``, or a dict
         filled one key at a time. Anything else (annotations inside ``if``) is refused."""
-        body, _ = self.statements(fn.code)
-        body = [stmt for stmt in body if not _is_format_guard(stmt, fn.code)]
+        body = self.lazy_body(fn)
         fail = DecompilationError("unrecognised class __annotate__ function", qualname=_qualname(fn.code))
         if len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Dict):
             pairs = list(zip(body[0].value.keys, body[0].value.values, strict=True))

@@ -47,10 +47,6 @@ except Exception:  # noqa: BLE001 - graphs are then written for reading only
     _LINKING_MODULE = None
 
 
-def _linking() -> Any:
-    return _LINKING_MODULE
-
-
 class GraphDumper:
     """Collects graph files for one ``prepare_debug`` session."""
 
@@ -156,7 +152,7 @@ class GraphDumper:
         try:
             relative = self._take_pending(name, "output_code")
             target = self.files.path(relative)
-            linking = _linking()
+            linking = _LINKING_MODULE
             link = getattr(linking, "link_inductor_output", None) if linking else None
             if link is not None:
                 reason = link(module, target)
@@ -196,7 +192,7 @@ class GraphDumper:
         try:
             relative = self._take_pending(name, stage)
             target = self.files.path(relative)
-            linking = _linking()
+            linking = _LINKING_MODULE
             link = getattr(linking, "link_graph_module", None) if linking else None
             if link is not None:
                 reason = link(gm, target, title=f"{name} {stage}")
