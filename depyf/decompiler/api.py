@@ -11,7 +11,7 @@ import types
 import warnings
 from dataclasses import dataclass
 
-from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.errors import DecompilationError, SourceDoesNotCompile
 from depyf.decompiler.flowcheck import differences as flow_differences
 from depyf.decompiler.opaque import embed
 from depyf.decompiler.rebuild import rebuild_code
@@ -135,9 +135,16 @@ def _check_same_flow(code: types.CodeType, source: str, constants: dict[str, obj
     source is the comprehension, not a function) and rare layouts of generated code."""
     try:
         new_code = _rebuild(code, source, constants)
-    except (DecompilationError, SyntaxError, ValueError, TypeError):
+    except SourceDoesNotCompile:
+        if code.co_name in _COMPREHENSION_NAMES:
+            return          # its parameter is ``.0``: the source reads as a function but is no def
+        raise
+    except (DecompilationError, ValueError, TypeError):
         return
     _raise_if_flow_differs(code, new_code)
+
+
+_COMPREHENSION_NAMES = frozenset({"<genexpr>", "<listcomp>", "<setcomp>", "<dictcomp>"})
 
 
 def _rebuild(code: types.CodeType, source: str, constants: dict[str, object],

@@ -22,3 +22,7 @@ class DecompilationError(Exception):
         if opname is not None:
             where += f" ({opname})"
         super().__init__(f"{message} {where}")
+
+
+class SourceDoesNotCompile(DecompilationError):
+    """The decompiled source is not valid Python: a decompiler bug, never a result to return."""

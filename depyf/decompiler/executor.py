@@ -487,7 +487,6 @@ class Executor:
                     isinstance(n, ast.NamedExpr) and n.target.id in names for n in traversal.walk(item)):
                 self.assign_temp(item, stack, out)
 
-    op_LOAD_FAST_CHECK = op_LOAD_FAST
     op_LOAD_DEREF = op_LOAD_FAST
     op_LOAD_CLASSDEREF = op_LOAD_FAST
     op_LOAD_NAME = op_LOAD_FAST

@@ -7,7 +7,7 @@ import types
 
 from depyf.decompiler import traversal
 from depyf.decompiler.codeinfo import argument_names
-from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.errors import DecompilationError, SourceDoesNotCompile
 
 # Flags that change how a frame runs; CO_NESTED and friends are informational only.
 _SIGNIFICANT_FLAGS = 0x01 | 0x02 | 0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200
@@ -26,6 +26,14 @@ def rebuild_code(original: types.CodeType, source: str, *, filename: str | None 
     a drop-in replacement.
     """
     target_file = filename if filename is not None else original.co_filename
+    try:
+        return _rebuild_code(original, source, target_file)
+    except SyntaxError as exc:
+        raise SourceDoesNotCompile(f"the decompiled source does not compile: {exc.msg} (line {exc.lineno})",
+                                   qualname=_qualname(original)) from None
+
+
+def _rebuild_code(original: types.CodeType, source: str, target_file: str) -> types.CodeType:
     try:
         tree = ast.parse(source, filename=target_file)
     except (RecursionError, MemoryError):  # MemoryError: "parser stack overflowed" on 3.12+

@@ -235,3 +235,24 @@ def test_a_compiler_made_scope_alone_is_refused_not_printed_invalid():
     with pytest.raises(DecompilationError, match="compiler-made scope"):
         depyf.decompile(lazy)
     assert "type Alias = list[int]" in depyf.decompile(module)
+
+
+def test_source_that_does_not_compile_is_an_error_not_a_result(monkeypatch):
+    # decompile() compiles its own output to check the flow; output that is not Python (a
+    # structuring bug) must raise, never be returned
+    from depyf.decompiler import api
+
+    def broken(code, defaults=None):
+        return "def f(x):\n    if x:\n", {}
+
+    monkeypatch.setattr(api, "code_to_source_and_constants", broken)
+    with pytest.raises(DecompilationError, match="does not compile"):
+        depyf.decompile(lambda x: x)
+
+
+def test_recompile_of_source_that_does_not_compile_is_a_decompilation_error(monkeypatch):
+    from depyf.decompiler import api
+
+    monkeypatch.setattr(api, "code_to_source_and_constants", lambda code, defaults=None: ("def f(:\n", {}))
+    with pytest.raises(DecompilationError, match="does not compile"):
+        depyf.recompile((lambda x: x).__code__)

@@ -47,7 +47,7 @@ JUMPS = {
 # Same name and stack effect as in the shared model; argval as ``dis`` gives it.
 SAME = frozenset({
     "POP_TOP", "PUSH_NULL", "COPY", "SWAP", "RETURN_VALUE", "LOAD_CONST", "LOAD_FAST", "STORE_FAST",
-    "DELETE_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLOSURE",
+    "DELETE_FAST", "LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLOSURE",
     "LOAD_NAME", "STORE_NAME", "DELETE_NAME", "STORE_GLOBAL", "DELETE_GLOBAL", "STORE_ATTR",
     "DELETE_ATTR", "BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR", "UNARY_NEGATIVE", "UNARY_NOT",
     "UNARY_INVERT", "IS_OP", "CONTAINS_OP", "BUILD_TUPLE", "BUILD_LIST", "BUILD_SET",
@@ -64,7 +64,7 @@ SPECIAL = frozenset({
     "LOAD_GLOBAL", "LOAD_ATTR", "LOAD_SUPER_ATTR", "KW_NAMES", "CALL", "CALL_FUNCTION_EX", "BINARY_OP",
     "FORMAT_VALUE", "RETURN_CONST", "BINARY_SLICE", "STORE_SLICE", "FOR_ITER", "END_FOR", "SEND",
     "END_SEND", "CLEANUP_THROW", "RETURN_GENERATOR", "MAKE_FUNCTION", "COMPARE_OP", "CALL_INTRINSIC_1",
-    "CALL_INTRINSIC_2", "LOAD_FAST_AND_CLEAR", "YIELD_VALUE", "STORE_DEREF",
+    "CALL_INTRINSIC_2", "LOAD_FAST_AND_CLEAR", "LOAD_FAST_CHECK", "YIELD_VALUE", "STORE_DEREF",
 })
 HANDLED = frozenset(DROP | set(JUMPS) | SAME | SPECIAL)
 
@@ -341,8 +341,8 @@ class Translator:
         two_args = bool(ins.arg & 2)
         if not two_args:
             # Zero-argument super(): the compiler loaded __class__ and the first argument itself.
-            if len(out) < 3 or out[-1].opname not in ("LOAD_FAST", "LOAD_DEREF", "LOAD_FAST_CHECK") \
-                    or out[-2].opname not in ("LOAD_DEREF", "LOAD_FAST", "LOAD_FAST_CHECK"):
+            if len(out) < 3 or out[-1].opname not in ("LOAD_FAST", "LOAD_DEREF") \
+                    or out[-2].opname not in ("LOAD_DEREF", "LOAD_FAST"):
                 raise self.error(ins, "zero-argument super() without its implicit loads")
             self.dropped.add(out.pop().offset)
             self.dropped.add(out.pop().offset)
@@ -531,6 +531,12 @@ class Translator:
         raise self.error(ins, "CLEANUP_THROW outside an await/yield-from handler")
 
     # -- PEP 709 inlined comprehensions ----------------------------------------------------
+    def op_LOAD_FAST_CHECK(self, i, ins, out):
+        # the compiler's choice (the name may be unbound here); in source both are a plain name,
+        # and the copies of a finally body differ only in it
+        self.emit(out, ins, "LOAD_FAST", ins.argval)
+        return i + 1
+
     def op_LOAD_FAST_AND_CLEAR(self, i, ins, out):
         """``LOAD_FAST_AND_CLEAR x..; SWAP n; BUILD_X 0; SWAP 2; FOR_ITER..END_FOR; restores``."""
         k = i
