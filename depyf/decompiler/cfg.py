@@ -89,12 +89,34 @@ class ControlFlowGraph:
             elif last.opname not in TERMINATORS and b.end < n:
                 succs.append(self.block_of[b.end])
             b.succs = list(dict.fromkeys(succs))
+        # code nothing reaches (the handler of ``try: pass``, which the compiler keeps) is no
+        # predecessor: its jumps back into a loop would make it part of the loop
+        self.reachable = self._reachable()
+        for index in sorted(self.reachable):
+            b = self.blocks[index]
             for s in b.succs:
                 self.blocks[s].preds.append(b.index)
             if b.handler is not None:
                 h = self.pos(b.handler.target)
                 if h is not None:
                     self.blocks[self.block_of[h]].exc_preds.append(b.index)
+
+    def _reachable(self) -> set[int]:
+        """Blocks reached from the entry by normal flow or by an exception raised in a reached block."""
+        seen: set[int] = set()
+        work = [0] if self.blocks else []
+        while work:
+            index = work.pop()
+            if index in seen:
+                continue
+            seen.add(index)
+            b = self.blocks[index]
+            work.extend(b.succs)
+            if b.handler is not None:
+                h = self.pos(b.handler.target)
+                if h is not None:
+                    work.append(self.block_of[h])
+        return seen
 
     # -- queries --------------------------------------------------------------------------
     def block_at(self, pos: int) -> Block:

@@ -124,7 +124,7 @@ class Structurer:
             if ins.target is not None and ins.opname not in ("FOR_ITER", "ASYNC_FOR_ITER") \
                     and not ins.extra.get("no_interrupt"):
                 t = self.cfg.pos(ins.target)
-                if t is not None and t <= i:
+                if t is not None and t <= i and self.cfg.block_of[i] in self.cfg.reachable:
                     if idom is None:
                         idom = self._dominators()
                     if self._dominates(self.cfg.block_of[t], self.cfg.block_of[i], idom):
@@ -936,9 +936,11 @@ class Structurer:
                 and (t in stops or self.follow_trivial(t, backward=True) in stops)
 
         # jumps anywhere in the loop's layout range that land after it (inline code ending in break)
+        from_loop = self.reached_within(blocks, header, last)
         for k in range(header, last):
             ins = self.instrs[k]
-            if (ins.opname == "JUMP" or ins.opname in POP_JUMPS) and ins.target is not None:
+            if (ins.opname == "JUMP" or ins.opname in POP_JUMPS) and ins.target is not None \
+                    and self.cfg.block_of[k] in from_loop:
                 t = self.cfg.pos(ins.target)
                 if t is None or t == exit_pos or (header <= t < last and not ends_enclosing(t)):
                     continue
@@ -972,6 +974,26 @@ class Structurer:
                     found.add(p)
                     found.add(final)
         return self.without_dead_ends(self.without_inline_exits(found), blocks, exit_pos)
+
+    def reached_within(self, blocks: frozenset[int], header: int, last: int) -> set[int]:
+        """The blocks laid out in ``[header, last)`` that the loop reaches (by jumps or by raising).
+
+        Other code can lie in that range: 3.12+ lays every except clause out at the end of the
+        function, so an earlier loop's clauses can sit between this loop's blocks."""
+        seen: set[int] = set()
+        work = list(blocks)
+        while work:
+            b = work.pop()
+            block = self.cfg.blocks[b]
+            if b in seen or not (b in blocks or header <= block.start < last):
+                continue
+            seen.add(b)
+            work.extend(block.succs)
+            if block.handler is not None:
+                h = self.cfg.pos(block.handler.target)
+                if h is not None:
+                    work.append(self.cfg.block_of[h])
+        return seen
 
     def without_dead_ends(self, found: set[int], blocks: frozenset[int], exit_pos: int | None) -> set[int]:
         """When jumps leave the loop for several places, drop those that start code only the loop
@@ -1099,6 +1121,10 @@ class Structurer:
     def break_target(self, found: set[int], exit_pos, pos):
         """The single place breaks land (the largest of the resolved positions)."""
         finals = {self.follow_trivial(p, backward=True) for p in found} - {None}
+        if exit_pos is not None and len(finals) > 1:
+            # a copy of the loop's test at the bottom leaves the loop where the test does (into
+            # the else clause); the breaks land elsewhere
+            finals.discard(self.follow_trivial(exit_pos, backward=True))
         return self.single(self.one_return_copy(finals, exit_pos), pos, "breaks leave the loop to different places")
 
     def for_loop(self, pos, ctx, stack, out):
@@ -1421,7 +1447,7 @@ class Structurer:
             target = self.break_target(self.exits_of(blocks, pos, exit_pos, ctx), exit_pos, pos)
         except DecompilationError:
             return None
-        if with_else and (target is None or self.same_place(target, exit_pos)):
+        if with_else and target is not None and self.same_place(target, exit_pos):
             return None
         trial_out: list = []
         trial_stack = list(stack)
@@ -1575,6 +1601,20 @@ class Structurer:
     def skip_finally_copy(self, span: tuple[int, int], p: int) -> int:
         """Skip the inline copy of a finally body starting at ``p``; returns the position after it.
 
+        The copy is compared with the handler's instruction by instruction in layout order, and
+        where that fails, along both copies' control flow (``walk_finally_copy``).
+        """
+        try:
+            return self.skip_finally_copy_in_layout(span, p)
+        except DecompilationError:
+            walked = self.walk_finally_copy(span, p)
+            if walked is None:
+                raise
+            return walked
+
+    def skip_finally_copy_in_layout(self, span: tuple[int, int], p: int) -> int:
+        """``skip_finally_copy`` for copies laid out alike.
+
         The handler's copy may hold extra exception bookkeeping (POP_TOP of the exception,
         POP_EXCEPT) before a break/continue/return; those are skipped on the handler side.
         """
@@ -1626,12 +1666,73 @@ class Structurer:
             if a.opname in ("POP_TOP", "POP_EXCEPT"):
                 h += 1
                 continue
+            if cont is not None:
+                # the copy's straight path ended where the statement goes on (or in the return
+                # after it, which the compiler copied in); the rest of the handler's body is
+                # reached by branches, and the copy holds those in its own places
+                return cont
             raise self.error(p, "finally body copy not found on exit")
         if cont is None and joins is not None and k > p and self.instrs[k - 1].opname == "RETURN_VALUE":
             # the body ends with an if whose branch leaves (break, return): the copy goes on where
             # its test's other branch jumps
             return joins
         return k if cont is None else cont
+
+    def walk_finally_copy(self, span: tuple[int, int], p: int) -> int | None:
+        """Where the inline copy of a finally body at ``p`` goes on, found by walking it and the
+        handler's copy side by side along their control flow (not their layout).
+
+        The two copies can be laid out differently: in the inline one, a loop's except clauses
+        sit at the end of the function and its test is copied to the bottom; in the handler they
+        may not be. Each pair of positions compares one instruction; branches, and except
+        clauses inside the body, pair their targets. Where the handler's copy ends (its final
+        RERAISE), the inline copy goes on: that must be one place. None when the copies differ.
+        """
+        first = span[0]
+        own_cleanup = _target_of(self.cfg.handler_at[first])
+        ins = self.instrs
+        exits: set[int] = set()
+        seen: set[tuple[int, int]] = set()
+        work = [(first, p)]
+        while work:
+            h, k = work.pop()
+            h, k = self.follow_any_jumps(h), self.follow_any_jumps(k)
+            if h is None or k is None or (h, k) in seen or len(seen) > 4 * len(ins):
+                if h is None or k is None:
+                    return None
+                continue
+            seen.add((h, k))
+            a, b = ins[h], ins[k]
+            if a.opname == "RERAISE" and a.argval == 0 and _target_of(self.cfg.handler_at[h]) == own_cleanup:
+                exits.add(k)      # the end of the finally body
+                continue
+            if _copy_key(a) != _copy_key(b) and not (a.target is not None and a.opname == b.opname):
+                if a.opname in ("POP_TOP", "POP_EXCEPT"):
+                    work.append((h + 1, k))     # the handler's own bookkeeping before leaving
+                    continue
+                return None
+            handler = self.cfg.handler_at[h]
+            if handler is not None and handler.target != own_cleanup:
+                # inside an except clause or try of the body: its handler is the copy's too
+                other = self.cfg.handler_at[k]
+                if other is None:
+                    return None
+                work.append((self.cfg.pos(handler.target), self.cfg.pos(other.target)))
+            if a.opname in ENDS_FUNCTION or a.opname == "RERAISE":
+                continue
+            if a.target is not None:
+                work.append((self.cfg.pos(a.target), self.cfg.pos(b.target)))
+            work.append((h + 1, k + 1))
+        places = self.one_return_copy(sorted(exits))
+        return next(iter(places)) if len(places) == 1 else None
+
+    def follow_any_jumps(self, p: int | None) -> int | None:
+        """Past unconditional jumps, forward or back."""
+        for _ in range(16):
+            if p is None or p >= len(self.instrs) or self.instrs[p].opname != "JUMP":
+                return p if p is not None and p < len(self.instrs) else None
+            p = self.cfg.pos(self.instrs[p].target)
+        return p
 
     def emit_protected(self, pos: int, target: int, ctx: Context, stack: list, out: list):
         kind = self.handler_kind(target)
@@ -2008,6 +2109,11 @@ class Structurer:
 _SMALL_VALUE = 32    # instructions a conditional expression inside a test may span (bounds trial reads)
 
 
+def _target_of(entry) -> int | None:
+    """Which handler an exception-table entry sends to (one handler's range may be split)."""
+    return entry.target if entry is not None else None
+
+
 def _copy_key(ins) -> tuple:
     """What two copies of an instruction share (constants compared by their repr: ``0 == False``)."""
     return ins.opname, ins.arg, repr(ins.argval)
@@ -2102,12 +2208,21 @@ def _is_match(test) -> bool:
 
 
 def strip_reraise(body: list) -> list:
-    """Drop the RERAISE that ends every path of a finally body."""
+    """Drop the RERAISE that ends every path of a finally body (at the end of its last statement's
+    branches too: an if's, a nested try's else or body, its except clauses)."""
     if body and isinstance(body[-1], ReraiseStmt):
-        return body[:-1]
-    if body and isinstance(body[-1], ast.If):
-        body[-1].body = strip_reraise(body[-1].body)
-        body[-1].orelse = strip_reraise(body[-1].orelse)
+        body = body[:-1]    # (what runs before it ends there too: ``try: ... else: <reraise>``)
+    last = body[-1] if body else None
+    if isinstance(last, ast.If):
+        last.body = strip_reraise(last.body) or [ast.Pass()]
+        last.orelse = strip_reraise(last.orelse)
+    elif isinstance(last, TRY_NODES) and not last.finalbody:
+        if last.orelse:
+            last.orelse = strip_reraise(last.orelse)
+        else:
+            last.body = strip_reraise(last.body) or [ast.Pass()]
+        for handler in last.handlers:
+            handler.body = strip_reraise(handler.body) or [ast.Pass()]
     return body
 
 

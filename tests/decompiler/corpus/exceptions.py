@@ -533,3 +533,96 @@ def test_inside_try_after_a_test_that_continues(items, target):
         except (TypeError, IndexError):
             pass
     return "none"
+
+
+class _Holder:
+    value = "old"
+
+
+@cases((True,), (False,))
+def finally_restores_a_name_it_may_not_have(fail):
+    # configparser.ConfigParser._read_defaults: 3.12+ loads the name with LOAD_FAST_CHECK in the
+    # handler's copy of the finally body (it may be unbound there) and LOAD_FAST in the inline one
+    holder = _Holder()
+    try:
+        try:
+            hold = holder.value
+            holder.value = "new"
+            if fail:
+                raise KeyError("x")
+        finally:
+            holder.value = hold
+    except KeyError:
+        return "raised", holder.value
+    return "done", holder.value
+
+
+@cases((True, [1]), (True, ["bad"]), (False, [1]), (False, []))
+def finally_with_try_inside_ends_the_function(same, fds):
+    # shutil.rmtree: the finally body holds a try statement; its inline copy runs into the
+    # function's return, which the compiler copied into each path
+    log = []
+    closed = False
+    try:
+        if same:
+            try:
+                log.append(10 // fds[0])
+            except (TypeError, IndexError):
+                closed = True
+                log.append("close failed")
+            closed = True
+        else:
+            try:
+                raise OSError("link")
+            except OSError as err:
+                log.append(str(err))
+    finally:
+        if not closed:
+            try:
+                log.append(10 // len(fds))
+            except ZeroDivisionError as err:
+                log.append(type(err).__name__)
+    log.append("end")
+    return log
+
+
+@cases(([3, 0, 2],), ([],), ([0],))
+def finally_with_loop_and_try_inside(stack):
+    # shutil.rmtree (3.13): the finally body is a loop around try/except, laid out differently
+    # in its inline copy (except clause at the end of the function) and in the handler's
+    log = []
+    try:
+        while stack and stack[-1]:
+            log.append(stack.pop())
+    finally:
+        while stack:
+            fd = stack.pop()
+            try:
+                log.append(10 // fd)
+            except ZeroDivisionError:
+                log.append("zero")
+    return log
+
+
+@cases(([["1", "x"], ["2", "3"]], {0: None, 1: None}), ([], {}), ([["a"]], {0: 1}))
+def loops_after_a_loop_with_a_dead_handler(rows, types):
+    # csv.Sniffer.has_header: the except clauses of the first loop's try (one of them around
+    # ``pass``, so never entered) are laid out inside the second loop's range
+    seen = []
+    for row in rows:
+        for col in list(types):
+            try:
+                pass
+            except ValueError:
+                seen.append("never")
+            try:
+                int(row[col])
+            except (ValueError, IndexError):
+                seen.append((col, "text"))
+    votes = 0
+    for col, kind in types.items():
+        try:
+            int(kind)
+        except (TypeError, ValueError):
+            votes += 1
+    return seen, votes

@@ -567,3 +567,35 @@ def inner_loops_break_to_the_next_outer_round(n):
             log.append(("done", i))
             continue
     return log
+
+
+@cases(({1: [2], 2: [3], 3: [1]},), ({1: [2], 2: []},), ({},), ({1: [1]},))
+def find_cycle_inner_while_else_breaks_outer(graph):
+    # graphlib.TopologicalSorter._find_cycle: an inner while/else whose break ends the body of
+    # ``while True`` (so lands on its next round) and whose else breaks out of it
+    stack = []
+    itstack = []
+    seen = set()
+    where = {}
+    for node in graph:
+        if node in seen:
+            continue
+        while True:
+            if node in seen:
+                if node in where:
+                    return stack[where[node]:] + [node]
+            else:
+                seen.add(node)
+                itstack.append(iter(graph[node]).__next__)
+                where[node] = len(stack)
+                stack.append(node)
+            while stack:
+                try:
+                    node = itstack[-1]()
+                    break
+                except StopIteration:
+                    del where[stack.pop()]
+                    itstack.pop()
+            else:
+                break
+    return None
