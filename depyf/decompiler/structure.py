@@ -732,6 +732,13 @@ class Structurer:
         join = self.join_of(t, f, ctx)
         if join is None and ctx.loop is not None:
             join = self.value_join_after_loop(t, f, ctx, stack)
+        if join is None:
+            value = self.value_before_copied_tails(t, f, ctx, stack)
+            if value is not None:
+                then, other, join = value
+                stack.append(ast.IfExp(cond, self.executor.value(then, self.instrs[i]),
+                                       self.executor.value(other, self.instrs[i])))
+                return join
         inner = ctx.with_stops(join)
         s_then, s_else = list(stack), list(stack)
         then = self.emit(t, inner, s_then)
@@ -750,6 +757,52 @@ class Structurer:
             stack[:] = keep if then else (s_else if other else keep)
         out.append(ast.If(cond, then or [ast.Pass()], other))
         return join
+
+    def value_before_copied_tails(self, t: int, f: int, ctx: Context, stack: list) -> tuple | None:
+        """A conditional expression whose branches never meet: 3.12+ copied the small returning
+        code after it into both (``return s[:m.start() if m else None].strip()``).
+
+        Each branch is straight-line code ending the function; the longest common tail that
+        leaves each branch pushing exactly one value (and running no statement) is the code after
+        the expression. Returns (then value, else value, where the else branch's copy of the tail
+        starts), or None."""
+        a, b = self.straight_to_end(t), self.straight_to_end(f)
+        if a is None or b is None:
+            return None
+        common = 0
+        while common < min(len(a), len(b)) and _copy_key(self.instrs[a[-1 - common]]) \
+                == _copy_key(self.instrs[b[-1 - common]]):
+            common += 1
+        for n in range(min(common, len(a) - 1, len(b) - 1), 0, -1):
+            values = []
+            for start, copy in ((t, a[-n]), (f, b[-n])):
+                trial = list(stack)
+                try:
+                    if self.emit(start, ctx.with_stops(copy), trial) or len(trial) != len(stack) + 1:
+                        break
+                except DecompilationError:
+                    break
+                values.append(trial[-1])
+            if len(values) == 2 and not _ends_statement(self.instrs[b[-n]]):
+                return values[0], values[1], b[-n]
+        return None
+
+    def straight_to_end(self, p: int | None) -> list[int] | None:
+        """The positions of the jump-free code from ``p`` that ends the function, entered only at
+        ``p``; None when it jumps or is entered elsewhere."""
+        if p is None:
+            return None
+        found = []
+        for k in range(p, min(p + 32, len(self.instrs))):
+            if k != p and self.cfg.is_leader(k) and self.cfg.blocks[self.cfg.block_of[k]].preds != [self.cfg.block_of[k - 1]]:
+                return None
+            ins = self.instrs[k]
+            if ins.target is not None:
+                return None
+            found.append(k)
+            if ins.opname in ENDS_FUNCTION:
+                return found
+        return None
 
     def value_join_after_loop(self, t: int, f: int, ctx: Context, stack: list) -> int | None:
         """Where the two values of a conditional expression inside a loop meet when that is past the
@@ -2107,6 +2160,12 @@ class Structurer:
 
 
 _SMALL_VALUE = 32    # instructions a conditional expression inside a test may span (bounds trial reads)
+
+
+def _ends_statement(ins) -> bool:
+    """Does ``ins`` use the value before it as a whole statement (``x = v``, ``v``, ``return v``)?
+    Branches that each end so read as an if statement, as written, not as one conditional value."""
+    return ins.opname.startswith("STORE_") or ins.opname in ("POP_TOP", "RETURN_VALUE")
 
 
 def _target_of(entry) -> int | None:

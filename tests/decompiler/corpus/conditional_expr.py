@@ -74,3 +74,16 @@ def ternary_as_condition(x):
 @cases((1, 0), (0, 1), (0, 0))
 def ternary_with_bool(a, b):
     return (a and "A") if b else (b or "B")
+
+
+@cases(("  abc # note ", "#"), ("  plain  ", "#"), ("#only", "#"))
+def ternary_inside_a_slice_before_return(line, prefix):
+    # configparser._Line._strip_inline: 3.12+ copies the returning code after the conditional
+    # expression into both of its branches, so they never meet
+    at = line.find(prefix)
+    return line[:at if at >= 0 else None].strip()
+
+
+@cases((1, [1, 2]), (0, [3]), (2, []))
+def ternary_choosing_a_call_argument_before_return(flag, items):
+    return len(list(items) if flag else [flag]) + 1
