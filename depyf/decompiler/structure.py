@@ -778,7 +778,8 @@ class Structurer:
             for start, copy in ((t, a[-n]), (f, b[-n])):
                 trial = list(stack)
                 try:
-                    if self.emit(start, ctx.with_stops(copy), trial) or len(trial) != len(stack) + 1:
+                    if self.emit(start, ctx.with_stops(copy), trial) or len(trial) != len(stack) + 1 \
+                            or any(x is not y for x, y in zip(trial, stack)) or not isinstance(trial[-1], ast.expr):
                         break
                 except DecompilationError:
                     break
