@@ -779,7 +779,7 @@ class Structurer:
                 trial = list(stack)
                 try:
                     if self.emit(start, ctx.with_stops(copy), trial) or len(trial) != len(stack) + 1 \
-                            or any(x is not y for x, y in zip(trial, stack)) or not isinstance(trial[-1], ast.expr):
+                            or any(x is not y for x, y in zip(trial, stack, strict=False)) or not isinstance(trial[-1], ast.expr):
                         break
                 except DecompilationError:
                     break
