@@ -1751,9 +1751,9 @@ class Structurer:
         while work:
             h, k = work.pop()
             h, k = self.follow_any_jumps(h), self.follow_any_jumps(k)
-            if h is None or k is None or (h, k) in seen or len(seen) > 4 * len(ins):
-                if h is None or k is None:
-                    return None
+            if h is None or k is None or len(seen) > 4 * len(ins):
+                return None     # (a bounded walk: the copies can only be so much longer than the code)
+            if (h, k) in seen:
                 continue
             seen.add((h, k))
             a, b = ins[h], ins[k]
