@@ -220,7 +220,7 @@ class Structurer:
                 if pos in visited:
                     raise self.error(pos, "irreducible control flow")
                 visited.add(pos)
-                if ctx.layers and not self.covered(pos, ctx.layers[-1]):
+                if ctx.layers and not self.covered(pos, ctx.layers[-1]) and not self.test_left_out(pos, ctx.layers[-1]):
                     if not (self.instrs[pos].opname == "JUMP" and self.cfg.pos(self.instrs[pos].target) in ctx.stops):
                         self.leave_region(pos, ctx, stack, out)
                     break           # (a jump to where the enclosing expression ends is no exit yet)
@@ -1573,6 +1573,15 @@ class Structurer:
     # -- try / with ----------------------------------------------------------------------
     def covered(self, pos: int, layer: Layer) -> bool:
         return layer.target in self.cfg.handler_chain(pos)
+
+    def test_left_out(self, pos: int, layer: Layer) -> bool:
+        """A lone conditional jump between two covered instructions: 3.13+ leaves jumps out of
+        the handler's range (they cannot raise), so this test inside a ``with`` or ``try`` body
+        is still the body's, not a way out of it."""
+        block = self.cfg.block_at(pos)
+        return JUMPS_CANNOT_RAISE and block.start == pos and block.end == pos + 1 \
+            and self.instrs[pos].opname in POP_JUMPS and 0 < pos < len(self.instrs) - 1 \
+            and self.covered(pos - 1, layer) and self.covered(pos + 1, layer)
 
     def active_targets(self, ctx: Context) -> set[int]:
         return {layer.target for layer in ctx.layers}

@@ -1,6 +1,8 @@
 # ruff: noqa
 """with statements: several items, targets, nesting, exceptions, control flow inside."""
 
+import contextlib
+
 from ._cases import cases
 from ._support import Box, Recorder
 
@@ -158,4 +160,20 @@ def with_in_loop_with_else(n):
             log.append(i)
     else:
         log.append("else")
+    return log
+
+
+@cases(("ab",), ("a",), (3,), ([],))
+def with_body_tests_inside_a_match(statement):
+    # traceback.StackSummary._should_show_carets: 3.13+ leaves the lone conditional jumps of the
+    # test out of the with statement's handler range (jumps cannot raise)
+    log = []
+    with contextlib.suppress(TypeError):
+        match statement:
+            case int():
+                log.append("int")
+            case str():
+                if len(statement) == 1 and statement[0]:
+                    log.append("one")
+        log.append("end")
     return log
