@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from depyf.decompiler.instructions import (
@@ -103,11 +104,16 @@ class ControlFlowGraph:
 
     def _reachable(self) -> set[int]:
         """Blocks reached from the entry by normal flow or by an exception raised in a reached block."""
+        return self.reach([0] if self.blocks else [])
+
+    def reach(self, starts: Iterable[int], keep: Callable[[int], bool] | None = None) -> set[int]:
+        """Blocks reached from the blocks ``starts`` by normal flow or by raising, entering only
+        blocks that ``keep`` accepts (all when None)."""
         seen: set[int] = set()
-        work = [0] if self.blocks else []
+        work = list(starts)
         while work:
             index = work.pop()
-            if index in seen:
+            if index in seen or (keep is not None and not keep(index)):
                 continue
             seen.add(index)
             b = self.blocks[index]

@@ -517,7 +517,7 @@ class Structurer:
             target = self.cfg.pos(ins.target) if ins.target is not None else None
             if ins.target is not None and not (target is not None and i < target <= join):
                 return None
-        values = self.one_value_each((t, f), join, ctx, stack)
+        values = self.one_value_each(((t, join), (f, join)), ctx, stack)
         if values is None:
             return None
         then, other = (self.executor.value(x, self.instrs[i]) for x in values)
@@ -774,17 +774,10 @@ class Structurer:
                 == _copy_key(self.instrs[b[-1 - common]]):
             common += 1
         for n in range(min(common, len(a) - 1, len(b) - 1), 0, -1):
-            values = []
-            for start, copy in ((t, a[-n]), (f, b[-n])):
-                trial = list(stack)
-                try:
-                    if self.emit(start, ctx.with_stops(copy), trial) or len(trial) != len(stack) + 1 \
-                            or any(x is not y for x, y in zip(trial, stack, strict=False)) or not isinstance(trial[-1], ast.expr):
-                        break
-                except DecompilationError:
-                    break
-                values.append(trial[-1])
-            if len(values) == 2 and not _ends_statement(self.instrs[b[-n]]):
+            if _ends_statement(self.instrs[b[-n]]):
+                continue
+            values = self.one_value_each(((t, a[-n]), (f, b[-n])), ctx, stack)
+            if values is not None and all(isinstance(x, ast.expr) for x in values):
                 return values[0], values[1], b[-n]
         return None
 
@@ -810,18 +803,20 @@ class Structurer:
         loop's own blocks (``return -(a if b else c)`` in a loop body): a join of the whole function
         at which both branches have pushed one value and run no statement."""
         join = self.join_within(t, f, None)
-        if join is None or self.one_value_each((t, f), join, ctx, stack) is None:
+        if join is None or self.one_value_each(((t, join), (f, join)), ctx, stack) is None:
             return None
         return join
 
-    def one_value_each(self, branches: tuple, join: int, ctx: Context, stack: list) -> list | None:
-        """The value each branch pushes on its way to ``join``, when each only pushes one value
-        (runs no statement); else None."""
+    def one_value_each(self, branches: tuple, ctx: Context, stack: list) -> list | None:
+        """The value each branch pushes from its start to its stop (``branches``: (start, stop)
+        pairs), when each only pushes one value (runs no statement, leaves the stack below as
+        it was); else None."""
         values = []
-        for branch in branches:
+        for start, stop in branches:
             trial = list(stack)
             try:
-                if self.emit(branch, ctx.with_stops(join), trial) or len(trial) != len(stack) + 1:
+                if self.emit(start, ctx.with_stops(stop), trial) or len(trial) != len(stack) + 1 \
+                        or any(x is not y for x, y in zip(trial, stack, strict=False)):
                     return None
             except DecompilationError:
                 return None
@@ -1034,20 +1029,7 @@ class Structurer:
 
         Other code can lie in that range: 3.12+ lays every except clause out at the end of the
         function, so an earlier loop's clauses can sit between this loop's blocks."""
-        seen: set[int] = set()
-        work = list(blocks)
-        while work:
-            b = work.pop()
-            block = self.cfg.blocks[b]
-            if b in seen or not (b in blocks or header <= block.start < last):
-                continue
-            seen.add(b)
-            work.extend(block.succs)
-            if block.handler is not None:
-                h = self.cfg.pos(block.handler.target)
-                if h is not None:
-                    work.append(self.cfg.block_of[h])
-        return seen
+        return self.cfg.reach(blocks, lambda b: b in blocks or header <= self.cfg.blocks[b].start < last)
 
     def without_dead_ends(self, found: set[int], blocks: frozenset[int], exit_pos: int | None) -> set[int]:
         """When jumps leave the loop for several places, drop those that start code only the loop

@@ -530,13 +530,13 @@ class Translator:
     def op_CLEANUP_THROW(self, i, ins, out):
         raise self.error(ins, "CLEANUP_THROW outside an await/yield-from handler")
 
-    # -- PEP 709 inlined comprehensions ----------------------------------------------------
     def op_LOAD_FAST_CHECK(self, i, ins, out):
         # the compiler's choice (the name may be unbound here); in source both are a plain name,
         # and the copies of a finally body differ only in it
         self.emit(out, ins, "LOAD_FAST", ins.argval)
         return i + 1
 
+    # -- PEP 709 inlined comprehensions ----------------------------------------------------
     def op_LOAD_FAST_AND_CLEAR(self, i, ins, out):
         """``LOAD_FAST_AND_CLEAR x..; SWAP n; BUILD_X 0; SWAP 2; FOR_ITER..END_FOR; restores``."""
         k = i
