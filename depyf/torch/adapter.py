@@ -34,6 +34,7 @@ _REQUIRED: list[tuple[str, str]] = [
     ("torch._dynamo.convert_frame.bytecode_log", "log decompiled source next to TORCH_LOGS=+bytecode"),
     ("torch._dynamo.eval_frame._debug_get_cache_entry_list", "list cache entries and their guards"),
     ("torch._logging._internal.trace_log", "read graphs, guards and graph breaks from the structured trace"),
+    ("torch._logging._internal.trace_structured", "skip building trace records nobody reads"),
     ("torch._guards.CompileContext.current_compile_id", "tell compilations apart"),
     ("torch._dynamo.output_graph.OutputGraph.call_user_compiler", "see the captured graph module"),
     ("torch._dynamo.backends.common.AotAutograd.__call__", "see forward/backward graph modules"),
@@ -215,6 +216,72 @@ def trace_logger() -> logging.Logger:
     return trace_log
 
 
+# handler -> which records it wants; see ``skip_unwanted_trace_records``.
+_TRACE_FILTERS: dict[logging.Handler, Callable[[str, Any], bool]] = {}
+_TRACE_UNPATCH: list[Callable[[], None]] = []
+
+
+def skip_unwanted_trace_records(handler: logging.Handler, wanted: Callable[[str, Any], bool]) -> Undo:
+    """Let ``trace_structured`` skip records that no attached handler wants.
+
+    Why: torch builds every record's metadata and payload (JSON, an md5) as soon as the trace logger
+    has any handler, and most records (chromium timing events, bytecode listings, tensor
+    descriptions) are of no use to depyf: about a tenth of a small compilation's time. While every
+    handler on the logger was registered here, a record none of them wants
+    (``wanted(name, metadata_fn)`` is false for all) is not built at all, exactly as without a
+    handler; otherwise torch's function runs unchanged, so a user's own handler (``TORCH_TRACE``)
+    still sees every record.
+
+    Modules that bound ``trace_structured`` by name are re-pointed too; one imported later keeps
+    torch's function, which only costs time.
+    """
+    _TRACE_FILTERS[handler] = wanted
+    if not _TRACE_UNPATCH:
+        _TRACE_UNPATCH.append(_patch_trace_structured())
+
+    def undo() -> None:
+        _TRACE_FILTERS.pop(handler, None)
+        if not _TRACE_FILTERS and _TRACE_UNPATCH:
+            _TRACE_UNPATCH.pop()()
+
+    return undo
+
+
+def _patch_trace_structured() -> Undo:
+    from torch._logging import _internal
+
+    original = _internal.trace_structured
+    logger = _internal.trace_log
+
+    def nobody_wants(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+        filters = [_TRACE_FILTERS.get(h) for h in logger.handlers]
+        if not filters or None in filters:
+            return False
+        metadata_fn = kwargs.get("metadata_fn", args[0] if args else dict)
+        return not any(wanted(name, metadata_fn) for wanted in filters)
+
+    @functools.wraps(original)
+    def trace_structured(name: str, *args: Any, **kwargs: Any) -> None:
+        try:
+            skip = nobody_wants(name, args, kwargs)
+        except Exception:  # noqa: BLE001 - when unsure, log as torch would
+            skip = False
+        if not skip:
+            original(name, *args, **kwargs)
+
+    patched = [module for module in list(sys.modules.values())
+               if isinstance(module, types.ModuleType) and module.__dict__.get("trace_structured") is original]
+    for module in patched:
+        module.trace_structured = trace_structured
+
+    def undo() -> None:
+        for module in patched:
+            if module.__dict__.get("trace_structured") is trace_structured:
+                module.trace_structured = original
+
+    return undo
+
+
 def record_compile_key(metadata: dict[str, Any]) -> str | None:
     """The compile key of a structured-trace record (None when it has no frame)."""
     frame_id = metadata.get("frame_id")
@@ -352,6 +419,9 @@ def state_snapshot() -> dict[str, Any]:
         "fx_graph_cache": inductor_config.fx_graph_cache,
         "autograd_cache": functorch_config.enable_autograd_cache,
         "bytecode_log_handlers": list(bytecode_logger().handlers),
+        "trace_structured": {name: module.__dict__["trace_structured"] for name, module in list(sys.modules.items())
+                             if isinstance(module, types.ModuleType) and name.startswith("torch")
+                             and "trace_structured" in module.__dict__},
     }
 
 

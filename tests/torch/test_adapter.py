@@ -117,6 +117,43 @@ def test_trace_logger_and_record_compile_key():
     assert adapter.record_compile_key({}) is None
 
 
+def test_unwanted_trace_records_are_skipped_only_while_every_handler_is_ours():
+    from torch._logging import _internal
+
+    def collect_into(records):
+        class Collect(logging.Handler):
+            def emit(self, record):
+                records.append(next(iter(record.metadata)))
+        return Collect()
+
+    ours, theirs = [], []
+    handler = collect_into(ours)
+    built = []
+    logger = adapter.trace_logger()
+    original = _internal.trace_structured
+    saved = list(logger.handlers)  # torch's LazyTraceHandler, until the first record
+    logger.handlers = [handler]
+    undo = adapter.skip_unwanted_trace_records(handler, lambda name, metadata_fn: name == "wanted")
+    try:
+        patched = _internal.trace_structured
+        assert patched is not original and torch._logging.trace_structured is patched
+        patched("wanted", payload_fn=lambda: built.append("wanted") or "x")
+        patched("unwanted", payload_fn=lambda: built.append("unwanted") or "x")
+        assert ours == ["wanted"] and built == ["wanted"]
+        # a user's own handler (TORCH_TRACE) turns the filter off: every record is built again
+        other = collect_into(theirs)
+        logger.addHandler(other)
+        try:
+            patched("unwanted", payload_fn=lambda: built.append("unwanted") or "x")
+        finally:
+            logger.removeHandler(other)
+        assert theirs == ["unwanted"] and built == ["wanted", "unwanted"]
+    finally:
+        undo()
+        logger.handlers = saved
+    assert _internal.trace_structured is original and torch._logging.trace_structured is original
+
+
 def test_patch_call_user_compiler_and_graph_backend_id():
     names = []
 
