@@ -316,9 +316,17 @@ class Flow:
                 left = carried.get(right, right - 1)
                 starts[k] = right if right in carried else starts[left]
                 operands = [left, k - 1]
+            elif (op == "BINARY_OP" or op.startswith("BINARY_")) and carried.get(k) in starts \
+                    and starts[carried[k]] - 1 in starts:
+                # the constant test's jump lands on the operator itself (``True // (9 or x)``)
+                right = carried[k]
+                left = starts[right] - 1
+                starts[k] = starts[left]
+                operands = [left, right]
             else:
                 continue
-            if any(j in self.targets for j in range(starts[k] + 1, k + 1)):
+            landing = k if k in carried else k + 1   # the carried jump lands on k: not a way in
+            if any(j in self.targets for j in range(starts[k] + 1, landing)):
                 del starts[k]
                 continue
             self.events[k] = None

@@ -42,6 +42,18 @@ def test_layout_changes_that_keep_behaviour_pass():
     """)
 
 
+def test_an_operator_on_a_constant_a_constant_test_carries_is_folded():
+    # ``(9 or 2) or -y`` keeps a test of the constant 9 whose jump lands on the division itself;
+    # ``9 or -y`` compiles to no test at all: both divide two constants and observe nothing
+    assert not _differ("""
+        def f(y):
+            return True // ((9 or 2) or -y)
+    """, """
+        def f(y):
+            return True // (9 or -y)
+    """)
+
+
 def test_a_lost_break_is_caught():
     # zipfile.ZipFile.__init__ on 3.12: the try body's break went missing, the loop never ended
     original = """
