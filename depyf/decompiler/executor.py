@@ -156,6 +156,19 @@ class ClassAnnotationsStmt(ast.stmt):
     _fields = ("fn",)
 
 
+class ModuleAnnotationsStmt(ast.stmt):
+    """Pseudo statement: a 3.14+ module stores its ``__annotate__`` function (``fn``)."""
+
+    _fields = ("fn",)
+
+
+class AnnotationMarkStmt(ast.stmt):
+    """Pseudo statement: a 3.14+ module records that its annotation number ``index`` was reached
+    (``__conditional_annotations__.add(index)``, right after the annotated statement)."""
+
+    _fields = ("index",)
+
+
 class WithExitStmt(ast.stmt):
     """Pseudo statement: the ``__exit__(None, None, None)`` call ending a with body."""
 
@@ -492,6 +505,9 @@ class Executor:
     op_LOAD_NAME = op_LOAD_FAST
     op_LOAD_GLOBAL = op_LOAD_FAST
 
+    def op_ANNOTATION_MARK(self, ins, stack, out):
+        out.append(AnnotationMarkStmt(ins.argval))
+
     def op_LOAD_CLOSURE(self, ins, stack, out):
         stack.append(v.CellRef(ins.argval))
 
@@ -531,6 +547,12 @@ class Executor:
             # 3.14+: a class body's annotations, computed lazily (render turns it into the
             # body's ``name: annotation`` statements)
             out.append(ClassAnnotationsStmt(item))
+            return
+        if isinstance(item, v.FunctionValue) and isinstance(target, ast.Name) \
+                and target.id == "__annotate__" and item.code.co_name == "__annotate__" \
+                and self.code.co_name == "<module>":
+            # 3.14+: the module's annotations (render puts them back as ``name: annotation``)
+            out.append(ModuleAnnotationsStmt(item))
             return
         if isinstance(item, v.FunctionValue) and isinstance(target, ast.Name) and (
                 item.code.co_name == target.id or (item.code.co_name.startswith("__")

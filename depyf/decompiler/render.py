@@ -18,7 +18,13 @@ from depyf.decompiler.cleanup import (
 )
 from depyf.decompiler.codeinfo import argument_names
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.executor import AppendStmt, ClassAnnotationsStmt, Executor
+from depyf.decompiler.executor import (
+    AnnotationMarkStmt,
+    AppendStmt,
+    ClassAnnotationsStmt,
+    Executor,
+    ModuleAnnotationsStmt,
+)
 from depyf.decompiler.expressions import load, negate
 from depyf.decompiler.filters import ALWAYS, NEVER, runs_through
 from depyf.decompiler.instructions import normalize
@@ -330,6 +336,147 @@ class Nested:
         return [(k.value, val) for k, val in pairs]
 
 
+    # -- 3.14+ module annotations -------------------------------------------------------------
+    def with_module_annotations(self, body: list, compiler_made_the_set: bool) -> list:
+        """3.14+: ``name: annotation`` statements back in a module body.
+
+        The module stores an ``__annotate__`` function whose entries are each guarded by
+        ``k in __conditional_annotations__``, and the body adds ``k`` to that set right after
+        the annotated statement runs (ANNOTATION_MARK k). The annotated statement is the
+        assignment to that name just before the mark, or none (``name: annotation`` alone).
+        Where that shape is not found, the function and the marks stay as the code they are."""
+        marks: list[int] = []
+        stores: list[ModuleAnnotationsStmt] = []
+        for node in _statements_within(body):
+            if isinstance(node, AnnotationMarkStmt):
+                marks.append(node.index)
+            elif isinstance(node, ModuleAnnotationsStmt):
+                stores.append(node)
+        if not marks and not stores:
+            if not compiler_made_the_set:
+                return body
+            # (``from __future__ import annotations``: the compiler still makes the set, first)
+            return [stmt for stmt in body if not _makes_conditional_annotations(stmt)]
+        # the compiler's store comes first; a later one is a ``def __annotate__`` of the source
+        store = next((s for s in body if isinstance(s, ModuleAnnotationsStmt)), None)
+        entries = None
+        if store is not None and len(set(marks)) == len(marks):
+            try:
+                entries = self.module_annotation_entries(store.fn)
+            except DecompilationError:
+                entries = None
+        if entries is None or sorted(marks) != sorted(entries) or not compiler_made_the_set:
+            return _place_module_annotations(body, None, None, self, drop_set=compiler_made_the_set and not marks)
+        return _place_module_annotations(body, entries, store, self, drop_set=True)
+
+    def module_annotation_entries(self, fn: v.FunctionValue) -> dict[int, tuple[str, ast.expr]]:
+        """index -> (name, annotation) from a module's ``__annotate__``: ``d = {}``, then for each
+        annotation ``if k in __conditional_annotations__: d['name'] = annotation``, ``return d``."""
+        body = self.lazy_body(fn)
+        fail = DecompilationError("unrecognised module __annotate__ function", qualname=_qualname(fn.code))
+        if len(body) < 2 or not (isinstance(body[0], ast.Assign) and len(body[0].targets) == 1
+                                 and isinstance(body[0].targets[0], ast.Name)
+                                 and isinstance(body[0].value, ast.Dict) and not body[0].value.keys):
+            raise fail
+        holders = {body[0].targets[0].id}
+        if not (isinstance(body[-1], ast.Return) and isinstance(body[-1].value, ast.Name)
+                and body[-1].value.id in holders):
+            raise fail
+
+        def alias(stmt) -> bool:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                    and isinstance(stmt.value, ast.Name) and stmt.value.id in holders:
+                holders.add(stmt.targets[0].id)
+                return True
+            return False
+
+        entries: dict[int, tuple[str, ast.expr]] = {}
+        for stmt in body[1:-1]:
+            if alias(stmt):
+                continue
+            test = stmt.test if isinstance(stmt, ast.If) and not stmt.orelse else None
+            if not (isinstance(test, ast.Compare) and isinstance(test.left, ast.Constant)
+                    and isinstance(test.left.value, int) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In)
+                    and isinstance(test.comparators[0], ast.Name)
+                    and test.comparators[0].id == "__conditional_annotations__"):
+                raise fail
+            found = None
+            for inner in stmt.body:
+                if alias(inner):
+                    continue
+                target = inner.targets[0] if isinstance(inner, ast.Assign) and len(inner.targets) == 1 else None
+                if found is not None or not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
+                                             and target.value.id in holders
+                                             and isinstance(target.slice, ast.Constant)
+                                             and isinstance(target.slice.value, str)
+                                             and target.slice.value.isidentifier()):
+                    raise fail
+                found = (target.slice.value, inner.value)
+            if found is None or test.left.value in entries:
+                raise fail
+            entries[test.left.value] = found
+        return entries
+
+
+def _statements_within(body: list):
+    """Every statement in ``body`` and in the statement lists nested in it."""
+    for stmt in body:
+        yield stmt
+        for block in _blocks_of(stmt):
+            yield from _statements_within(block)
+
+
+def _blocks_of(stmt) -> list[list]:
+    blocks = [getattr(stmt, name) for name in ("body", "orelse", "finalbody")
+              if isinstance(getattr(stmt, name, None), list)]
+    blocks += [handler.body for handler in getattr(stmt, "handlers", ())]
+    blocks += [case.body for case in getattr(stmt, "cases", ())]
+    return blocks
+
+
+def _makes_conditional_annotations(stmt: ast.stmt) -> bool:
+    """``__conditional_annotations__ = set()``, which 3.14+ compiles into a module that annotates."""
+    return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+        and stmt.targets[0].id == "__conditional_annotations__" and isinstance(stmt.value, ast.Call) \
+        and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == "set" and not stmt.value.args
+
+
+def _place_module_annotations(body: list, entries: dict | None, store: ModuleAnnotationsStmt | None,
+                              nested: Nested, drop_set: bool) -> list:
+    """``with_module_annotations``' rewrite (``store`` holds ``entries``); with ``entries`` None,
+    the code as it runs instead: ``def __annotate__`` and ``__conditional_annotations__.add(k)``.
+    ``drop_set``: leave out ``__conditional_annotations__ = set()`` (the compiler makes it)."""
+    out: list = []
+    for stmt in body:
+        if isinstance(stmt, ModuleAnnotationsStmt):
+            if stmt is not store:
+                out.append(nested.function_def(stmt.fn, "__annotate__"))
+            continue
+        if isinstance(stmt, AnnotationMarkStmt):
+            if entries is None:
+                out.append(ast.Expr(ast.Call(ast.Attribute(load("__conditional_annotations__"), "add", ast.Load()),
+                                             [ast.Constant(stmt.index)], [])))
+                continue
+            name, annotation = entries[stmt.index]
+            previous = out[-1] if out else None
+            if isinstance(previous, ast.Assign) and len(previous.targets) == 1 \
+                    and isinstance(previous.targets[0], ast.Name) and previous.targets[0].id == name:
+                out[-1] = ast.AnnAssign(ast.Name(name, ast.Store()), annotation, previous.value, 1)
+            else:
+                out.append(ast.AnnAssign(ast.Name(name, ast.Store()), annotation, None, 1))
+            continue
+        if drop_set and _makes_conditional_annotations(stmt):
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            if isinstance(getattr(stmt, name, None), list) and getattr(stmt, name):
+                setattr(stmt, name, _place_module_annotations(getattr(stmt, name), entries, store, nested,
+                                                                 drop_set))
+        for part in list(getattr(stmt, "handlers", ())) + list(getattr(stmt, "cases", ())):
+            part.body = _place_module_annotations(part.body, entries, store, nested, drop_set)
+        out.append(stmt)
+    return out
+
+
 def remove_implicit_returns(body: list) -> list:
     """Module and class bodies end with an implicit ``return``: take every copy of it out.
 
@@ -406,9 +553,8 @@ def code_to_ast(code: types.CodeType, defaults: dict[str, ast.expr] | None = Non
     nested = Nested()
     if code.co_name == "<module>":
         body, structurer = nested.statements(code)
-        body = strip_tail_returns(remove_implicit_returns(body))
-        if structurer.executor.globals_declared:
-            pass
+        body = nested.with_module_annotations(strip_tail_returns(remove_implicit_returns(body)),
+                                              "__conditional_annotations__" in code.co_cellvars)
         if body and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1 \
                 and isinstance(body[0].targets[0], ast.Name) and body[0].targets[0].id == "__doc__" \
                 and isinstance(body[0].value, ast.Constant):
@@ -488,5 +634,3 @@ def _code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None =
         raise DecompilationError(f"could not print the recovered syntax tree ({exc})",
                                  qualname=_qualname(code)) from exc
 
-
-del load

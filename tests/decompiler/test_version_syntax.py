@@ -179,3 +179,58 @@ def test_cases_compile_on_this_version():
             func = _compile_case(case)
             for args in case.inputs:
                 _outcome(func, args)
+
+
+MODULE_WITH_ANNOTATIONS = """
+import sys
+x: int = 1
+label: "str"
+for i in range(2):
+    w: list[int] = [i]
+try:
+    q: str = 'a'
+except Exception:
+    r: bytes
+while x:
+    x -= 1
+    s: set = set()
+if x:
+    never: float = 2.0
+"""
+
+
+def test_module_annotations_read_back_as_annotated_statements():
+    """3.14+ compiles module annotations into an ``__annotate__`` function plus a set of the
+    annotated statements that ran (``__conditional_annotations__``); they read back as
+    ``name: annotation`` statements, and the rebuilt module has the same ``__annotations__``."""
+    import ast
+
+    code = compile(MODULE_WITH_ANNOTATIONS, "<module-annotations>", "exec", dont_inherit=True)
+    source = depyf.decompile(code)
+    assert "__conditional_annotations__" not in source and "__annotate__" not in source, source
+    annotated = {node.target.id: ast.unparse(node.annotation) for node in ast.walk(ast.parse(source))
+                 if isinstance(node, ast.AnnAssign)}
+    assert annotated == {"x": "int", "label": "'str'", "w": "list[int]", "q": "str", "r": "bytes",
+                         "s": "set", "never": "float"}, source
+
+    def annotations(module_code):
+        namespace: dict = {}
+        exec(module_code, namespace)
+        if "__annotate__" in namespace:      # 3.14+: computed when asked for
+            return namespace["__annotate__"](1)
+        return namespace.get("__annotations__")
+
+    assert annotations(compile(source, "<decompiled>", "exec", dont_inherit=True)) == annotations(code)
+
+
+def test_module_with_future_annotations_and_its_own_annotate_function():
+    source_text = "from __future__ import annotations\n" + MODULE_WITH_ANNOTATIONS + (
+        "def __annotate__(format, /):\n    return {'own': format}\n")
+    code = compile(source_text, "<future-annotations>", "exec", dont_inherit=True)
+    source = depyf.decompile(code)
+    assert source.startswith("from __future__ import annotations\n"), source
+    first, again = {}, {}
+    exec(code, first)
+    exec(compile(source, "<decompiled>", "exec", dont_inherit=True), again)
+    assert again["__annotations__"] == first["__annotations__"]
+    assert again["__annotate__"](2) == first["__annotate__"](2) == {"own": 2}

@@ -18,6 +18,8 @@ On top of 3.13 (:mod:`depyf.decompiler.versions.v3_13`):
 - ``CALL_FUNCTION_EX`` always has a kwargs slot: a PUSH_NULL right before it means no kwargs.
 - ``all()``/``any()``/``tuple()`` (3.15: ``list()``) of a generator expression are compiled twice: an
   inline loop guarded by ``is`` the builtin, and the ordinary call; only the call is kept.
+- A module's ``__conditional_annotations__.add(k)`` after an annotated statement is ANNOTATION_MARK k
+  (render turns the marks and the module's ``__annotate__`` back into ``name: annotation``).
 - ``BUILD_TEMPLATE`` / ``BUILD_INTERPOLATION`` (PEP 750 template strings) pass through unchanged:
   argval of BUILD_INTERPOLATION is ``(conversion char or None, has_spec)``.
 """
@@ -171,6 +173,21 @@ class Translator(v3_13.Translator):
             stack = self.kinds.get(self.raw[first].offset, ()) if first is not None else ()
             fixed.append(ExceptionEntry(e.start, e.end, e.target, e.depth - stack[:e.depth].count(EXTRA), e.lasti))
         return super().remap(out, fixed)
+
+    def op_LOAD_NAME(self, i, ins, out):
+        """``__conditional_annotations__.add(k)`` after a module's annotated statement (``LOAD_NAME;
+        LOAD_SMALL_INT k; SET_ADD 1; POP_TOP``) -> ANNOTATION_MARK k."""
+        nxt = [self.at(i + d) for d in (1, 2, 3)]
+        if ins.argval == "__conditional_annotations__" and self.code.co_name == "<module>" \
+                and None not in nxt and nxt[0].opname in ("LOAD_SMALL_INT", "LOAD_CONST") \
+                and isinstance(nxt[0].argval, int) and nxt[1].opname == "SET_ADD" and nxt[1].arg == 1 \
+                and nxt[2].opname == "POP_TOP" \
+                and not any(x.offset in self.jump_targets for x in nxt):
+            self.emit(out, ins, "ANNOTATION_MARK", nxt[0].argval)
+            self.drop(*nxt)
+            return i + 4
+        self.emit(out, ins, "LOAD_NAME", ins.argval)
+        return i + 1
 
     def op_LOAD_FAST_BORROW(self, i, ins, out):
         self.emit(out, ins, "LOAD_FAST", ins.argval)
