@@ -119,6 +119,31 @@ def forward_offsets(instrs: list[Instr], dropped: list[int], all_offsets: list[i
     return mapping
 
 
+
+def async_for_entries_to_outer(table: list[ExceptionEntry], async_handlers: set[int]) -> list[ExceptionEntry]:
+    """Give the ranges an ``END_ASYNC_FOR`` handler protected (the loop's ``__anext__`` await) to
+    the handler around that ``END_ASYNC_FOR``, or drop them when there is none.
+
+    The model folds that handler into ASYNC_FOR_ITER, which stops the loop; any other exception
+    END_ASYNC_FOR re-raises, into the enclosing handler. Without this an ``async for`` inside a
+    ``with`` or ``try`` body would cut the body's protected range in two.
+    """
+    def outer_of(offset: int, seen: set[int]) -> ExceptionEntry | None:
+        around = next((o for o in table if o.start <= offset < o.end), None)
+        if around is not None and around.target in async_handlers and around.target not in seen:
+            return outer_of(around.target, seen | {around.target})
+        return around if around is None or around.target not in async_handlers else None
+
+    entries = []
+    for e in table:
+        if e.target not in async_handlers:
+            entries.append(e)
+            continue
+        outer = outer_of(e.target, {e.target})
+        if outer is not None:
+            entries.append(ExceptionEntry(e.start, e.end, outer.target, outer.depth, outer.lasti))
+    return entries
+
 # Import the running version's module with the decompiler rather than during the first
 # decompilation (inside torch.compile, that would count as compile time).
 try:

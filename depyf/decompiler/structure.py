@@ -937,6 +937,10 @@ class Structurer:
             bottom = min((p for p in ctx.loop.continues if p != ctx.loop.header), default=ctx.loop.back)
             inner = [x for x in self.back_edge_targets.get(pos, []) if not (bottom <= x <= ctx.loop.back)]
             if not inner:
+                if inverted is not None and inverted[1] != pos and self.cfg.block_of[inverted[4]] in ctx.loop.blocks:
+                    # the body starts with a ``while`` of its own: its test is where the enclosing
+                    # loop's rounds begin (``while a: while b: ...``)
+                    return self.while_loop(pos, ctx, stack, out, inverted)
                 return False
             return self.while_loop(pos, ctx, stack, out, None, sources=inner)
         if ins.opname in ("FOR_ITER", "ASYNC_FOR_ITER"):
@@ -1022,7 +1026,25 @@ class Structurer:
                 if final is not None and (final >= last or final == exit_pos or final in stops):
                     found.add(p)
                     found.add(final)
+        found = self.without_body_returns_of_for(found, blocks, header)
         return self.without_dead_ends(self.without_inline_exits(found), blocks, exit_pos)
+
+    def without_body_returns_of_for(self, found: set[int], blocks: frozenset[int], header: int) -> set[int]:
+        """Drop code that ends the function and that a ``for`` loop's body enters by a test
+        alone: a ``break`` pops the iterator before it jumps, so code entered with the iterator
+        still on the stack is the body's (``if c: return a`` laid out after the except clauses
+        3.12+ put at the end of the function)."""
+        if self.instrs[header].opname not in ("FOR_ITER", "ASYNC_FOR_ITER"):
+            return found
+        dropped = set()
+        for p in found:
+            if not self.cfg.is_leader(p):
+                continue
+            preds = self.cfg.blocks[self.cfg.block_of[p]].preds
+            if preds and all(b in blocks and self.instrs[self.cfg.blocks[b].end - 1].opname in POP_JUMPS
+                             for b in preds) and self.dead_end({p}, set(blocks)) is not None:
+                dropped.add(p)
+        return found - dropped
 
     def reached_within(self, blocks: frozenset[int], header: int, last: int) -> set[int]:
         """The blocks laid out in ``[header, last)`` that the loop reaches (by jumps or by raising).
@@ -1038,21 +1060,30 @@ class Structurer:
         finals = {self.follow_trivial(p, backward=True) for p in found} - {None}
         if len(finals) < 2:
             return found
-        keep = exit_pos if exit_pos in finals else max(finals)
-        others = {p for p in found if self.follow_trivial(p, backward=True) != keep}
-        if self.dead_end(others, set(blocks)) is not None:
-            return found - others   # (together: the branches of an if inside the loop meet there)
-        inside, dead = set(blocks), set()
-        changed = True
-        while changed:     # a dead end may be entered through another (a jump to the return)
-            changed = False
-            for p in others - dead:
-                region = self.dead_end({p}, inside)
-                if region is not None:
-                    dead.add(p)
-                    inside |= region
-                    changed = True
-        return found - dead
+        # the place breaks land: the loop's exit, else the latest place, unless that place is
+        # itself a dead end and the others are not (``while True:`` ending in a raise, laid out
+        # after it, whose breaks go on with the enclosing loop)
+        candidates = [exit_pos] if exit_pos in finals else sorted(finals, reverse=True)
+        fallback = None
+        for keep in candidates:
+            others = {p for p in found if self.follow_trivial(p, backward=True) != keep}
+            if self.dead_end(others, set(blocks)) is not None:
+                return found - others   # (together: the branches of an if inside the loop meet there)
+            inside, dead = set(blocks), set()
+            changed = True
+            while changed:     # a dead end may be entered through another (a jump to the return)
+                changed = False
+                for p in others - dead:
+                    region = self.dead_end({p}, inside)
+                    if region is not None:
+                        dead.add(p)
+                        inside |= region
+                        changed = True
+            if dead == others:
+                return found - dead
+            if fallback is None:
+                fallback = found - dead
+        return fallback
 
     def dead_end(self, starts: set[int], loop_blocks: set[int]) -> set[int] | None:
         """The blocks of the code at ``starts`` if it ends the function (return or raise) without
@@ -2003,8 +2034,12 @@ class Structurer:
             exit_to = self.follow_jumps(first_exit)
             if exit_to is not None and exit_to < len(self.instrs) and self.instrs[exit_to].opname == "JUMP":
                 back = self.cfg.pos(self.instrs[exit_to].target)
-                if back is not None and back < exit_to and back not in self.back_edge_targets:
-                    exit_to = self.follow_jumps(back)  # to code laid out before the handler (3.12+)
+                if back is not None and back < exit_to and (back not in self.back_edge_targets
+                                                            or self.instrs[exit_to].extra.get("no_interrupt")):
+                    # to code laid out before the handler (3.12+); a jump that skips the
+                    # interrupt check is never a ``continue``, even to a loop's header (3.14
+                    # lays a while loop right after the try body, test first)
+                    exit_to = self.follow_jumps(back)
             first.normal_exits.append(exit_to)
             return True
         if kind == "return":

@@ -150,6 +150,13 @@ SOURCES = {
                 return count
             return inc
     """,
+    "while_whose_body_starts_with_a_while": """
+        def f(lines, n):
+            while (line := lines.pop()):
+                while n < len(line):
+                    n = n + 1
+            return n
+    """,
 }
 
 

@@ -6,7 +6,7 @@ import dis
 import types
 
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.instructions import ExceptionEntry, Instr, forward_offsets
+from depyf.decompiler.instructions import ExceptionEntry, Instr, async_for_entries_to_outer, forward_offsets
 
 _DROP = {"CACHE", "PRECALL", "NOP", "RESUME", "EXTENDED_ARG", "MAKE_CELL", "COPY_FREE_VARS",
          "ASYNC_GEN_WRAP"}
@@ -150,7 +150,7 @@ def _remap_table(out, dropped, table, raw):
             else:
                 kept.append(ins)
         out[:] = kept
-        table = [e for e in table if e.target not in async_handlers]
+        table = async_for_entries_to_outer(table, async_handlers)
     all_offsets = [r.offset for r in raw]
     fwd = forward_offsets(out, dropped, all_offsets)
     end_offset = raw[-1].offset + 2

@@ -35,7 +35,7 @@ import types
 from collections import OrderedDict
 
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.instructions import ExceptionEntry, Instr
+from depyf.decompiler.instructions import ExceptionEntry, Instr, async_for_entries_to_outer
 
 # Dropped everywhere: no effect on the values the decompiler reconstructs.
 DROP = frozenset({"CACHE", "NOP", "RESUME", "EXTENDED_ARG", "MAKE_CELL", "COPY_FREE_VARS"})
@@ -99,9 +99,12 @@ def _tests_truth_next(raw: list, k: int) -> bool:
     """Does the instruction after ``raw[k]`` (a TO_BOOL) only test its truth (a jump or ``not``)?
 
     Only then is TO_BOOL invisible; elsewhere it converts a value (3.13+ compiles ``not not x``
-    to a lone TO_BOOL).
+    to a lone TO_BOOL). An EXTENDED_ARG between them (a long jump) belongs to the jump.
     """
-    nxt = raw[k + 1].opname if k + 1 < len(raw) else None
+    k += 1
+    while k < len(raw) and raw[k].opname == "EXTENDED_ARG":
+        k += 1
+    nxt = raw[k].opname if k < len(raw) else None
     return nxt in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "UNARY_NOT")
 
 
@@ -149,6 +152,7 @@ class Translator:
         self.table = [ExceptionEntry(e.start, e.end, e.target, e.depth, e.lasti)
                       for e in dis.Bytecode(code).exception_entries]
         self.dead_handlers: set[int] = set()  # handler targets whose entries are removed
+        self.async_for_handlers: set[int] = set()  # END_ASYNC_FOR targets (folded into ASYNC_FOR_ITER)
         self.kw_names: tuple | None = None
         self._find_dead_handlers()
 
@@ -250,8 +254,10 @@ class Translator:
             nxt = self.at(i + 1)
             landing = self.at(self.pos.get(ins.argval, -1))
             after_landing = self.at(self.pos.get(ins.argval, -2) + 1)
+            unthreaded = self._unthreaded(name, ins.argval)
             if nxt is not None and nxt.opname == "POP_TOP" and nxt.offset not in self.dropped \
-                    and landing is not None and landing.opname == "POP_TOP" and after_landing is not None:
+                    and landing is not None and landing.opname == "POP_TOP" and after_landing is not None \
+                    and unthreaded == ins.argval:
                 # COPY 1; POP_JUMP_IF_X L; POP_TOP with L: POP_TOP (3.14 `a and b or c`: a false `a`
                 # goes straight to `c`): the value is dropped on both paths, so this is
                 # POP_JUMP_IF_X to the instruction after L's POP_TOP.
@@ -262,7 +268,7 @@ class Translator:
             if nxt is not None and nxt.opname == "POP_TOP" and nxt.offset not in self.dropped:
                 # COPY 1; POP_JUMP_IF_X L; POP_TOP  ==  JUMP_IF_X_OR_POP L
                 copy = out.pop()
-                out.append(Instr(_OR_POP[name], copy.offset, None, None, ins.argval, copy.lineno))
+                out.append(Instr(_OR_POP[name], copy.offset, None, None, unthreaded, copy.lineno))
                 self.drop(ins, nxt)
                 return i + 2
         folded = self._inverted_backward_jump(i, ins, name)
@@ -276,6 +282,25 @@ class Translator:
         else:
             self.emit(out, ins, name, target=ins.argval)
         return i + 1
+
+    def _unthreaded(self, name: str, target: int) -> int:
+        """Where a value-keeping ``COPY 1; POP_JUMP_IF_X`` jump goes before the compiler threaded it.
+
+        In ``(a or b) and c`` a true ``a`` is the ``or``'s value and is tested by the ``and``'s own
+        ``COPY 1; POP_JUMP_IF_FALSE``, which cannot jump; 3.14 jumps past that test, to its
+        ``POP_TOP``. The model's jump goes to the test, as the source reads: recompiling the source
+        gives the threaded jump back.
+        """
+        k = self.pos.get(target)
+        if k is None or k < 2:
+            return target
+        test, copy = self.at(k - 1), self.at(k - 2)
+        opposite = {"POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE", "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE"}.get(name)
+        if self.raw[k].opname == "POP_TOP" \
+                and test.opname == opposite and test.offset not in self.dropped \
+                and copy.opname == "COPY" and copy.argval == 1 and copy.offset not in self.dropped:
+            return copy.offset
+        return target
 
     def _inverted_backward_jump(self, i: int, ins: dis.Instruction, name: str) -> tuple[str, int] | None:
         """``POP_JUMP_IF_X L; JUMP_BACKWARD T; L:`` -> ``POP_JUMP_IF_NOT_X T``.
@@ -520,8 +545,15 @@ class Translator:
         getter.opname = "ASYNC_FOR_ITER"
         after = self.at(k + 1)
         getter.target = after.offset if after is not None else self.end_offset
+        if after is not None and after.opname in ("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT") \
+                and after.offset not in self.jump_targets:
+            # 3.12+ lays END_ASYNC_FOR out after the function's end, followed by a jump back to
+            # the code after the loop: the loop exits there (inside an enclosing with or try body)
+            getter.target = after.argval
+            self.drop(after)
         getter.extra["end_async_for"] = handler
         self.dead_handlers.add(handler)
+        self.async_for_handlers.add(handler)
         self.drop(self.raw[k])
 
     def op_END_SEND(self, i, ins, out):
@@ -693,6 +725,7 @@ class Translator:
             while j < len(kept) and kept[j] < off:
                 j += 1
             forward[off] = kept[j] if j < len(kept) else self.end_offset
+        table = async_for_entries_to_outer(table, self.async_for_handlers)
         entries = []
         for e in table:
             if e.target in self.dead_handlers or e.target in self.dropped:

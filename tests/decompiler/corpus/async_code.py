@@ -119,3 +119,42 @@ async def coro_await_in_expression(n):
 async def coro_async_genexpr(n):
     g = (i * 2 async for i in ARange(n))
     return [x async for x in g]
+
+
+class _ARangeFailingAt(ARange):
+    """Raises KeyError instead of yielding ``at``: the error comes out of the loop's own await."""
+
+    def __init__(self, n, at):
+        super().__init__(n)
+        self.at = at
+
+    async def __anext__(self):
+        value = await super().__anext__()
+        if value == self.at:
+            raise KeyError(value)
+        return value
+
+
+@cases((3, -1, 0), (3, 1, 0), (3, 1, 1), (4, -1, 2))
+async def coro_async_for_inside_async_with(n, fail_at, stop_at):
+    # the loop's __anext__ await is protected by END_ASYNC_FOR, which lies inside the with body:
+    # an error from it must still reach __aexit__ (contextlib's async generator decorators)
+    log = []
+    async with AsyncRecorder(log, "cm", swallow=fail_at == 1 and stop_at == 0):
+        async for i in _ARangeFailingAt(n, fail_at):
+            if stop_at and i == stop_at:
+                break
+            log.append(i)
+        log.append("after loop")
+    return log
+
+
+@cases((3, -1), (3, 1))
+async def async_gen_async_for_in_try(n, fail_at):
+    try:
+        async for i in _ARangeFailingAt(n, fail_at):
+            yield i
+    except KeyError as e:
+        yield ("caught", e.args)
+    finally:
+        yield "finally"

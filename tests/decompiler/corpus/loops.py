@@ -599,3 +599,58 @@ def find_cycle_inner_while_else_breaks_outer(graph):
             else:
                 break
     return None
+
+
+@cases((["ab=3d", "x_y", "=4", ""], False), (["a=\n", "=="], True))
+def long_while_body_tests_walrus_line(lines, header):
+    # quopri.decode, 3.13: the body is long enough that the loop test's jump needs EXTENDED_ARG,
+    # which sits between TO_BOOL and the jump (TO_BOOL must stay invisible there)
+    feed = list(reversed(lines))
+    out = []
+    while line := (feed.pop() if feed else ""):
+        i, n = 0, len(line)
+        partial = not line.endswith("\n")
+        while i < n:
+            c = line[i:i + 1]
+            if c == "_" and header:
+                out.append(" ")
+                i = i + 1
+            elif c != "=":
+                out.append(c)
+                i = i + 1
+            elif i + 1 == n and not partial:
+                partial = True
+                break
+            elif i + 1 < n and line[i + 1:i + 2] == "=":
+                out.append("=")
+                i = i + 2
+            elif i + 2 < n and line[i + 1:i + 2].isdigit() and line[i + 2:i + 3].isdigit():
+                out.append(chr(int(line[i + 1:i + 3])))
+                i = i + 3
+            else:
+                out.append(c + "?")
+                i = i + 1
+        if not partial:
+            out.append("|")
+    return "".join(out)
+
+
+@cases(([1, 2, 3], 2, "a"), ([0, 1], 5, "a"), ([], 1, "a"), ([1, 0, 3], 3, "a"))
+def return_after_try_whose_else_returns_in_for(items, stop, a):
+    # 3.12+: the code after the try is reached only from the except clause, so it is laid out
+    # after the function's end; its ``return`` (entered by a test, the iterator still on the
+    # stack) is the loop body's, not a break target
+    seen = []
+    for j in items:
+        try:
+            q = 6 // j
+        except ZeroDivisionError:
+            seen.append("zero")
+        else:
+            if q > stop:
+                return q
+            seen.append(q)
+            continue
+        if len(seen) >= stop:
+            return a, seen
+    return seen
