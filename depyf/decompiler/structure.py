@@ -549,6 +549,13 @@ class Structurer:
             if scratch or stop.ins is None or not isinstance(cond2, ast.Compare) or cond2.left is not middle:
                 raise self.error(t, "unrecognised chained comparison")
             t2, f2 = self.branches(end - 1)
+            if stop.ins.opname in ("POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE") and f2 != f \
+                    and not self.same_place(f2, exit_pos) and len(cond2.ops) == 1:
+                # ``a is b is None``: the last test fused into a jump taken when it fails, which
+                # reads as the opposite operator; the chain's test is the one that goes on
+                op = ast.IsNot() if isinstance(cond2.ops[0], ast.Is) else ast.Is()
+                cond2 = ast.Compare(cond2.left, [op], cond2.comparators)
+                t2, f2 = f2, t2
             combined = ast.Compare(cond.left, cond.ops + cond2.ops, cond.comparators + cond2.comparators)
             if f2 == f:
                 cond, t = combined, t2          # the chain goes on: same trampoline

@@ -137,3 +137,17 @@ def chain_as_loop_test_and_assert(x):
         x += 1
     assert -1 < x < 9, x
     return x
+
+
+@cases((None, None, 1), (1, 1, 1), (None, None, None), ("a", None, None), (1, 1, None))
+def chain_ending_in_is_none_test(node, clock_seq, a):
+    # uuid.uuid1: the chain's last ``is None`` becomes a jump on None (POP_JUMP_IF_NOT_NONE),
+    # taken when the chain fails
+    out = []
+    if a is not None and node is clock_seq is None:
+        out.append("both none")
+    if node is clock_seq is not None:
+        out.append("same, not none")
+    while node is clock_seq is None and len(out) < 3:
+        out.append("loop")
+    return out
