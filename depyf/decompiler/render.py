@@ -467,12 +467,8 @@ def _place_module_annotations(body: list, entries: dict | None, store: ModuleAnn
             continue
         if drop_set and _makes_conditional_annotations(stmt):
             continue
-        for name in ("body", "orelse", "finalbody"):
-            if isinstance(getattr(stmt, name, None), list) and getattr(stmt, name):
-                setattr(stmt, name, _place_module_annotations(getattr(stmt, name), entries, store, nested,
-                                                                 drop_set))
-        for part in list(getattr(stmt, "handlers", ())) + list(getattr(stmt, "cases", ())):
-            part.body = _place_module_annotations(part.body, entries, store, nested, drop_set)
+        for block in _blocks_of(stmt):
+            block[:] = _place_module_annotations(block, entries, store, nested, drop_set)
         out.append(stmt)
     return out
 
