@@ -61,6 +61,9 @@ class Loop:
     wraps_while: bool = False        # a ``while True`` whose body starts with a while loop at its header
 
 
+NO_CONTINUATION = -1   # Layer.continuation of except clauses whose try statement never goes on
+
+
 @dataclass
 class Layer:
     """A protected region being emitted: leaving it goes through ``kind``'s exit sequence."""
@@ -69,6 +72,7 @@ class Layer:
     target: int                      # handler offset whose coverage defines the region
     finally_ops: list | None = None  # for "finally": the (opname, argval) of the finally body
     normal_exits: list = field(default_factory=list)
+    continuation: int | None = None  # for except clauses: where the try statement goes on
 
 
 @dataclass(frozen=True)
@@ -1853,14 +1857,20 @@ class Structurer:
             return after
         # except clauses
         cleanup = self.cfg.handler_at[hpos]
-        h_layer = Layer("handler", cleanup.target if cleanup else -2)
+        h_layer = Layer("handler", cleanup.target if cleanup else -2, continuation=after)
         try_type = ast.Try
         if self.is_except_star_handler(hpos):
             try_type = TryStar
             handlers, h_after = self.except_star_clauses(hpos, h_layer, ctx, handler_stack[:-1])
         else:
             h_ctx = Context(frozenset(), ctx.loop, ctx.layers + (h_layer,))
-            h_stmts = self.emit(hpos, h_ctx, handler_stack)
+            h_stmts = self.emit(hpos, h_ctx, list(handler_stack))
+            continuation = self.clause_continuation(h_layer, after, ctx)
+            if continuation is not None:
+                # read again, the returning blocks other than ``continuation`` as the clauses' own
+                h_layer = Layer("handler", h_layer.target, continuation=continuation)
+                h_ctx = Context(frozenset(), ctx.loop, ctx.layers + (h_layer,))
+                h_stmts = self.emit(hpos, h_ctx, list(handler_stack))
             handlers = self.except_clauses(h_stmts, pos)
             h_after = self.single(self.one_return_copy(h_layer.normal_exits, after), pos,
                                   "except clauses continue at different places")
@@ -2014,29 +2024,16 @@ class Structurer:
         Returns True for the region's normal exit (recorded in the layer), False when the exit
         became a statement (return, break, continue) appended to ``out``.
         """
-        layers = list(ctx.layers)
-        p = pos
-        first = layers[-1]
-        k = len(layers) - 1
-        first_exit = None
-        while True:
-            layer = layers[k]
-            p = self.skip_exit(layer, p, stack)
-            if first_exit is None:
-                first_exit = p
-            if p is not None and k > 0 and layers[k - 1].kind == "handler" and p + 1 < len(self.instrs) \
-                    and self.instrs[p].opname == "SWAP" and self.instrs[p].argval == 2 \
-                    and self.instrs[p + 1].opname == "POP_EXCEPT":
-                # a value returned through nested except clauses: each pops its saved exception
-                # from under the value, still inside the enclosing clause's cleanup region
-                p += 1
-                k -= 1
-                continue
-            if k > 0 and not self.covered(p, layers[k - 1]) if p is not None else False:
-                k -= 1
-                continue
-            break
+        first = ctx.layers[-1]
+        first_exit = self.skip_exit(first, pos, stack)
+        p = self.leave_enclosing(first_exit, ctx.layers, stack)
         kind = self.final_kind(p, ctx)
+        continuation = self.continuation_place(first, ctx.layers)
+        if kind == "return" and continuation not in (None, NO_CONTINUATION) \
+                and (p == continuation or self.same_return_block(p, continuation)):
+            # 3.10's copy of the code after the try statement, falling on from the clause
+            first.normal_exits.append(first.continuation)
+            return True
         if kind is None:
             exit_to = self.follow_jumps(first_exit)
             if exit_to is not None and exit_to < len(self.instrs) and self.instrs[exit_to].opname == "JUMP":
@@ -2047,8 +2044,16 @@ class Structurer:
                     # interrupt check is never a ``continue``, even to a loop's header (3.14
                     # lays a while loop right after the try body, test first)
                     exit_to = self.follow_jumps(back)
-            first.normal_exits.append(exit_to)
-            return True
+            dest = self.follow_jumps(p)
+            if continuation is None or dest is None or self.final_kind(dest, ctx) != "return":
+                first.normal_exits.append(exit_to)
+                return True
+            if continuation != NO_CONTINUATION and (dest == continuation or self.same_return_block(dest, continuation)):
+                first.normal_exits.append(first.continuation if p != first_exit else exit_to)
+                return True
+            # a jump to a return other than where the try statement goes on: the clause's own
+            # (3.10 copies a clause's returns into each path to them; depyf shares the copies)
+            p, kind = dest, "return"
         if kind == "return":
             q = p
             while q is not None and q + 1 < len(self.instrs) and self.instrs[q].opname == "POP_TOP":
@@ -2063,6 +2068,53 @@ class Structurer:
         elif kind == "continue":
             out.append(self.continue_stmt(p, ctx))
         return False
+
+    def clause_continuation(self, h_layer: Layer, after: int | None, ctx: Context) -> int | None:
+        """Where except clauses that seem to go on at several places go on, when the try body
+        never does (``after`` is None) and all of those places but one (or all) return.
+
+        Returns the one that does not return, ``NO_CONTINUATION`` when all do, or None when
+        the clauses' exits need no second reading.
+        """
+        if after is not None or h_layer.continuation is not None:
+            return None
+        places = self.one_return_copy(h_layer.normal_exits)
+        if len(places) < 2 or None in places:
+            return None
+        rest = [p for p in places if self.final_kind(p, ctx) != "return"]
+        if len(rest) > 1:
+            return None
+        return rest[0] if rest else NO_CONTINUATION
+
+    def leave_enclosing(self, p: int | None, layers: tuple, stack: list) -> int | None:
+        """Past the exit sequences of the regions around the innermost that ``p`` (just after
+        the innermost's exit sequence) leaves too."""
+        k = len(layers) - 1
+        while p is not None and k > 0:
+            if layers[k - 1].kind == "handler" and p + 1 < len(self.instrs) \
+                    and self.instrs[p].opname == "SWAP" and self.instrs[p].argval == 2 \
+                    and self.instrs[p + 1].opname == "POP_EXCEPT":
+                # a value returned through nested except clauses: each pops its saved exception
+                # from under the value, still inside the enclosing clause's cleanup region
+                p += 1
+            elif self.covered(p, layers[k - 1]):
+                break
+            k -= 1
+            p = self.skip_exit(layers[k], p, stack)
+        return p
+
+    def continuation_place(self, layer: Layer, layers: tuple) -> int | None:
+        """Where control lands when the except clauses of ``layer`` go on after their try
+        statement: their continuation, past the exits of the regions it leaves too.
+
+        None when unknown (not except clauses, or their try body never went on), and
+        ``NO_CONTINUATION`` when the try statement cannot go on, as its body never does and
+        its clauses only seem to (see ``clause_continuation``).
+        """
+        c = layer.continuation
+        if layer.kind != "handler" or c is None or c == NO_CONTINUATION:
+            return c if layer.kind == "handler" else None
+        return self.follow_jumps(self.leave_enclosing(c, layers, []))
 
     def final_kind(self, p, ctx) -> str | None:
         if p is None or p >= len(self.instrs):
@@ -2113,9 +2165,33 @@ class Structurer:
         if not places or None in places:
             return places
         for first in (prefer, min(places)):
-            if first is not None and all(p == first or self.same_return_block(p, first) for p in places):
+            if first is not None and all(p == first or self.same_return_block(p, first)
+                                         or self.same_exit_copy(p, first) for p in places):
                 return {first}
         return places
+
+    def same_exit_copy(self, p: int, q: int) -> bool:
+        """Do ``p`` and ``q`` run copies of one exit sequence (``POP_EXCEPT``, a with's exit
+        call...) to the same place?
+
+        3.10 copies the exit of an enclosing region into each path that leaves it: the end
+        of a with statement inside an except clause whose test is a conditional expression
+        leaves the clause by one copy per path, each then jumping to where the try statement
+        goes on.
+        """
+        if p == q:
+            return True
+        for k in range(8):
+            if p + k >= len(self.instrs) or q + k >= len(self.instrs):
+                return False
+            a, b = self.instrs[p + k], self.instrs[q + k]
+            if _copy_key(a) != _copy_key(b) or self.cfg.handler_at[p + k] != self.cfg.handler_at[q + k]:
+                return False
+            if a.opname == "JUMP":
+                return a.target == b.target
+            if a.target is not None or a.opname not in STRAIGHT_OPS or a.opname in ENDS_FUNCTION:
+                return False
+        return False
 
     def return_copies(self, q: int | None) -> set[int]:
         """Every other place that runs a copy of the small returning block at ``q``."""

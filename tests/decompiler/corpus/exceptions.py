@@ -2,6 +2,7 @@
 """try/except/else/finally in every combination; raise, raise from, re-raise; control flow in handlers."""
 
 from ._cases import cases
+from ._support import Recorder
 
 KINDS = [(0,), (1,), (2,), (3,)]
 
@@ -626,3 +627,59 @@ def loops_after_a_loop_with_a_dead_handler(rows, types):
         except (TypeError, ValueError):
             votes += 1
     return seen, votes
+
+
+@cases((1, 0, lambda: 1 / 0), (0, 0, lambda: 1 / 0), (1, 1, lambda: 1 / 0), (0, 1, lambda: None),
+       (0, 0, lambda: int("x")))
+def clause_returns_under_conditional_test(a, c, work):
+    # 3.10 copies ``return 1`` into both paths of the conditional expression and the
+    # try statement's ``return 2`` into the clause; a copy reached by a jump is still the clause's
+    try:
+        work()
+    except ArithmeticError:
+        if (a if c else a - 1):
+            return 1
+    except ValueError:
+        if not (c if a else work):
+            return 3
+    return 2
+
+
+@cases((1, 0, 0), (0, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 1, 1))
+def clause_returns_through_nested_try(a, c, inner_fails):
+    # 3.10: the return copies of the inner clause first leave it, then the outer clause; the
+    # one reached by a jump is the inner clause's return, the others reach the outer continuation
+    try:
+        1 / 0
+    except ArithmeticError:
+        try:
+            if inner_fails:
+                raise ValueError
+        except ValueError:
+            if (a if c else a - 1):
+                return 1
+    return 2
+
+
+@cases((1, 0), (0, 0), (1, 1), (0, 1))
+def clause_returns_from_with(a, c):
+    # 3.10 copies the with's exit and the clause's exit into each path of the conditional test
+    log = []
+    try:
+        log.append(1 / 0)
+    except ArithmeticError:
+        with Recorder(log):
+            if (a if c else a - 1):
+                return 1, log
+    return 2, log
+
+
+@cases((1, 0), (0, 0), (1, 1), (0, 1))
+def clause_returns_when_body_returns(a, c):
+    # the try body never goes on: every returning block the clause reaches is its own
+    try:
+        return 1 / 0
+    except ArithmeticError:
+        if (a if c else a - 1):
+            return 1
+    return 2
