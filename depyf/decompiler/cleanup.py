@@ -48,7 +48,40 @@ def tidy(body: list[ast.stmt]) -> list[ast.stmt]:
             for case in stmt.cases:
                 case.body = tidy(case.body) or [ast.Pass()]
         out.extend(_rewrite(stmt))
-    return share_copied_returns(_drop_dead(out))
+    return share_copied_returns(hoist_copied_returns(_drop_dead(out)))
+
+
+def hoist_copied_returns(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A ``return <constant>`` copied into the ends of a try statement or a with body, back to
+    one ``return`` after the statement.
+
+    3.10 and 3.12+ copy the small returning block after a try statement into the end of its body
+    and of each except clause (3.10 into a with body too, after the exit call). A constant return
+    can neither raise nor have effects, so running it inside or after the statement is the same;
+    every clause that does not end in the copy must end otherwise (return, raise...), or it
+    would now reach the return instead of falling off.
+    """
+    if not body:
+        return body
+    last = body[-1]
+    if isinstance(last, _TRY_NODES) and not last.finalbody and not last.orelse and last.body:
+        final = last.body[-1]
+        ends = [h.body for h in last.handlers]
+        if _constant_copy(final) and any(_same_return(b[-1], final) for b in ends) \
+                and all(_same_return(b[-1], final) or terminates(b) for b in ends):
+            last.body = last.body[:-1] or [ast.Pass()]
+            for handler in last.handlers:
+                if _same_return(handler.body[-1], final):
+                    handler.body = handler.body[:-1] or [ast.Pass()]
+            return [*body, final]
+    if len(body) >= 2 and isinstance(body[-2], (ast.With, ast.AsyncWith)) and _constant_copy(body[-1]) \
+            and _same_return(body[-2].body[-1], body[-1]):
+        body[-2].body = body[-2].body[:-1] or [ast.Pass()]
+    return body
+
+
+def _constant_copy(stmt: ast.stmt) -> bool:
+    return _is_copied_return(stmt) and (stmt.value is None or isinstance(stmt.value, ast.Constant))
 
 
 def share_copied_returns(body: list[ast.stmt]) -> list[ast.stmt]:
@@ -103,6 +136,7 @@ def _same_return(stmt: ast.stmt, final: ast.Return) -> bool:
 
 def _rewrite(stmt: ast.stmt) -> list[ast.stmt]:
     if isinstance(stmt, ast.If):
+        stmt = _conditional_test(stmt)
         if not stmt.body or all(isinstance(s, ast.Pass) for s in stmt.body):
             if stmt.orelse:
                 return [ast.If(negate(stmt.test), stmt.orelse, [])]
@@ -132,6 +166,31 @@ def _rewrite(stmt: ast.stmt) -> list[ast.stmt]:
             rest = stmt.body[1:] or [ast.Pass()]
             return [ast.While(negate(first.test), rest, [])]
     return [stmt]
+
+
+def _conditional_test(stmt: ast.If) -> ast.If:
+    """``if c: (if a: B) else: (if y: B)`` -> ``if (a if c else y): B`` when both ``B`` are
+    copies of one piece of code ending in a return.
+
+    3.10 copies a small block that returns into each path that reaches it, so the test of an
+    ``if`` that is a conditional expression reads as two ifs with the same body.
+    """
+    if len(stmt.body) != 1 or len(stmt.orelse) != 1:
+        return stmt
+    yes, no = stmt.body[0], stmt.orelse[0]
+    if not (isinstance(yes, ast.If) and isinstance(no, ast.If)) or yes.orelse or no.orelse \
+            or [ast.dump(s) for s in yes.body] != [ast.dump(s) for s in no.body] or not _copies_of_returns(yes.body, no.body):
+        return stmt
+    merged = ast.If(ast.IfExp(stmt.test, yes.test, no.test), yes.body, [])
+    return ast.copy_location(merged, stmt)
+
+
+def _copies_of_returns(first: list[ast.stmt], second: list[ast.stmt]) -> bool:
+    """Do two equal statement lists end in returns copied from one return statement?"""
+    a, b = first[-1], second[-1]
+    while isinstance(a, ast.If) and isinstance(b, ast.If) and not a.orelse and not b.orelse:
+        a, b = a.body[-1], b.body[-1]
+    return _is_copied_return(a) and _is_copied_return(b) and a.source_line == b.source_line
 
 
 def _guard_to_if(body: list[ast.stmt]) -> list[ast.stmt]:

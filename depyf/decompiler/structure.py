@@ -470,8 +470,19 @@ class Structurer:
 
     def is_return_copy(self, p: int, end: int) -> bool:
         """Is ``p`` up to ``end`` straight-line code ending in a return or raise (a block 3.12+ copies)?"""
-        names = [ins.opname for ins in self.instrs[p:end]]
-        return 1 <= len(names) <= 8 and names[-1] in ENDS_FUNCTION and all(n in STRAIGHT_OPS for n in names)
+        return self.returning_block_end(p) == end
+
+    def returning_block_end(self, p: int) -> int | None:
+        """Where the small returning block at ``p`` ends (just after its return or raise): at
+        most 8 straight-line instructions, the blocks 3.10 and 3.12+ copy into each path that
+        reaches them. None when ``p`` starts no such block."""
+        for k in range(p, min(p + 8, len(self.instrs))):
+            ins = self.instrs[k]
+            if ins.target is not None or ins.opname not in STRAIGHT_OPS:
+                return None
+            if ins.opname in ENDS_FUNCTION:
+                return k + 1
+        return None
 
     def chain_operand(self, t: int, stack: list, ctx: Context | None, consumed: set[int]):
         """Run the next test of a chained comparison from ``t`` to its conditional jump, folding a
@@ -2207,19 +2218,13 @@ class Structurer:
         to it: a ``break`` that went through exit sequences lands on such a copy. Running the copy
         or breaking to the original is the same, as both end the function the same way.
         """
-        if q is None or p == q or q >= len(self.instrs) or self.cfg.handler_at[p] != self.cfg.handler_at[q]:
+        if q is None or p == q or q >= len(self.instrs):
             return False
-        for k in range(8):
-            if p + k >= len(self.instrs) or q + k >= len(self.instrs):
-                return False
-            a, b = self.instrs[p + k], self.instrs[q + k]
-            if _copy_key(a) != _copy_key(b) or a.target is not None or a.opname not in STRAIGHT_OPS:
-                return False
-            if self.cfg.handler_at[p + k] != self.cfg.handler_at[q + k]:
-                return False
-            if a.opname in ENDS_FUNCTION:
-                return True
-        return False
+        end = self.returning_block_end(q)
+        if end is None or p + (end - q) > len(self.instrs):
+            return False
+        return all(_copy_key(self.instrs[p + k]) == _copy_key(self.instrs[q + k])
+                   and self.cfg.handler_at[p + k] == self.cfg.handler_at[q + k] for k in range(end - q))
 
     def return_value(self, p, stack):
         ins = self.instrs[p]

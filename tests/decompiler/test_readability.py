@@ -157,6 +157,32 @@ SOURCES = {
                     n = n + 1
             return n
     """,
+    "conditional_test_of_a_return_in_except_clauses": """
+        def f(work, a, c, y):
+            try:
+                work()
+            except ArithmeticError:
+                try:
+                    work()
+                except ValueError:
+                    if (a if c else y):
+                        return 1
+            except KeyError:
+                with open(a):
+                    if (a if c else y):
+                        return 3
+            return 2
+    """,
+    "try_statement_ending_in_a_return_copied_into_its_clauses": """
+        def f(work):
+            try:
+                work()
+            except ValueError:
+                a = 1
+            except TypeError:
+                pass
+            return 2
+    """,
 }
 
 
