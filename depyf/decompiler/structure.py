@@ -470,14 +470,17 @@ class Structurer:
 
     def is_return_copy(self, p: int, end: int) -> bool:
         """Is ``p`` up to ``end`` straight-line code ending in a return or raise (a block 3.12+ copies)?"""
-        return self.returning_block_end(p) == end
+        return self.copied_block_end(p) == end
 
-    def returning_block_end(self, p: int) -> int | None:
-        """Where the small returning block at ``p`` ends (just after its return or raise): at
-        most 8 straight-line instructions, the blocks 3.10 and 3.12+ copy into each path that
-        reaches them. None when ``p`` starts no such block."""
+    def copied_block_end(self, p: int, *, or_jump: bool = False) -> int | None:
+        """Where the small block at ``p`` that the compilers copy ends (just after its return or
+        raise, or with ``or_jump`` its unconditional jump): at most 8 straight-line instructions.
+        3.10 and 3.12+ copy such returning blocks into each path that reaches them; 3.10 copies
+        exit sequences too. None when ``p`` starts no such block."""
         for k in range(p, min(p + 8, len(self.instrs))):
             ins = self.instrs[k]
+            if or_jump and ins.opname == "JUMP":
+                return k + 1
             if ins.target is not None or ins.opname not in STRAIGHT_OPS:
                 return None
             if ins.opname in ENDS_FUNCTION:
@@ -1876,7 +1879,7 @@ class Structurer:
         else:
             h_ctx = Context(frozenset(), ctx.loop, ctx.layers + (h_layer,))
             h_stmts = self.emit(hpos, h_ctx, list(handler_stack))
-            continuation = self.clause_continuation(h_layer, after, ctx)
+            continuation = self.clause_continuation(h_layer, ctx)
             if continuation is not None:
                 # read again, the returning blocks other than ``continuation`` as the clauses' own
                 h_layer = Layer("handler", h_layer.target, continuation=continuation)
@@ -2040,8 +2043,10 @@ class Structurer:
         p = self.leave_enclosing(first_exit, ctx.layers, stack)
         kind = self.final_kind(p, ctx)
         continuation = self.continuation_place(first, ctx.layers)
-        if kind == "return" and continuation not in (None, NO_CONTINUATION) \
-                and (p == continuation or self.same_return_block(p, continuation)):
+        dest = self.follow_jumps(p)
+        goes_on = continuation not in (None, NO_CONTINUATION) \
+            and (dest == continuation or self.same_return_block(dest, continuation))
+        if kind == "return" and goes_on:
             # 3.10's copy of the code after the try statement, falling on from the clause
             first.normal_exits.append(first.continuation)
             return True
@@ -2055,11 +2060,10 @@ class Structurer:
                     # interrupt check is never a ``continue``, even to a loop's header (3.14
                     # lays a while loop right after the try body, test first)
                     exit_to = self.follow_jumps(back)
-            dest = self.follow_jumps(p)
             if continuation is None or dest is None or self.final_kind(dest, ctx) != "return":
                 first.normal_exits.append(exit_to)
                 return True
-            if continuation != NO_CONTINUATION and (dest == continuation or self.same_return_block(dest, continuation)):
+            if goes_on:
                 first.normal_exits.append(first.continuation if p != first_exit else exit_to)
                 return True
             # a jump to a return other than where the try statement goes on: the clause's own
@@ -2080,14 +2084,14 @@ class Structurer:
             out.append(self.continue_stmt(p, ctx))
         return False
 
-    def clause_continuation(self, h_layer: Layer, after: int | None, ctx: Context) -> int | None:
+    def clause_continuation(self, h_layer: Layer, ctx: Context) -> int | None:
         """Where except clauses that seem to go on at several places go on, when the try body
-        never does (``after`` is None) and all of those places but one (or all) return.
+        never does (no ``continuation`` known) and all of those places but one (or all) return.
 
         Returns the one that does not return, ``NO_CONTINUATION`` when all do, or None when
         the clauses' exits need no second reading.
         """
-        if after is not None or h_layer.continuation is not None:
+        if h_layer.continuation is not None:
             return None
         places = self.one_return_copy(h_layer.normal_exits)
         if len(places) < 2 or None in places:
@@ -2122,9 +2126,9 @@ class Structurer:
         ``NO_CONTINUATION`` when the try statement cannot go on, as its body never does and
         its clauses only seem to (see ``clause_continuation``).
         """
-        c = layer.continuation
-        if layer.kind != "handler" or c is None or c == NO_CONTINUATION:
-            return c if layer.kind == "handler" else None
+        c = layer.continuation      # (None but for except clauses)
+        if c is None or c == NO_CONTINUATION:
+            return c
         return self.follow_jumps(self.leave_enclosing(c, layers, []))
 
     def final_kind(self, p, ctx) -> str | None:
@@ -2192,17 +2196,17 @@ class Structurer:
         """
         if p == q:
             return True
-        for k in range(8):
-            if p + k >= len(self.instrs) or q + k >= len(self.instrs):
-                return False
-            a, b = self.instrs[p + k], self.instrs[q + k]
-            if _copy_key(a) != _copy_key(b) or self.cfg.handler_at[p + k] != self.cfg.handler_at[q + k]:
-                return False
-            if a.opname == "JUMP":
-                return a.target == b.target
-            if a.target is not None or a.opname not in STRAIGHT_OPS or a.opname in ENDS_FUNCTION:
-                return False
-        return False
+        end = self.copied_block_end(q, or_jump=True)
+        return end is not None and self.instrs[end - 1].opname == "JUMP" and self.repeats(p, q, end - q)
+
+    def repeats(self, p: int, q: int, n: int) -> bool:
+        """Do the ``n`` instructions at ``p`` repeat those at ``q``: the same operations, jump
+        targets and exception handlers?"""
+        if p + n > len(self.instrs) or q + n > len(self.instrs):
+            return False
+        return all(_copy_key(self.instrs[p + k]) == _copy_key(self.instrs[q + k])
+                   and self.instrs[p + k].target == self.instrs[q + k].target
+                   and self.cfg.handler_at[p + k] == self.cfg.handler_at[q + k] for k in range(n))
 
     def return_copies(self, q: int | None) -> set[int]:
         """Every other place that runs a copy of the small returning block at ``q``."""
@@ -2220,11 +2224,8 @@ class Structurer:
         """
         if q is None or p == q or q >= len(self.instrs):
             return False
-        end = self.returning_block_end(q)
-        if end is None or p + (end - q) > len(self.instrs):
-            return False
-        return all(_copy_key(self.instrs[p + k]) == _copy_key(self.instrs[q + k])
-                   and self.cfg.handler_at[p + k] == self.cfg.handler_at[q + k] for k in range(end - q))
+        end = self.copied_block_end(q)
+        return end is not None and self.repeats(p, q, end - q)
 
     def return_value(self, p, stack):
         ins = self.instrs[p]
