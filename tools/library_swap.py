@@ -1,0 +1,142 @@
+"""Prove the decompiler on code it has never seen: swap decompiled-and-recompiled code into every
+module of an installed third-party library and run that library's own test suite.
+
+    python tools/library_swap.py networkx [--tests networkx] [--json out.json] [--timeout 1800]
+    python tools/library_swap.py mpmath toolz --pytest-args "-x -q"
+
+Many libraries ship their tests inside the package (networkx, mpmath, toolz, sympy, ...). For
+each library two fresh pytest runs of ``pytest --pyargs <tests>`` are made, in the interpreter that
+runs this script (install the library and pytest there first):
+
+* baseline: the tests as they are; the ids of passing tests are recorded;
+* swapped: before any test is collected, every module of the package is imported (modules that
+  fail to import, e.g. for a missing optional dependency, are listed and left alone; the test
+  modules themselves are not swapped) and every function of it is recompiled and swapped in by
+  ``tools/swapping.py``, exactly as the stdlib swap does.
+
+The report: functions found, decompiled, recompiled, swapped, failures with their errors, tests
+passing before and after, and the ids of tests that passed before and fail after. The bar: zero
+such tests and no failures. Exit status 0 when every library meets it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TOOLS = Path(__file__).resolve().parent
+ROOT = TOOLS.parent
+
+
+def run_library(package: str, tests: str, timeout: float, pytest_args: list[str]) -> dict:
+    """Baseline and swapped test runs of one library, each in a fresh interpreter; the comparison."""
+    started = time.perf_counter()
+    baseline = _pytest_run("baseline", package, tests, timeout, pytest_args)
+    swapped = _pytest_run("swap", package, tests, timeout, pytest_args)
+    before, after = set(baseline.get("passed", [])), set(swapped.get("passed", []))
+    swap = swapped.get("swap", {})
+    report = {
+        "library": package,
+        "version": swapped.get("version") or baseline.get("version"),
+        "modules": swap.get("modules", 0),
+        "modules_not_imported": swap.get("not_imported", []),
+        "functions_found": swap.get("found", 0),
+        "decompiled": swap.get("decompiled", 0),
+        "recompiled": swap.get("recompiled", 0),
+        "swapped": swap.get("swapped", 0),
+        "not_live": swap.get("not_live", 0),
+        "failures": swap.get("failures", []),
+        "tests_passed_before": len(before),
+        "tests_passed_after": len(after),
+        "regressions": sorted(before - after),
+        "decompile_seconds": round(swap.get("decompile_seconds", 0.0), 1),
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    for label, run in (("baseline", baseline), ("swap", swapped)):
+        if run.get("problem"):
+            report[f"{label}_problem"] = run["problem"]
+    return report
+
+
+def _pytest_run(mode: str, package: str, tests: str, timeout: float, pytest_args: list[str]) -> dict:
+    with tempfile.TemporaryDirectory(prefix="depyf-libswap-") as tmp:
+        out = Path(tmp) / "result.json"
+        env = dict(os.environ,
+                   PYTHONPATH=os.pathsep.join(p for p in (str(TOOLS), str(ROOT), os.environ.get("PYTHONPATH"))
+                                              if p),
+                   DEPYF_LIBSWAP_MODE=mode, DEPYF_LIBSWAP_PACKAGE=package, DEPYF_LIBSWAP_OUT=str(out))
+        cmd = [sys.executable, "-m", "pytest", "--pyargs", tests, "-p", "library_swap_plugin",
+               "-p", "no:cacheprovider", "-q", "--no-header", "-rN", *pytest_args]
+        try:
+            proc = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True, timeout=timeout)
+            code, output = proc.returncode, proc.stdout + proc.stderr
+        except subprocess.TimeoutExpired as exc:
+            code, output = "timeout", (exc.stdout or b"").decode(errors="replace")
+        result = json.loads(out.read_text()) if out.exists() else {}
+        if not out.exists() or code not in (0, 1):
+            result["problem"] = f"{mode} pytest run ended ({code}):\n{output[-3000:]}"
+        return result
+
+
+def meets_bar(r: dict) -> bool:
+    return (not r["regressions"] and not r["failures"] and r["functions_found"] > 0
+            and r["swapped"] + r["not_live"] == r["functions_found"] and r["tests_passed_before"] > 0
+            and "baseline_problem" not in r and "swap_problem" not in r)
+
+
+def print_report(reports: list[dict]) -> None:
+    heads = ("library", "version", "modules", "found", "recompiled", "swapped", "not live", "pass before",
+             "pass after", "regressed", "s")
+    print("| " + " | ".join(heads) + " |")
+    print("|" + "---|" * len(heads))
+    for r in reports:
+        cells = (r["library"], r["version"], r["modules"], r["functions_found"], r["recompiled"], r["swapped"],
+                 r["not_live"], r["tests_passed_before"], r["tests_passed_after"], len(r["regressions"]),
+                 r["seconds"])
+        print("| " + " | ".join(str(c) for c in cells) + " |")
+    for r in reports:
+        for key in ("baseline_problem", "swap_problem"):
+            if key in r:
+                print(f"\n{r['library']}: {r[key]}")
+        if r["modules_not_imported"]:
+            print(f"\n{r['library']}: {len(r['modules_not_imported'])} modules not imported (left alone): "
+                  + ", ".join(r["modules_not_imported"][:10]))
+        if r["failures"]:
+            print(f"\n{r['library']}: {len(r['failures'])} functions not swapped:")
+            for f in r["failures"][:30]:
+                print(f"  - {f['qualname']} (line {f['line']}) [{f['stage']}] {f['error']}")
+        if r["regressions"]:
+            print(f"\n{r['library']}: {len(r['regressions'])} tests passed before the swap and fail after:")
+            for test_id in r["regressions"][:30]:
+                print(f"  - {test_id}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("libraries", nargs="+", help="importable package names")
+    parser.add_argument("--tests", help="what pytest --pyargs runs (default: the package itself)")
+    parser.add_argument("--pytest-args", default="", help="extra pytest arguments, one string")
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds per pytest run (default 1800)")
+    parser.add_argument("--json", help="write the per-library reports to this file")
+    args = parser.parse_args(argv)
+
+    started = time.perf_counter()
+    reports = [run_library(lib, args.tests or lib, args.timeout, args.pytest_args.split())
+               for lib in args.libraries]
+    print_report(reports)
+    ok = [r for r in reports if meets_bar(r)]
+    print(f"\n{len(ok)}/{len(reports)} libraries meet the bar; {time.perf_counter() - started:.0f} s wall time, "
+          f"Python {sys.version.split()[0]}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"python": sys.version.split()[0], "libraries": reports}, indent=1))
+    return 0 if len(ok) == len(reports) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

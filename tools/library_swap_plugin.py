@@ -1,0 +1,73 @@
+"""pytest plugin of ``tools/library_swap.py``: swaps a library's code in before the tests are
+collected (mode ``swap``) and records which tests pass.
+
+Configured by the environment that ``library_swap.py`` sets: ``DEPYF_LIBSWAP_MODE`` (baseline or
+swap), ``DEPYF_LIBSWAP_PACKAGE`` and ``DEPYF_LIBSWAP_OUT`` (where the JSON result goes).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import pkgutil
+import sys
+from pathlib import Path
+
+_failed: set[str] = set()
+_seen: set[str] = set()
+_result: dict = {}
+
+
+def _is_test_module(name: str) -> bool:
+    parts = name.split(".")
+    return any(p in ("tests", "test", "testing", "conftest") or p.startswith("test_") for p in parts)
+
+
+def _library_modules(package: str) -> tuple[list, list[str]]:
+    """Every importable non-test module of ``package``; the names of those that fail to import."""
+    root = importlib.import_module(package)
+    modules, not_imported = [root], []
+    paths = getattr(root, "__path__", None)
+    if paths is None:
+        return modules, not_imported
+    for info in pkgutil.walk_packages(paths, prefix=package + ".", onerror=not_imported.append):
+        if _is_test_module(info.name):
+            continue
+        try:
+            modules.append(importlib.import_module(info.name))
+        except BaseException:  # noqa: BLE001 - optional dependencies missing, platform-only modules
+            not_imported.append(info.name)
+    # Only modules with Python source can be swapped (extension modules have no code objects).
+    return [m for m in modules if getattr(m, "__spec__", None) and m.__spec__.origin
+            and m.__spec__.origin.endswith(".py")], not_imported
+
+
+def pytest_configure(config) -> None:
+    package = os.environ["DEPYF_LIBSWAP_PACKAGE"]
+    mod = importlib.import_module(package)
+    _result["version"] = str(getattr(mod, "__version__", "?"))
+    if os.environ.get("DEPYF_LIBSWAP_MODE") != "swap":
+        return
+    from swapping import swap_modules
+
+    modules, not_imported = _library_modules(package)
+    swap = swap_modules(modules, identity=False)
+    swap["modules"] = len(modules)
+    swap["not_imported"] = not_imported
+    _result["swap"] = swap
+
+
+def pytest_runtest_logreport(report) -> None:
+    _seen.add(report.nodeid)
+    if report.failed:
+        _failed.add(report.nodeid)
+    elif report.skipped:
+        _failed.add(report.nodeid)  # skipped and xfailed tests do not count as passing
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    _result["passed"] = sorted(_seen - _failed)
+    _result["failed"] = len(_failed)
+    Path(os.environ["DEPYF_LIBSWAP_OUT"]).write_text(json.dumps(_result))
+    sys.stdout.flush()

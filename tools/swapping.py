@@ -1,0 +1,171 @@
+"""Swap decompiled-and-recompiled code into live modules: the shared core of the swap proofs.
+
+``tools/stdlib_swap.py`` (CPython's own tests) and ``tools/library_swap.py`` (a third-party
+library's own tests) both recompile every function of some modules with ``depyf.recompile`` and
+put the new code into every live function and into later fresh imports of those modules; the
+tests that then run exercise the recompiled code. Only the standard library is used here, so any
+CPython 3.10+ can run it (``depyf`` is imported from this checkout).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# depyf's flow check is on, as for users: a function whose recompiled flow differs counts as not
+# recompiled. DEPYF_VERIFY_FLOW=0 turns it off, to see what the unchecked output would do.
+VERIFY_FLOW = os.environ.get("DEPYF_VERIFY_FLOW", "1") != "0"
+
+CO_NEWLOCALS = 0x02
+_COMPREHENSIONS = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
+
+
+def units_of(code) -> list:
+    """Function code objects defined directly in a module or class body (recursing into class bodies)."""
+    import types
+
+    found = []
+    for const in code.co_consts:
+        if not isinstance(const, types.CodeType) or const.co_name in _COMPREHENSIONS:
+            continue
+        if _is_generic_scope(const):
+            # ``def f[T]``/``class C[T]`` (3.12+): the scope only wraps the statement; its
+            # functions (and class body) are the units
+            found.extend(units_of(const))
+        elif any(n.startswith(".") for n in const.co_varnames[:const.co_argcount]):
+            continue  # a scope the compiler makes for a statement (3.14's lazy ``type X = ...`` value)
+        elif const.co_flags & CO_NEWLOCALS:
+            found.append(const)
+        else:  # a class body
+            found.extend(units_of(const))
+    return found
+
+
+def swap_modules(modules: list, identity: bool) -> dict:
+    """Recompile every function of ``modules``, then put the new code into every live function."""
+    import gc
+    import types
+
+    recompile = _identity_recompile if identity else _depyf_recompile()
+    replacements: dict = {}
+    failures = []
+    counts = {"found": 0, "decompiled": 0, "recompiled": 0, "swapped": 0, "not_live": 0}
+    files = set()
+    started = time.perf_counter()
+    for mod in modules:
+        spec = mod.__spec__
+        module_code = spec.loader.get_code(spec.name)
+        files.add(module_code.co_filename)
+        for code in units_of(module_code):
+            counts["found"] += 1
+            new_code, stage, error = recompile(code)
+            if new_code is None:
+                counts["decompiled"] += stage != "decompile"
+                failures.append({"qualname": _qualname(code), "line": code.co_firstlineno, "stage": stage,
+                                 "error": error})
+                continue
+            counts["decompiled"] += 1
+            counts["recompiled"] += 1
+            replacements[code] = new_code
+    decompile_seconds = time.perf_counter() - started
+
+    # Everything is recompiled before anything is swapped: depyf itself uses some of these modules.
+    swapped_units = set()
+    for obj in gc.get_objects():
+        if isinstance(obj, types.FunctionType) and obj.__code__ in replacements:
+            original = obj.__code__
+            try:
+                obj.__code__ = replacements[original]
+            except ValueError as exc:  # free variable count differs: the recompiled code cannot stand in
+                failures.append({"qualname": _qualname(original), "line": original.co_firstlineno,
+                                 "stage": "swap", "error": str(exc)})
+                continue
+            swapped_units.add(original)
+    _install_load_hook(files, replacements)
+    counts["swapped"] = len(swapped_units)
+    counts["not_live"] = len([c for c in replacements if c not in swapped_units])
+    return {**counts, "failures": failures, "decompile_seconds": decompile_seconds}
+
+
+def _depyf_recompile():
+    sys.path.insert(0, str(ROOT))
+    import depyf
+
+    def recompile(code):
+        try:
+            return depyf.recompile(code, verify=VERIFY_FLOW).code, "", ""
+        except Exception as exc:  # noqa: BLE001 - recorded per function
+            error = f"{type(exc).__name__}: {exc}"
+        try:
+            depyf.decompile(code)
+            stage = "recompile"
+        except Exception as exc:  # noqa: BLE001
+            stage, error = "decompile", f"{type(exc).__name__}: {exc}"
+        return None, stage, error.splitlines()[0][:500] if error else error
+
+    return recompile
+
+
+def _identity_recompile(code):
+    """Harness check: the real source instead of decompiled source, through depyf's rebuild step.
+
+    Functions named in ``DEPYF_SWAP_MUTATE`` (comma-separated) get ``raise RuntimeError`` as their
+    first statement, so a test can check that the harness notices broken code.
+    """
+    import inspect
+    import textwrap
+
+    sys.path.insert(0, str(ROOT))
+    from depyf.decompiler.rebuild import rebuild_code
+
+    try:
+        source = textwrap.dedent(inspect.getsource(code))
+        if code.co_name in os.environ.get("DEPYF_SWAP_MUTATE", "").split(","):
+            tree = ast.parse(source)
+            tree.body[0].body.insert(0, ast.parse("raise RuntimeError('mutant')").body[0])
+            source = ast.unparse(tree)
+        return rebuild_code(code, source), "", ""
+    except Exception as exc:  # noqa: BLE001
+        return None, "recompile", f"{type(exc).__name__}: {exc}".splitlines()[0]
+
+
+def _install_load_hook(files: set, replacements: dict) -> None:
+    """Fresh imports of the swapped modules get the recompiled code too."""
+    import importlib.machinery
+
+    loader_cls = importlib.machinery.SourceFileLoader
+    original_get_code = loader_cls.get_code
+
+    def get_code(self, fullname):
+        code = original_get_code(self, fullname)
+        if code is not None and code.co_filename in files:
+            code = _replace_consts(code, replacements)
+        return code
+
+    loader_cls.get_code = get_code
+
+
+def _replace_consts(code, replacements: dict):
+    import types
+
+    consts = []
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            if const in replacements:
+                const = replacements[const]
+            elif not const.co_flags & CO_NEWLOCALS or _is_generic_scope(const):
+                const = _replace_consts(const, replacements)
+        consts.append(const)
+    return code.replace(co_consts=tuple(consts))
+
+
+def _is_generic_scope(code) -> bool:
+    return code.co_name.startswith("<generic parameters of ")
+
+
+def _qualname(code) -> str:
+    return getattr(code, "co_qualname", code.co_name)
