@@ -52,7 +52,7 @@ def pytest_configure(config) -> None:
     from swapping import swap_modules
 
     modules, not_imported = _library_modules(package)
-    swap = swap_modules(modules, identity=False)
+    swap = swap_modules(modules, identity=os.environ.get("DEPYF_LIBSWAP_IDENTITY") == "1")
     swap["modules"] = len(modules)
     swap["not_imported"] = not_imported
     _result["swap"] = swap
