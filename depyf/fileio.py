@@ -9,6 +9,7 @@ planted at the target's name, or at a predictable temporary name, is replaced, n
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
@@ -28,7 +29,7 @@ def read_regular(path: str | os.PathLike, limit: int) -> tuple[bytes, int]:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFile(f"{os.fspath(path)}: not a regular file")
+            raise NotRegularFile(errno.EINVAL, "not a regular file (a FIFO, device or directory)", os.fspath(path))
         chunks, left = [], limit
         while left > 0:
             chunk = os.read(fd, min(left, 1 << 20))

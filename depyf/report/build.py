@@ -35,6 +35,7 @@ def report_data(dump: Dump) -> dict:
             "depyf_version": __version__,
             "truncated": dump.truncated,
             "missing": dump.missing,
+            "not_regular": dump.not_regular,
         },
     }
 

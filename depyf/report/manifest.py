@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from depyf.fileio import read_regular
+from depyf.fileio import NotRegularFile, read_regular
 from depyf.report.schema import SchemaError, validate_index
 
 INDEX_NAME = "index.json"
@@ -38,6 +38,7 @@ class Dump:
     files: dict[str, str] = field(default_factory=dict)
     truncated: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    not_regular: list[str] = field(default_factory=list)  # FIFOs, devices, directories: never read
 
     @property
     def functions(self) -> list[dict[str, Any]]:
@@ -124,7 +125,10 @@ def _read_into(dump: Dump, name: str) -> None:
         return
     try:
         raw, size = read_regular(path, MAX_FILE_BYTES)
-    except OSError:  # missing, or not a regular file (a FIFO would block, a device never ends)
+    except NotRegularFile:  # a FIFO would block the reader, a device may never end
+        dump.not_regular.append(name)
+        return
+    except OSError:
         dump.missing.append(name)
         return
     text = raw.decode("utf-8", errors="replace")

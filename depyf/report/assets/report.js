@@ -355,7 +355,8 @@
     h.push(recs.length ? recs.map(function (r) { return recompileBox(r, true); }).join("") :
       '<div class="box muted">No recompilations.</div>');
     var warnings = [].concat(INDEX.warnings || []).concat((META.truncated || []).map(function (n) { return n + ": cut in this report (too large)"; }))
-      .concat((META.missing || []).map(function (n) { return n + ": listed in index.json but missing"; }));
+      .concat((META.missing || []).map(function (n) { return n + ": listed in index.json but missing"; }))
+      .concat((META.not_regular || []).map(function (n) { return n + ": not a regular file (a FIFO, device or directory), not read"; }));
     if (warnings.length) {
       h.push("<h2>Warnings</h2>");
       warnings.forEach(function (w) { h.push('<div class="box warn reason">' + esc(w) + "</div>"); });
