@@ -297,6 +297,10 @@ def _report_and_summarize(dump_dir: Path, out: str | None, *, quiet: bool, comma
     except DumpError as exc:
         print(f"depyf {command}: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    except OSError as exc:  # the report's own file or directory cannot be written
+        print(f"depyf {command}: cannot write the report: {exc.strerror or exc}"
+              f"{f' ({exc.filename})' if exc.filename else ''}", file=sys.stderr)
+        return EXIT_FAILED
     if quiet:
         print(f"depyf: report: {report}", file=sys.stderr)
         return EXIT_OK

@@ -56,7 +56,10 @@ def write_atomic(path: str | os.PathLike, data: bytes | str) -> None:
     directory, name = os.path.split(os.path.abspath(path))
     tmp = os.path.join(directory, f".{name}.{secrets.token_hex(6)}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(tmp, flags, 0o666)
+    try:
+        fd = os.open(tmp, flags, 0o666)
+    except OSError as exc:  # name the file the caller asked for, not the temporary one
+        raise OSError(exc.errno, exc.strerror, path) from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

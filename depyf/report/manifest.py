@@ -80,6 +80,7 @@ def load_dump(dump_dir: str | Path) -> Dump:
         raise DumpError(f"{index_path}: expected a JSON object at the top level")
     try:
         validate_index(index)
+        json.dumps(index)  # the page embeds it: nesting JSON can read but not write is refused here
     except SchemaError as exc:
         raise DumpError(f"{index_path}: not a valid depyf dump: {exc}") from None
     except RecursionError:
