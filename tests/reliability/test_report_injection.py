@@ -148,3 +148,18 @@ def test_jupyter_iframe_runs_the_page_without_the_notebook_origin(browser, tmp_p
         assert reach == "SecurityError"
     finally:
         browser.switch_to.default_content()
+
+
+@pytest.mark.parametrize("dir_name", ["__DEPYF_DATA__", "__DEPYF_TITLE__", "x</script><script>window.__pwned=1</script>"])
+def test_dump_directory_named_like_a_placeholder_or_markup(browser, tmp_path, dir_name):
+    dump = tmp_path / dir_name.replace("/", "_")
+    shutil.copytree(TOY_DUMP, dump)
+    done = run_depyf("report", str(dump), "-q", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    browser.get((dump / "index.html").as_uri())
+    WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#main h1"))
+    assert browser.find_element(By.CSS_SELECTOR, "#main h1").text == "Overview"
+    assert browser.find_element(By.ID, "stats").text.startswith("2 functions · 4 graphs")
+    assert browser.find_element(By.ID, "dump-name").text == dump.name
+    assert browser.title == "depyf: overview"
+    assert_nothing_ran(browser)
