@@ -152,3 +152,24 @@ def test_decompile_refuses_a_fifo_instead_of_blocking(tmp_path):
     assert done.returncode == 2
     assert stderr_lines(done) == [f"depyf decompile: {tmp_path / 'pipe.pyc'}: cannot read "
                                   "(not a regular file (a FIFO, device or directory))"]
+
+
+def test_marshal_size_check_accepts_the_code_of_real_modules():
+    """The size check knows this Python's code-object layout and walks real code to its last byte."""
+    import marshal
+
+    from depyf import marshal_sizes
+
+    assert marshal_sizes._LAYOUT is not None
+    stdlib = Path(os.__file__).parent
+    walked = 0
+    for path in sorted(stdlib.glob("*.py"))[:120]:
+        try:
+            code = compile(path.read_text(encoding="utf-8"), str(path), "exec")
+        except (SyntaxError, UnicodeDecodeError):
+            continue
+        data = marshal.dumps(code)
+        assert marshal_sizes._walk(data, marshal_sizes._LAYOUT) == len(data), path
+        marshal_sizes.check_marshal_sizes(data)
+        walked += 1
+    assert walked > 100
