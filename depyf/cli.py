@@ -565,7 +565,7 @@ def cmd_decompile(args: argparse.Namespace) -> int:
     if target.endswith(".pyc"):
         items: list[tuple[str, object]] = [(str(path), code_from_pyc(path))]
     elif target.endswith(".py"):
-        if not path.is_file():
+        if not path.exists():
             raise UsageError(f"{path}: no such file")
         items = [(f"{path}:{q}", c) for q, c in functions_in_module_code(code_from_py(path))]
         if not items:

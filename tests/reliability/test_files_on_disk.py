@@ -146,11 +146,12 @@ def test_decompile_still_reads_real_pycs(tmp_path):
     assert "return [x * b for x in a if x]" in done.stdout
 
 
-def test_decompile_refuses_a_fifo_instead_of_blocking(tmp_path):
-    os.mkfifo(tmp_path / "pipe.pyc")
-    done = run_depyf("decompile", str(tmp_path / "pipe.pyc"), cwd=tmp_path, timeout=60)
+@pytest.mark.parametrize("name", ["pipe.pyc", "pipe.py"])
+def test_decompile_refuses_a_fifo_instead_of_blocking(tmp_path, name):
+    os.mkfifo(tmp_path / name)
+    done = run_depyf("decompile", str(tmp_path / name), cwd=tmp_path, timeout=60)
     assert done.returncode == 2
-    assert stderr_lines(done) == [f"depyf decompile: {tmp_path / 'pipe.pyc'}: cannot read "
+    assert stderr_lines(done) == [f"depyf decompile: {tmp_path / name}: cannot read "
                                   "(not a regular file (a FIFO, device or directory))"]
 
 
