@@ -20,6 +20,7 @@ from helpers_reliability import REPO, run_depyf
 SCRIPTS = Path(__file__).parent / "scripts"
 
 pytest.importorskip("torch")
+pytestmark = pytest.mark.torch
 
 
 def run_both(script: str, tmp_path: Path, timeout: float = 240) -> tuple[str, subprocess.CompletedProcess]:
