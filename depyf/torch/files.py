@@ -12,7 +12,7 @@ import os
 import re
 import threading
 
-from depyf.fileio import write_atomic
+from depyf.fileio import read_regular, write_atomic
 
 LOCK_NAME = ".depyf-owner"
 # Files depyf writes at the top of a dump directory; stale ones are removed when a dump starts.
@@ -56,8 +56,7 @@ class DumpFiles:
                 fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
             except FileExistsError:
                 try:
-                    with open(lock, encoding="utf-8") as f:
-                        owner = int(f.read().strip() or 0)
+                    owner = int(read_regular(lock, 64)[0].strip() or 0)  # a planted FIFO must not block
                 except (OSError, ValueError):
                     owner = 0
                 if owner == os.getpid():

@@ -174,3 +174,27 @@ def test_marshal_size_check_accepts_the_code_of_real_modules():
         marshal_sizes.check_marshal_sizes(data)
         walked += 1
     assert walked > 100
+
+
+def test_prepare_debug_does_not_block_on_a_fifo_at_the_owner_lock(tmp_path):
+    pytest.importorskip("torch")
+    (tmp_path / "dump").mkdir()
+    os.mkfifo(tmp_path / "dump" / ".depyf-owner")
+    (tmp_path / "prog.py").write_text(
+        "import torch, depyf\n\n@torch.compile(backend='eager')\ndef f(x):\n    return x + 1\n\n"
+        "with depyf.prepare_debug('dump'):\n    print(f(torch.ones(2)).tolist())\n")
+    done = subprocess.run([sys.executable, "prog.py"], cwd=tmp_path, capture_output=True, text=True, timeout=240,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert (done.returncode, done.stdout) == (0, "[2.0, 2.0]\n"), done.stderr
+    assert json.loads((tmp_path / "dump" / "index.json").read_text())["functions"][0]["name"] == "f"
+
+
+def test_debugger_file_list_does_not_block_on_a_fifo_index(tmp_path):
+    """depyf.debug() reads the dump's index.json to know which files run; a FIFO there is skipped."""
+    pytest.importorskip("torch")
+    (tmp_path / "full_code_for_f_0.py").write_text("x = 1\n")
+    os.mkfifo(tmp_path / "index.json")
+    code = "import sys\nfrom depyf.torch.debug import _files_to_open\nprint(_files_to_open(sys.argv[1]))\n"
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert (done.returncode, done.stdout) == (0, "(['full_code_for_f_0.py'], [])\n"), done.stderr
