@@ -222,6 +222,10 @@ def _run_script(script_file: str, live) -> int:
         live.clear()
         traceback.print_exception(type(exc), exc, None)
         return EXIT_FAILED
+    except OSError as exc:  # as `python script.py` does for a file it cannot open
+        live.clear()
+        print(f"depyf run: can't open file {script_file!r}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         with _main_module(script_file) as module:
             exec(code, module.__dict__)
