@@ -9,11 +9,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import importlib.machinery
 import importlib.util
 import inspect
 import marshal
 import os
-import runpy
 import sys
 import traceback
 import types
@@ -184,10 +184,51 @@ def split_run_arguments(args: argparse.Namespace) -> None:
     args.args = rest
 
 
+@contextlib.contextmanager
+def _main_module(script_file: str) -> Iterator[types.ModuleType]:
+    """A fresh module that is ``__main__`` and ``__mp_main__`` while the script runs, as with ``python``.
+
+    multiprocessing's spawn start method pickles classes defined in the script as
+    ``__main__.<name>`` and reads results back through ``sys.modules['__mp_main__']``; both must be
+    the script's module, not depyf's entry point, or a spawn Pool or DataLoader worker fails.
+    """
+    import builtins
+
+    module = types.ModuleType("__main__")
+    module.__file__ = script_file
+    module.__builtins__ = builtins
+    module.__spec__ = None  # a script run by path, so spawn children re-run it by path
+    module.__cached__ = None
+    module.__loader__ = importlib.machinery.SourceFileLoader("__main__", script_file)
+    saved = {name: sys.modules.get(name, _MISSING) for name in ("__main__", "__mp_main__")}
+    sys.modules["__main__"] = sys.modules["__mp_main__"] = module
+    try:
+        yield module
+    finally:
+        for name, old in saved.items():
+            if old is _MISSING:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = old
+
+
 def _run_script(script_file: str, live) -> int:
     """Run the script as ``__main__``; its exit status, with its errors printed as Python would."""
     try:
-        runpy.run_path(script_file, run_name="__main__")
+        with open(script_file, "rb") as f:
+            source = f.read()
+        code = compile(source, script_file, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:  # as Python reports a script that does not compile
+        live.clear()
+        traceback.print_exception(type(exc), exc, None)
+        return EXIT_FAILED
+    except OSError as exc:  # as `python script.py` does for a file it cannot open
+        live.clear()
+        print(f"depyf run: can't open file {script_file!r}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        with _main_module(script_file) as module:
+            exec(code, module.__dict__)
     except SystemExit as exc:
         live.clear()
         return _exit_status(exc)
@@ -260,6 +301,10 @@ def _report_and_summarize(dump_dir: Path, out: str | None, *, quiet: bool, comma
     except DumpError as exc:
         print(f"depyf {command}: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    except OSError as exc:  # the report's own file or directory cannot be written
+        print(f"depyf {command}: cannot write the report: {exc.strerror or exc}"
+              f"{f' ({exc.filename})' if exc.filename else ''}", file=sys.stderr)
+        return EXIT_FAILED
     if quiet:
         print(f"depyf: report: {report}", file=sys.stderr)
         return EXIT_OK
@@ -328,12 +373,28 @@ def python_version_for_magic(number: int) -> str:
     return version
 
 
-def code_from_pyc(path: Path) -> types.CodeType:
-    """The module code object in ``path``; UsageError naming the file's Python if it is not ours."""
+# The largest .py or .pyc file `depyf decompile` reads; the biggest stdlib sources are under 1 MB.
+MAX_SOURCE_BYTES = 64 * 1024 * 1024
+
+
+def _read_input(path: Path) -> bytes:
+    """The bytes of a regular file of at most MAX_SOURCE_BYTES; a FIFO or a device is refused, not read."""
+    from depyf.fileio import read_regular
+
     try:
-        data = path.read_bytes()
+        data, size = read_regular(path, MAX_SOURCE_BYTES + 1)
     except OSError as exc:
         raise UsageError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    if size > MAX_SOURCE_BYTES:
+        raise UsageError(f"{path}: {size} bytes, larger than the {MAX_SOURCE_BYTES} bytes depyf decompile reads")
+    return data
+
+
+def code_from_pyc(path: Path) -> types.CodeType:
+    """The module code object in ``path``; UsageError naming the file's Python if it is not ours."""
+    from depyf.marshal_sizes import MarshalSizeError, check_marshal_sizes
+
+    data = _read_input(path)
     if len(data) < 16 or data[2:4] != b"\r\n":
         raise UsageError(f"{path}: not a .pyc file (no Python magic number in its header)")
     magic = data[:4]
@@ -348,7 +409,10 @@ def code_from_pyc(path: Path) -> types.CodeType:
             f"wrote it (python{version} -m depyf decompile {path}), or recompile its source"
         )
     try:
+        check_marshal_sizes(data[16:])  # before marshal.loads allocates what the header claims
         code = marshal.loads(data[16:])
+    except MarshalSizeError as exc:
+        raise UsageError(f"{path}: corrupt .pyc file ({exc})") from exc
     except (EOFError, ValueError, TypeError) as exc:
         raise UsageError(f"{path}: corrupt .pyc file ({exc})") from exc
     if not isinstance(code, types.CodeType):
@@ -378,13 +442,10 @@ def functions_in_module_code(code: types.CodeType, prefix: str = "") -> list[tup
 
 def code_from_py(path: Path) -> types.CodeType:
     """Compile (never run) a source file into its module code object."""
-    try:
-        source = path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    source = _read_input(path)
     try:
         return compile(source, str(path), "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as exc:
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise UsageError(f"{path}: does not compile ({exc})") from exc
 
 
@@ -393,12 +454,12 @@ def object_from_spec(spec: str) -> list[tuple[str, object]]:
     module_name, _, qualname = spec.partition(":")
     if not module_name:
         raise UsageError(f"{spec}: expected module:qualname, e.g. json.decoder:JSONDecoder.decode")
+    if module_name.startswith("."):
+        raise UsageError(f"{spec}: a relative module name cannot be imported here; give the full name "
+                         "(package.module:qualname)")
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # as `python -c` does, so local modules are found
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise UsageError(f"cannot import module {module_name!r}: {exc}") from exc
+    module = _import_target(module_name)
     if not qualname:
         file = getattr(module, "__file__", None)
         if not file or not file.endswith(".py"):
@@ -409,8 +470,9 @@ def object_from_spec(spec: str) -> list[tuple[str, object]]:
         try:
             obj = inspect.getattr_static(obj, part) if inspect.isclass(obj) else getattr(obj, part)
         except AttributeError:
-            raise UsageError(f"{spec}: {type(obj).__name__} {getattr(obj, '__qualname__', getattr(obj, '__name__', obj))!s}"
-                             f" has no attribute {part!r}") from None
+            raise UsageError(f"{spec}: {type(obj).__name__} {_display_name(obj)} has no attribute {part!r}") from None
+        except Exception as exc:  # a __getattr__ that fails (or recurses) while looking the name up
+            raise UsageError(f"{spec}: looking up {part!r} raised {type(exc).__name__}: {_first_line(exc)}") from None
     if inspect.isclass(obj):
         members = [(name, value) for name, value in vars(obj).items()
                    if isinstance(value, (types.FunctionType, staticmethod, classmethod, property))]
@@ -418,6 +480,40 @@ def object_from_spec(spec: str) -> list[tuple[str, object]]:
             raise UsageError(f"{spec}: class defines no functions to decompile")
         return [(f"{spec}.{name}", value) for name, value in members]
     return [(spec, obj)]
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else "(no message)"
+
+
+def _display_name(obj: object) -> str:
+    """A name for ``obj`` in a message, without trusting attribute lookups on it."""
+    for attr in ("__qualname__", "__name__"):
+        try:
+            value = inspect.getattr_static(obj, attr)
+        except AttributeError:
+            continue
+        if isinstance(value, str):
+            return value
+    return type(obj).__name__
+
+
+def _import_target(module_name: str) -> types.ModuleType:
+    """Import the module a ``module:qualname`` target names; its failures are one-line UsageErrors."""
+    try:
+        return importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UsageError(f"cannot import module {module_name!r}: {exc}") from None
+    except SyntaxError as exc:
+        where = f"{exc.filename}:{exc.lineno}" if exc.filename else module_name
+        raise UsageError(f"cannot import module {module_name!r}: syntax error at {where}: {exc.msg}") from None
+    except SystemExit as exc:
+        raise UsageError(f"cannot import module {module_name!r}: it called sys.exit({exc.code!r}) "
+                         "while being imported") from None
+    except Exception as exc:  # the module's own code raised while it was imported
+        raise UsageError(f"cannot import module {module_name!r}: importing it raised "
+                         f"{type(exc).__name__}: {_first_line(exc)}") from None
 
 
 def _signature_of(code: types.CodeType) -> dict[str, object]:
@@ -473,7 +569,7 @@ def cmd_decompile(args: argparse.Namespace) -> int:
     if target.endswith(".pyc"):
         items: list[tuple[str, object]] = [(str(path), code_from_pyc(path))]
     elif target.endswith(".py"):
-        if not path.is_file():
+        if not path.exists():
             raise UsageError(f"{path}: no such file")
         items = [(f"{path}:{q}", c) for q, c in functions_in_module_code(code_from_py(path))]
         if not items:
@@ -495,6 +591,10 @@ def cmd_decompile(args: argparse.Namespace) -> int:
             continue
         except TypeError as exc:
             raise UsageError(f"{label}: {exc}") from exc
+        except RecursionError:
+            print(f"depyf decompile: {label}: cannot decompile: nested too deeply (RecursionError)", file=sys.stderr)
+            status = EXIT_FAILED
+            continue
         print(source.rstrip("\n"))
         if args.verify:
             ok, problems = verify_equivalence(obj)

@@ -20,7 +20,12 @@ from depyf.decompiler.render import code_to_source_and_constants
 __all__ = ["DecompilationError", "Recompiled", "decompile", "recompile", "code_of"]
 
 
-def code_of(obj: object) -> types.CodeType:
+# Wrappers followed through ``__wrapped__`` before giving up (an object whose ``__getattr__``
+# invents attributes would otherwise be followed until the interpreter's recursion limit).
+MAX_WRAPPED = 100
+
+
+def code_of(obj: object, _hops: int = 0) -> types.CodeType:
     """The code object behind anything that runs Python bytecode.
 
     Raises ``TypeError`` naming the type when ``obj`` has no bytecode (builtins, numbers, ...).
@@ -43,7 +48,10 @@ def code_of(obj: object) -> types.CodeType:
         return code_of(obj.fget)
     wrapped = getattr(obj, "__wrapped__", None)
     if wrapped is not None and wrapped is not obj:
-        return code_of(wrapped)
+        if _hops >= MAX_WRAPPED:
+            raise TypeError(f"cannot decompile an object of type {type(obj).__qualname__!r}: more than "
+                            f"{MAX_WRAPPED} __wrapped__ objects deep (does its __getattr__ invent attributes?)")
+        return code_of(wrapped, _hops + 1)
     raise TypeError(f"cannot decompile an object of type {type(obj).__qualname__!r}: it has no Python bytecode")
 
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import re
 from importlib import resources
 from pathlib import Path
 
+from depyf.fileio import write_atomic
 from depyf.report.manifest import Dump, load_dump
 
 REPORT_NAME = "index.html"
-_PLACEHOLDERS = ("/*__DEPYF_CSS__*/", "/*__DEPYF_JS__*/", "__DEPYF_DATA__", "__DEPYF_TITLE__")
 
 
 def _asset(name: str) -> str:
@@ -34,6 +35,7 @@ def report_data(dump: Dump) -> dict:
             "depyf_version": __version__,
             "truncated": dump.truncated,
             "missing": dump.missing,
+            "not_regular": dump.not_regular,
         },
     }
 
@@ -49,16 +51,20 @@ def render_html(dump: Dump) -> str:
     """The complete page for ``dump`` as a string."""
     import html
 
-    page = _asset("report.html")
     title = f"depyf report: {dump.root.resolve().name}"
-    # Substitute data last: it is the only part that may contain placeholder-like text.
-    page = page.replace("__DEPYF_TITLE__", html.escape(title))
-    page = page.replace("/*__DEPYF_CSS__*/", _asset("report.css"))
-    page = page.replace("/*__DEPYF_JS__*/", _asset("report.js"))
-    head, sep, tail = page.partition("__DEPYF_DATA__")
-    if not sep:
-        raise RuntimeError("report template lost its data placeholder")
-    return head + _embed_json(report_data(dump)) + tail
+    values = {
+        "__DEPYF_TITLE__": html.escape(title),
+        "/*__DEPYF_CSS__*/": _asset("report.css"),
+        "/*__DEPYF_JS__*/": _asset("report.js"),
+        "__DEPYF_DATA__": _embed_json(report_data(dump)),
+    }
+    # One pass over the template: a value is never searched for placeholders, so a dump
+    # directory named like one (its name is in the title and the data) changes nothing.
+    pattern = re.compile("|".join(re.escape(key) for key in values))
+    page = _asset("report.html")
+    if any(key not in page for key in values):
+        raise RuntimeError("report template lost a placeholder")
+    return pattern.sub(lambda match: values[match.group(0)], page)
 
 
 def build_report(dump_dir: str | Path, out: str | Path | None = None) -> Path:
@@ -74,5 +80,5 @@ def build_report(dump_dir: str | Path, out: str | Path | None = None) -> Path:
         out = Path(out)
         target = out if out.suffix.lower() in {".html", ".htm"} else out / REPORT_NAME
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render_html(dump), encoding="utf-8")
+    write_atomic(target, render_html(dump))  # never through a link planted at the target
     return target

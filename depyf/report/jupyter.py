@@ -18,11 +18,13 @@ class ReportView:
         self.page = render_html(load_dump(self.dump_dir))
 
     def _repr_html_(self) -> str:
-        # srcdoc keeps the page self-contained and sandboxed from the notebook's own DOM and CSS.
+        # srcdoc keeps the page self-contained. The sandbox allows scripts but not the notebook's
+        # origin: the page runs as an opaque origin and cannot reach the notebook, its cookies or
+        # its kernel, even if a crafted dump got script into it.
         return (
             f'<iframe srcdoc="{html.escape(self.page, quote=True)}" '
             f'style="width:100%;height:{int(self.height)}px;border:1px solid #ccc;border-radius:4px" '
-            'sandbox="allow-scripts allow-same-origin"></iframe>'
+            'sandbox="allow-scripts"></iframe>'
         )
 
     def __repr__(self) -> str:

@@ -11,10 +11,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from depyf.fileio import NotRegularFile, read_regular
+from depyf.report.schema import SchemaError, validate_index
+
 INDEX_NAME = "index.json"
 SUPPORTED_VERSIONS = {1}
 # Files larger than this are cut in the report (kernels of large models can be megabytes).
 MAX_FILE_CHARS = 2_000_000
+# Bytes read of one file: enough for MAX_FILE_CHARS characters of UTF-8, never the whole of a huge file.
+MAX_FILE_BYTES = 4 * MAX_FILE_CHARS
+# index.json of a real dump is kilobytes to a few megabytes; beyond this it is not one.
+MAX_INDEX_BYTES = 64 * 1024 * 1024
 TEXT_SUFFIXES = {".py", ".md", ".txt", ".json", ".log", ".cpp", ".h", ".cu"}
 
 
@@ -31,6 +38,7 @@ class Dump:
     files: dict[str, str] = field(default_factory=dict)
     truncated: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    not_regular: list[str] = field(default_factory=list)  # FIFOs, devices, directories: never read
 
     @property
     def functions(self) -> list[dict[str, Any]]:
@@ -56,11 +64,27 @@ def load_dump(dump_dir: str | Path) -> Dump:
             "(it is written when the `prepare_debug` block exits)"
         )
     try:
-        index = json.loads(index_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raw, size = read_regular(index_path, MAX_INDEX_BYTES + 1)
+    except OSError as exc:
+        raise DumpError(f"{index_path}: cannot be read ({exc.strerror or exc})") from exc
+    if size > MAX_INDEX_BYTES:
+        raise DumpError(f"{index_path}: {size} bytes, more than a dump's index.json can be "
+                        f"({MAX_INDEX_BYTES} bytes); not a depyf dump")
+    try:
+        index = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DumpError(f"{index_path}: cannot be read as JSON ({exc})") from exc
+    except RecursionError:
+        raise DumpError(f"{index_path}: cannot be read as JSON (nested too deeply)") from None
     if not isinstance(index, dict):
         raise DumpError(f"{index_path}: expected a JSON object at the top level")
+    try:
+        validate_index(index)
+        json.dumps(index)  # the page embeds it: nesting JSON can read but not write is refused here
+    except SchemaError as exc:
+        raise DumpError(f"{index_path}: not a valid depyf dump: {exc}") from None
+    except RecursionError:
+        raise DumpError(f"{index_path}: not a valid depyf dump: nested too deeply") from None
     if index.get("format", "depyf-dump") != "depyf-dump":
         raise DumpError(f"{index_path}: format is {index.get('format')!r}, expected 'depyf-dump'")
     version = index.get("version", 1)
@@ -101,11 +125,15 @@ def _read_into(dump: Dump, name: str) -> None:
     if path.suffix not in TEXT_SUFFIXES:
         return
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        raw, size = read_regular(path, MAX_FILE_BYTES)
+    except NotRegularFile:  # a FIFO would block the reader, a device may never end
+        dump.not_regular.append(name)
+        return
     except OSError:
         dump.missing.append(name)
         return
-    if len(text) > MAX_FILE_CHARS:
-        text = text[:MAX_FILE_CHARS] + f"\n# ... cut by the report: file has {len(text)} characters\n"
+    text = raw.decode("utf-8", errors="replace")
+    if size > len(raw) or len(text) > MAX_FILE_CHARS:
+        text = text[:MAX_FILE_CHARS] + f"\n# ... cut by the report: the file has {size} bytes\n"
         dump.truncated.append(name)
     dump.files[name] = text

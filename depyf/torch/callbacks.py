@@ -120,6 +120,8 @@ _registry = _Registry()
 
 def on_compile(callback: Callable[[CompileEvent], Any]) -> CallbackHandle:
     """Call ``callback(event)`` after each Dynamo compilation; returns a handle with ``remove()``."""
+    if not callable(callback):  # refused now, not as an error inside some later compilation
+        raise TypeError(f"on_compile() needs a callable taking a CompileEvent, not {type(callback).__name__}")
     adapter.check_supported()
     handle = CallbackHandle(callback)
     _registry.add(handle)

@@ -18,6 +18,8 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
+from depyf.fileio import read_regular
+
 __all__ = ["debug", "set_last_dump_dir", "last_dump_dir", "DebugWarning", "PAUSE_ENV"]
 
 PAUSE_ENV = "DEPYF_DEBUG_PAUSE"
@@ -181,10 +183,9 @@ def _files_to_open(dump_dir: str) -> tuple[list[str], list[str]]:
     Without an index (or without the keys telling what runs) every code file counts as running.
     """
     try:
-        with open(os.path.join(dump_dir, "index.json"), encoding="utf-8") as f:
-            index = json.load(f)
-        return _split_by_index(index)
-    except (OSError, ValueError, AttributeError, TypeError):
+        raw, _ = read_regular(os.path.join(dump_dir, "index.json"), 64 * 1024 * 1024)  # never a FIFO
+        return _split_by_index(json.loads(raw))
+    except (OSError, ValueError, AttributeError, TypeError, RecursionError):
         names: list[str] = []
         with contextlib.suppress(OSError):
             names = sorted(os.listdir(dump_dir))

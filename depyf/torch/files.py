@@ -12,6 +12,8 @@ import os
 import re
 import threading
 
+from depyf.fileio import read_regular, write_atomic
+
 LOCK_NAME = ".depyf-owner"
 # Files depyf writes at the top of a dump directory; stale ones are removed when a dump starts.
 _OURS = re.compile(r"^(full_code_for_.*\.py|__transformed_code_.*\.py|__compiled_fn_.*\.py|index\.(md|json))$")
@@ -54,8 +56,7 @@ class DumpFiles:
                 fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
             except FileExistsError:
                 try:
-                    with open(lock, encoding="utf-8") as f:
-                        owner = int(f.read().strip() or 0)
+                    owner = int(read_regular(lock, 64)[0].strip() or 0)  # a planted FIFO must not block
                 except (OSError, ValueError):
                     owner = 0
                 if owner == os.getpid():
@@ -100,10 +101,7 @@ class DumpFiles:
     def write(self, relative: str, text: str) -> str:
         target = self.path(relative)
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        tmp = f"{target}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, target)
+        write_atomic(target, text)  # never through a link planted in the dump directory
         self.note_written(relative)
         return target
 
@@ -117,8 +115,7 @@ class DumpFiles:
     def write_bytes(self, relative: str, data: bytes) -> str:
         target = self.path(relative)
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        with open(target, "wb") as f:
-            f.write(data)
+        write_atomic(target, data)
         self.note_written(relative)
         return target
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from depyf.decompiler.codeinfo import argument_names
 from depyf.torch.guards import GuardClause, guard_function_source
+from depyf.torch.names import identifier
 
 
 @dataclass
@@ -140,7 +141,7 @@ def _dispatch_text(fn: FunctionView) -> str:
         lines.append(f"    if {entry.guard_name}(L, G):")
         lines.append(f"        return {entry.transformed_name}({call})")
     lines.append("    # No guard holds: Dynamo compiles a new entry (or runs the original code).")
-    lines.append(f"    return {fn.name}({call})")
+    lines.append(f"    return {identifier(fn.name)}({call})")
     return "\n".join(lines) + "\n"
 
 
@@ -155,7 +156,7 @@ def render_function(fn: FunctionView, header: bool = True) -> str:
         out.append(fn.original_source)
     else:
         params, _ = _signature(fn.code)
-        out.append(f"def {fn.name}({params}):\n    ...  # source not available\n")
+        out.append(f"def {identifier(fn.name)}({params}):\n    ...  # source not available\n")
     out.append("\n\n")
     for entry in fn.entries:
         out.append(f"# ---- cache entry: {entry.guard_name} -> {entry.transformed_name} ----\n")

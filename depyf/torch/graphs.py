@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from depyf.fileio import NotRegularFile, read_regular
 from depyf.torch import adapter
 from depyf.torch.files import DumpFiles
 from depyf.torch.trace import GRAPH_STAGES, TraceEvent
@@ -173,8 +174,10 @@ class GraphDumper:
         target = self.files.path(relative)
         if not os.path.exists(target):
             return False
-        with open(target, encoding="utf-8") as f:
-            text = f.read()
+        try:
+            text = read_regular(target, 64 * 1024 * 1024)[0].decode("utf-8", errors="replace")
+        except NotRegularFile:  # a FIFO or device planted at the name: replaced, never read
+            return False
         fixed = parseable_text(text)
         if fixed != text:
             self.files.write(relative, fixed)

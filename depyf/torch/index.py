@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from depyf.fileio import read_regular, write_atomic
+
 if TYPE_CHECKING:
     from depyf.torch.session import DumpSession, FunctionRecord
 
@@ -228,19 +230,15 @@ def _link_from_root(files: Any) -> None:
         # last one to finish lists every rank.
         text = "# depyf dump\n\n## Processes\n\n" + "".join(
             f"- [{d}]({d}/index.md)\n" for d in files.process_dirs())
-        tmp = f"{root_index}.{os.getpid()}.tmp"
         try:
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, root_index)
+            write_atomic(root_index, text)
         except OSError:
             pass
         return
     try:
         existing = ""
         if os.path.exists(root_index):
-            with open(root_index, encoding="utf-8") as f:
-                existing = f.read()
+            existing = read_regular(root_index, 1 << 20)[0].decode("utf-8", errors="replace")
         if line in existing:
             return
         if not existing:
@@ -248,9 +246,6 @@ def _link_from_root(files: Any) -> None:
         else:
             heading = "" if ("## Processes" in existing or "## Other processes" in existing) else "\n## Processes\n\n"
             text = existing.rstrip("\n") + "\n" + heading + line + "\n"
-        tmp = f"{root_index}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, root_index)
+        write_atomic(root_index, text)
     except OSError:
         pass

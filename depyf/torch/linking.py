@@ -21,6 +21,8 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
+from depyf.fileio import write_atomic
+
 __all__ = ["link_graph_module", "link_inductor_output", "link_bytecode_listing", "LinkWarning"]
 
 
@@ -198,8 +200,7 @@ def link_bytecode_listing(code: types.CodeType, path: str, *, title: str = "") -
         lines.append('"""')
         text = "\n".join(lines) + "\n"
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+        write_atomic(path, text)
         import linecache
 
         linecache.checkcache(path)
@@ -269,8 +270,7 @@ def _link_text(text: str, path: str, targets: dict[str, types.FunctionType | Non
     All targets are verified before any is swapped, so a mismatch changes nothing.
     """
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+    write_atomic(path, text)  # never through a link planted in the dump directory
     import linecache
 
     linecache.checkcache(path)  # a previous version of the file may be cached

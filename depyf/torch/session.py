@@ -16,6 +16,7 @@ from depyf.torch.files import DumpFiles
 from depyf.torch.full_code import EntryView, FunctionView, original_source_of, render_function
 from depyf.torch.graphs import GraphDumper
 from depyf.torch.guards import GuardClause, clauses_from_leaves
+from depyf.torch.names import identifier
 from depyf.torch.trace import GRAPH_STAGES, TraceEvent
 from depyf.torch.transformed import TransformedCode, dis_listing, safe_decompile, transform
 
@@ -42,11 +43,11 @@ class EntryRecord:
 
     @property
     def transformed_name(self) -> str:
-        return f"__transformed_code_{self.number}_for_{self.function_name}"
+        return f"__transformed_code_{self.number}_for_{identifier(self.function_name)}"
 
     @property
     def guard_name(self) -> str:
-        return f"__guard_{self.number}_for_{self.function_name}"
+        return f"__guard_{self.number}_for_{identifier(self.function_name)}"
 
 
 @dataclass
@@ -69,11 +70,11 @@ class FunctionRecord:
 
     @property
     def full_code_file(self) -> str:
-        return f"full_code_for_{self.name}_{self.serial}.py"
+        return f"full_code_for_{identifier(self.name)}_{self.serial}.py"
 
     @property
     def dispatch_name(self) -> str:
-        return f"__dispatch_for_{self.name}" + (f"_{self.serial}" if self.serial else "")
+        return f"__dispatch_for_{identifier(self.name)}" + (f"_{self.serial}" if self.serial else "")
 
 
 class DumpSession:
@@ -176,7 +177,7 @@ class DumpSession:
         if key:
             record.compile_keys.append(key)
         number = self._next_entry_number(code.co_name)
-        function_name = f"__transformed_code_{number}_for_{code.co_name}"
+        function_name = f"__transformed_code_{number}_for_{identifier(code.co_name)}"
         relative = f"{function_name}.py"
         result = transform(dynamo_code, function_name, self.files.path(relative))
         self.files.write(relative, result.file_text)
@@ -304,7 +305,7 @@ class DumpSession:
             if ours is None:
                 # Compiled before prepare_debug started: show it, but it was never swapped.
                 number = self._next_entry_number(record.name)
-                name = f"__transformed_code_{number}_for_{record.name}"
+                name = f"__transformed_code_{number}_for_{identifier(record.name)}"
                 relative = f"{name}.py"
                 result = transform(entry.code, name, self.files.path(relative))
                 result.decompiled = False
@@ -351,7 +352,7 @@ def _uncompiled_resume_view(code: types.CodeType) -> FunctionView:
     source = safe_decompile(code)
     note = ("# Never compiled on its own: Dynamo traced it as part of the caller's graph "
             "(nested graph break).\n")
-    return FunctionView(code=code, name=code.co_name, dispatch_name=f"__dispatch_for_{code.co_name}",
+    return FunctionView(code=code, name=code.co_name, dispatch_name=f"__dispatch_for_{identifier(code.co_name)}",
                         kind="resume", original_source=note + source if source else None, entries=[])
 
 

@@ -2,6 +2,9 @@
 (function () {
   "use strict";
 
+  /* Everything in DATA comes from index.json and the dump's files, which may have been crafted:
+     every value is escaped (esc) or checked to be a number (num) before it reaches HTML, and
+     lookups keyed by names from the data use prototype-free maps (dict) and own keys (has). */
   var DATA = JSON.parse(document.getElementById("depyf-data").textContent);
   var INDEX = DATA.index || {};
   var FILES = DATA.files || {};
@@ -16,9 +19,14 @@
     output_code: "kernel"
   };
 
+  function dict() { return Object.create(null); }
+  function has(obj, key) { return Object.prototype.hasOwnProperty.call(obj, key); }
+  function num(v) { return typeof v === "number" && isFinite(v) ? v : null; }
+  function fileText(name) { return has(FILES, name) && typeof FILES[name] === "string" ? FILES[name] : null; }
+
   /* ---------- lookups ---------- */
-  var graphByName = {};
-  var graphByGlobal = {};  // the global the transformed code calls: __compiled_fn_<n>_<uuid>
+  var graphByName = dict();
+  var graphByGlobal = dict();  // the global the transformed code calls: __compiled_fn_<n>_<uuid>
   GRAPHS.forEach(function (g) {
     graphByName[g.name] = g;
     if (g.global_name) graphByGlobal[g.global_name] = g;
@@ -26,9 +34,9 @@
       return stageRank(a.stage) - stageRank(b.stage);
     });
   });
-  var funcIndexByName = {};
-  var entryByTransformed = {};
-  var callersOfGraph = {};
+  var funcIndexByName = dict();
+  var entryByTransformed = dict();
+  var callersOfGraph = dict();
   FUNCS.forEach(function (f, i) {
     if (!(f.name in funcIndexByName)) funcIndexByName[f.name] = i;
     (f.cache_entries || []).forEach(function (e, k) {
@@ -46,6 +54,9 @@
   function stageRank(stage) {
     var i = STAGE_ORDER.indexOf(stage);
     return i < 0 ? STAGE_ORDER.length : i;
+  }
+  function stageLabel(stage) {
+    return has(STAGE_LABEL, stage) ? STAGE_LABEL[stage] : String(stage == null ? "" : stage);
   }
 
   /* ---------- small DOM helpers ---------- */
@@ -155,9 +166,9 @@
   // A code block with line numbers; opts.first: number of the first line, opts.marks: lines to highlight.
   function codeBlock(text, opts) {
     opts = opts || {};
-    if (text == null) return '<div class="box muted">(file not in the dump)</div>';
-    var first = opts.first || 1;
-    var marks = opts.marks || [];
+    if (typeof text !== "string") return '<div class="box muted">(file not in the dump)</div>';
+    var first = num(opts.first) || 1;
+    var marks = (opts.marks || []).map(num);
     var lines = highlight(text, opts);
     var out = [];
     for (var i = 0; i < lines.length; i++) {
@@ -208,7 +219,7 @@
         var gs = (e.graphs || []).join(", ");
         html.push('<a class="nav-item depth-' + (depth + 1) + '" href="#' + fnRoute(i, k) + '" data-route="' +
           fnRoute(i, k) + '" data-search="' + esc((f.qualname || f.name) + " " + gs) + '">' +
-          '<span class="name">entry ' + (e.index != null ? e.index : k) + "</span>" +
+          '<span class="name">entry ' + esc(e.index != null ? e.index : k) + "</span>" +
           (e.decompiled === false ? badge("bytecode", "warn") : "") +
           '<span class="muted name">' + esc(gs) + "</span></a>");
       });
@@ -239,7 +250,7 @@
 
   // A resume function's full name repeats its parent's; the tree says where it resumes instead.
   function shortName(f) {
-    if (f.kind === "resume" && f.resumes && f.resumes.at_line != null) return "resume at line " + f.resumes.at_line;
+    if (f.kind === "resume" && f.resumes && f.resumes.at_line != null) return "resume at line " + String(f.resumes.at_line);
     return f.qualname || f.name;
   }
 
@@ -288,8 +299,8 @@
       shown = FUNCS[funcIndexByName[shown.resumes.parent]];
     }
     var sameFile = shown && shown.source && (!b.filename || b.filename === shown.filename);
-    var snippet = sameFile && b.lineno ? sourceSnippet(shown, [b.lineno]) :
-      (b.source_line ? codeBlock(b.source_line, {first: b.lineno || 1, marks: [b.lineno], links: false}) : "");
+    var snippet = sameFile && num(b.lineno) ? sourceSnippet(shown, [b.lineno]) :
+      (b.source_line ? codeBlock(String(b.source_line), {first: b.lineno, marks: [b.lineno], links: false}) : "");
     return '<div class="box bad graph-break">' +
       (withFn && f ? "<h3>" + link(fnRoute(b._fn), esc(f.qualname || f.name)) + "</h3>" : "") +
       '<div class="reason">' + esc(b.reason || "(no reason recorded)") + "</div>" +
@@ -299,7 +310,7 @@
 
   function recompileBox(r, withFn) {
     var f = FUNCS[r._fn];
-    var entryLink = r.cache_entry != null ? link(fnRoute(r._fn, r.cache_entry), "cache entry " + r.cache_entry) : "";
+    var entryLink = num(r.cache_entry) != null ? link(fnRoute(r._fn, r.cache_entry), "cache entry " + esc(r.cache_entry)) : "";
     return '<div class="box warn recompilation">' +
       (withFn && f ? "<h3>" + link(fnRoute(r._fn), esc(f.qualname || f.name)) + "</h3>" : "") +
       '<div class="muted">failing guard' + (entryLink ? " &rarr; recompiled as " + entryLink : "") + "</div>" +
@@ -343,8 +354,9 @@
     h.push("<h2>Recompilations</h2>");
     h.push(recs.length ? recs.map(function (r) { return recompileBox(r, true); }).join("") :
       '<div class="box muted">No recompilations.</div>');
-    var warnings = (INDEX.warnings || []).concat((META.truncated || []).map(function (n) { return n + ": cut in this report (too large)"; }))
-      .concat((META.missing || []).map(function (n) { return n + ": listed in index.json but missing"; }));
+    var warnings = [].concat(INDEX.warnings || []).concat((META.truncated || []).map(function (n) { return n + ": cut in this report (too large)"; }))
+      .concat((META.missing || []).map(function (n) { return n + ": listed in index.json but missing"; }))
+      .concat((META.not_regular || []).map(function (n) { return n + ": not a regular file (a FIFO, device or directory), not read"; }));
     if (warnings.length) {
       h.push("<h2>Warnings</h2>");
       warnings.forEach(function (w) { h.push('<div class="box warn reason">' + esc(w) + "</div>"); });
@@ -387,13 +399,13 @@
     h.push('<div class="tabs" role="tablist">' + entries.map(function (en, j) {
       return '<a class="tab' + (j === k ? " active" : "") + '" role="tab" href="#' + fnRoute(i, j) + '" data-route="' +
         fnRoute(i, j) + '"' + (en.compile_id ? ' title="compile ' + esc(en.compile_id) + '"' : "") + '>entry ' +
-        (en.index != null ? en.index : j) + (en.decompiled === false ? " (bytecode)" : "") + "</a>";
+        esc(en.index != null ? en.index : j) + (en.decompiled === false ? " (bytecode)" : "") + "</a>";
     }).join("") + "</div>");
     if (e.decompiled === false) {
       h.push('<div class="box warn"><b>Kept as Dynamo bytecode:</b> <span class="reason">' +
         esc(e.fallback_reason || "decompilation failed") + "</span></div>");
     }
-    var failing = recs.filter(function (r) { return r.cache_entry === k || r.cache_entry === e.index; });
+    var failing = recs.filter(function (r) { return num(r.cache_entry) === k || num(r.cache_entry) === num(e.index); });
     if (failing.length) {
       h.push('<div class="box warn">Compiled because this guard of an earlier entry failed: <span class="reason">' +
         esc(failing.map(function (r) { return r.reason; }).join("\n")) + "</span></div>");
@@ -432,7 +444,7 @@
     }
     var right = '<div class="pane-title"><span>transformed</span><span>' +
       (e.transformed_code_file ? link("file/" + e.transformed_code_file, esc(e.transformed_code_file)) : "") +
-      "</span></div>" + codeBlock(FILES[e.transformed_code_file], {id: "transformed-code"});
+      "</span></div>" + codeBlock(fileText(e.transformed_code_file), {id: "transformed-code"});
     h.push('<div class="split' + (layoutStacked ? " stacked" : "") + '"><div class="pane original">' + left +
       '</div><div class="pane transformed">' + right + "</div></div>");
     h.push("<h3>Guards (" + (e.guards || []).length + ")</h3>");
@@ -451,11 +463,11 @@
   // Tab names for a graph's files: a stage written twice is numbered (Inductor's two output codes
   // are the forward's and the backward's).
   function stageLabels(files) {
-    var counts = {}, seen = {};
+    var counts = dict(), seen = dict();
     files.forEach(function (fl) { counts[fl.stage] = (counts[fl.stage] || 0) + 1; });
     return files.map(function (fl) {
       var nth = seen[fl.stage] = (seen[fl.stage] || 0) + 1;
-      var label = STAGE_LABEL[fl.stage] || fl.stage;
+      var label = stageLabel(fl.stage);
       if (counts[fl.stage] === 2 && fl.stage === "output_code") return label + (nth === 2 ? " (backward)" : " (forward)");
       return counts[fl.stage] > 1 ? label + " " + (nth - 1) : label;
     });
@@ -489,22 +501,22 @@
     var cur = files[j];
     h.push('<div class="pane-title"><span>' + esc(labels[j]) + "</span><span>" +
       link("file/" + cur.file, esc(cur.file)) + "</span></div>");
-    h.push(codeBlock(FILES[cur.file], {id: "stage-code"}));
+    h.push(codeBlock(fileText(cur.file), {id: "stage-code"}));
     return h.join("");
   }
 
   function viewFile(name, line) {
-    if (!(name in FILES)) return notFound("file " + name);
+    if (fileText(name) == null) return notFound("file " + name);
     var marks = line ? [line] : [];
     return "<h1>" + esc(name) + '</h1><div class="sub">' + esc((META.dump_dir || "") + "/" + name) + "</div>" +
-      codeBlock(FILES[name], {marks: marks, id: "file-code"});
+      codeBlock(fileText(name), {marks: marks, id: "file-code"});
   }
 
   function viewSearch(q) {
     var needle = q.toLowerCase();
     var hits = [], LIMIT = 300, total = 0;
     Object.keys(FILES).sort().forEach(function (name) {
-      var lines = FILES[name].split("\n");
+      var lines = (fileText(name) || "").split("\n");
       for (var n = 0; n < lines.length; n++) {
         if (lines[n].toLowerCase().indexOf(needle) >= 0) {
           total++;
