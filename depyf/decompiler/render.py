@@ -274,6 +274,8 @@ class Nested:
             cleaned.append(stmt)
         cleaned = strip_tail_returns(remove_implicit_returns(cleaned))
         cleaned = self.with_class_annotations(cleaned)
+        if structurer.executor.nonlocals_declared:
+            cleaned.insert(0, ast.Nonlocal(sorted(structurer.executor.nonlocals_declared)))
         if structurer.executor.globals_declared:
             cleaned.insert(0, ast.Global(sorted(structurer.executor.globals_declared)))
         extra = {"type_params": []} if sys.version_info >= (3, 12) else {}
