@@ -23,6 +23,7 @@ from depyf.decompiler.expressions import (
     to_store,
 )
 from depyf.decompiler.instructions import CONDITIONAL_JUMPS, Instr
+from depyf.decompiler.slices import as_slice_object
 
 _STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_DEREF", "STORE_GLOBAL", "STORE_ATTR",
                      "STORE_SUBSCR"})
@@ -70,6 +71,11 @@ def _reads_target(stack: list, target: ast.expr) -> bool:
             if isinstance(target, ast.Subscript) and isinstance(node, ast.Subscript):
                 return True
     return False
+
+
+def _as_value(node: ast.expr) -> ast.expr:
+    """``node`` as an expression that can stand alone (a slice only can inside brackets)."""
+    return as_slice_object(node) if isinstance(node, ast.Slice) else node
 
 
 def _reads_name(stack: list, name: str) -> bool:
@@ -348,6 +354,13 @@ class Executor:
             if not isinstance(item, ast.expr) or item is keep:
                 continue
             forced = any(item is f for f in force)
+            if isinstance(item, ast.Slice):
+                # a slice is no value on its own (``__stack_0 = b:``): its parts are named instead
+                for part in (item.lower, item.upper, item.step):
+                    if part is not None and not isinstance(part, ast.Constant) \
+                            and not (isinstance(part, ast.Name) and part.id not in writes):
+                        self.assign_temp(part, stack, out)
+                continue
             if isinstance(item, ast.Constant) or (isinstance(item, ast.Name) and item.id not in writes
                                                   and not forced):
                 continue
@@ -362,7 +375,7 @@ class Executor:
     def assign_temp(self, node: ast.expr, stack: list, out: list) -> ast.Name:
         name = self.new_temp()
         self.flush_parallel(out)
-        out.append(ast.Assign([store(name)], node))
+        out.append(ast.Assign([store(name)], _as_value(node)))
         self.temp_of[id(node)] = (node, name)
         _replace_everywhere(stack, node, load(name))
         return load(name)
@@ -434,7 +447,7 @@ class Executor:
                 break
         name = self.new_temp()
         self.flush_parallel(out)
-        out.append(ast.Assign([store(name)], target))
+        out.append(ast.Assign([store(name)], _as_value(target)))
         traversal.replace_in(node, target, load(name))
         _replace_everywhere(stack, target, load(name))
 

@@ -287,3 +287,23 @@ def test_recompile_of_source_that_does_not_compile_is_a_decompilation_error(monk
     monkeypatch.setattr(api, "code_to_source_and_constants", lambda code, defaults=None: ("def f(:\n", {}))
     with pytest.raises(DecompilationError, match="does not compile"):
         depyf.recompile((lambda x: x).__code__)
+
+
+@pytest.mark.skipif(IDENTITY, reason="the identity backend reads source files")
+@pytest.mark.parametrize("verify", [False, True])
+def test_text_that_is_not_python_never_leaves_decompile(monkeypatch, verify):
+    """The last guard: whatever a decompiler bug prints, no way out returns text that does not
+    parse (the unverified path once handed out ``__stack_2 = :``)."""
+    import depyf.decompiler.api as api
+
+    def broken(code, defaults=None):
+        return "def f(x):\n    __stack_2 = :\n    return x\n", {}
+
+    monkeypatch.setattr(api, "code_to_source_and_constants", broken)
+
+    def f(x):
+        return x
+
+    with pytest.raises(DecompilationError, match="not valid Python|does not compile") as info:
+        depyf.decompile(f, verify=verify)
+    assert "f" in info.value.qualname
