@@ -97,6 +97,11 @@ def differences(original: types.CodeType, recompiled: types.CodeType) -> list[st
 def _compare(original: types.CodeType, recompiled: types.CodeType, problems: list[str]) -> None:
     builders = _constant_builders(original)
     ours, theirs = Flow(recompiled, builders), Flow(original, builders)
+    # A callee named on one side only (reached through a jump, or through instructions the other
+    # layout fuses) says nothing: such calls are compared unnamed on both sides.
+    named = ours.call_labels() & theirs.call_labels()
+    ours.keep_call_labels(named)
+    theirs.keep_call_labels(named)
     a, b = ours.pairs(False), theirs.pairs(False)
     # Same successors: now the branch decisions, unless ``and``/``or`` values are tested (the
     # compiler threads their tests differently per parenthesising) or there are too many paths.
@@ -370,6 +375,15 @@ class Flow:
                 owner[slot] = k
             depth = after
             falls_through = ins.opname not in _UNCONDITIONAL and ins.opname not in _TERMINATOR_OPS
+
+    def call_labels(self) -> set[str]:
+        return {e[1] for e in self.events if e is not None and e[0] == "CALL" and len(e) > 1}
+
+    def keep_call_labels(self, labels: set[str]) -> None:
+        """Unname every call whose callee is not among ``labels``."""
+        for k, e in enumerate(self.events):
+            if e is not None and e[0] == "CALL" and len(e) > 1 and e[1] not in labels:
+                self.events[k] = ("CALL",)
 
     def _callee(self, first: int, end: int) -> str:
         """The names the instructions ``first`` to ``end`` load (the callee's computation)."""
