@@ -108,7 +108,7 @@ def check_opcodes(code: types.CodeType) -> None:
                                      opname=f"<{op}>")
         if isinstance(caches, (list, tuple)):
             i += 2 * caches[op]
-        elif isinstance(caches, dict):
+        elif hasattr(caches, "get"):        # a mapping by name (3.13+; 3.15: a frozendict)
             i += 2 * caches.get(name, 0)
         i += 2
 
