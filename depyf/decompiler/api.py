@@ -76,6 +76,8 @@ def decompile(obj: object, *, verify: bool = True) -> str:
             code, defaults=_literal_defaults(func) if func is not None else None)
         if verify:
             _check_same_flow(code, source, constants)
+        else:
+            _ensure_parses(code, source)
         return source
     except Exception as exc:
         error = exc if isinstance(exc, DecompilationError) else DecompilationError(
@@ -148,8 +150,22 @@ def _check_same_flow(code: types.CodeType, source: str, constants: dict[str, obj
             return          # its parameter is ``.0``: the source reads as a function but is no def
         raise
     except (DecompilationError, ValueError, TypeError):
+        _ensure_parses(code, source)
         return
     _raise_if_flow_differs(code, new_code)
+
+
+def _ensure_parses(code: types.CodeType, source: str) -> None:
+    """The last guard on every way out: text that is not Python is a decompiler bug, never a
+    result (checked here where nothing compiled it)."""
+    try:
+        ast.parse(source)
+    except SyntaxError as exc:
+        raise SourceDoesNotCompile(f"the decompiled source is not valid Python: {exc.msg} (line {exc.lineno})",
+                                   qualname=getattr(code, "co_qualname", code.co_name)) from None
+    except (RecursionError, MemoryError):
+        raise DecompilationError("source nested too deeply to parse",
+                                 qualname=getattr(code, "co_qualname", code.co_name)) from None
 
 
 _COMPREHENSION_NAMES = frozenset({"<genexpr>", "<listcomp>", "<setcomp>", "<dictcomp>"})

@@ -23,12 +23,39 @@ from depyf.decompiler.expressions import (
     to_store,
 )
 from depyf.decompiler.instructions import CONDITIONAL_JUMPS, Instr
+from depyf.decompiler.slices import as_slice_object
 
 _STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_DEREF", "STORE_GLOBAL", "STORE_ATTR",
                      "STORE_SUBSCR"})
 # instructions that may come between the stores of one tuple assignment (computing targets)
 _DURING_GROUP = _STORES | {"LOAD_FAST", "LOAD_CONST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_DEREF",
                            "LOAD_ATTR", "BINARY_SUBSCR", "BINARY_OP", "SWAP", "COPY", "PUSH_NULL"}
+# Expressions a later target of a tuple assignment may compute (``x[f()], x[g()] = h(), k()``
+# calls ``f`` after ``h`` and ``k``): the group stays open while they leave its values alone.
+_TARGET_WORK = frozenset({"LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF", "LOAD_FROM_DICT_OR_GLOBALS",
+                          "CALL", "CALL_KW", "CALL_FUNCTION_EX", "BUILD_SLICE", "BUILD_TUPLE",
+                          "BUILD_LIST", "BUILD_SET", "BUILD_MAP", "BUILD_CONST_KEY_MAP", "BUILD_STRING",
+                          "FORMAT_VALUE", "UNARY_NEGATIVE", "UNARY_POSITIVE", "UNARY_INVERT", "UNARY_NOT",
+                          "COMPARE_OP", "IS_OP", "CONTAINS_OP"})
+
+
+def _operands(ins: Instr) -> int:
+    """How many stack entries an instruction of ``_TARGET_WORK`` takes."""
+    op, n = ins.opname, ins.argval
+    if op in ("CALL", "CALL_KW", "CALL_FUNCTION_EX"):
+        args = n if op == "CALL" else n + 1 if op == "CALL_KW" else 1 + bool(n)
+        return args + ins.slots
+    if op in ("BUILD_SLICE", "BUILD_TUPLE", "BUILD_LIST", "BUILD_SET", "BUILD_STRING"):
+        return n
+    if op == "BUILD_MAP":
+        return 2 * n
+    if op == "BUILD_CONST_KEY_MAP":
+        return n + 1
+    if op == "FORMAT_VALUE":
+        return 1 + bool(n[1])
+    if op in ("COMPARE_OP", "IS_OP", "CONTAINS_OP"):
+        return 2
+    return 1 if op.startswith("UNARY_") else 0
 
 
 def _reads_target(stack: list, target: ast.expr) -> bool:
@@ -44,6 +71,11 @@ def _reads_target(stack: list, target: ast.expr) -> bool:
             if isinstance(target, ast.Subscript) and isinstance(node, ast.Subscript):
                 return True
     return False
+
+
+def _as_value(node: ast.expr) -> ast.expr:
+    """``node`` as an expression that can stand alone (a slice only can inside brackets)."""
+    return as_slice_object(node) if isinstance(node, ast.Slice) else node
 
 
 def _reads_name(stack: list, name: str) -> bool:
@@ -262,7 +294,7 @@ class Executor:
         while i < end:
             ins = self.instrs[i]
             op = ins.opname
-            if self.parallel and op not in _DURING_GROUP:
+            if self.parallel and op not in _DURING_GROUP and not self.computes_next_target(ins, stack):
                 self.flush_parallel(out)
             if op in CONDITIONAL_JUMPS:
                 if op.startswith("JUMP_IF"):
@@ -322,6 +354,13 @@ class Executor:
             if not isinstance(item, ast.expr) or item is keep:
                 continue
             forced = any(item is f for f in force)
+            if isinstance(item, ast.Slice):
+                # a slice is no value on its own (``__stack_0 = b:``): its parts are named instead
+                for part in (item.lower, item.upper, item.step):
+                    if part is not None and not isinstance(part, ast.Constant) \
+                            and not (isinstance(part, ast.Name) and part.id not in writes):
+                        self.assign_temp(part, stack, out)
+                continue
             if isinstance(item, ast.Constant) or (isinstance(item, ast.Name) and item.id not in writes
                                                   and not forced):
                 continue
@@ -336,7 +375,7 @@ class Executor:
     def assign_temp(self, node: ast.expr, stack: list, out: list) -> ast.Name:
         name = self.new_temp()
         self.flush_parallel(out)
-        out.append(ast.Assign([store(name)], node))
+        out.append(ast.Assign([store(name)], _as_value(node)))
         self.temp_of[id(node)] = (node, name)
         _replace_everywhere(stack, node, load(name))
         return load(name)
@@ -408,7 +447,7 @@ class Executor:
                 break
         name = self.new_temp()
         self.flush_parallel(out)
-        out.append(ast.Assign([store(name)], target))
+        out.append(ast.Assign([store(name)], _as_value(target)))
         traversal.replace_in(node, target, load(name))
         _replace_everywhere(stack, target, load(name))
 
@@ -416,6 +455,14 @@ class Executor:
         """Other plain values wait on the stack: this store starts ``a, b = x, y``."""
         return any(isinstance(x, ast.expr) and not isinstance(x, ast.Constant) for x in stack) \
             and self.next_is_store()
+
+    def computes_next_target(self, ins: Instr, stack: list) -> bool:
+        """Does ``ins`` compute part of the next target of the open tuple assignment, leaving the
+        values still to be stored where they are? Then they are stored after it runs."""
+        if ins.opname not in _TARGET_WORK:
+            return False
+        taken = stack[len(stack) - _operands(ins):] if _operands(ins) else []
+        return not any(x is p for x in taken for p in self.parallel_pending)
 
     def next_is_store(self) -> bool:
         nxt = self.instrs[self.current + 1] if self.current + 1 < len(self.instrs) else None
@@ -653,7 +700,12 @@ class Executor:
         self.statement(node, stack, out, frozenset({ins.argval}))
 
     op_DELETE_NAME = op_DELETE_FAST
-    op_DELETE_DEREF = op_DELETE_FAST
+
+    def op_DELETE_DEREF(self, ins, stack, out):
+        # ``nonlocal v; del v`` may be the only mention of ``v``: it binds like a store
+        if ins.argval in self.code.co_freevars:
+            self.nonlocals_declared.add(ins.argval)
+        self.op_DELETE_FAST(ins, stack, out)
 
     def op_DELETE_GLOBAL(self, ins, stack, out):
         self.globals_declared.add(ins.argval)

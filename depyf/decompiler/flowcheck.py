@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import dis
 import operator
+import re
+import sys
 import types
 from collections import defaultdict
 
@@ -58,6 +60,20 @@ _PLAIN_EVENTS = {"BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR", "GET_ITER", "
                  "UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_POSITIVE", "FOR_ITER", "SEND", "GET_YIELD_FROM_ITER",
                  "YIELD_FROM", "GET_ANEXT", "JUMP_IF_NOT_EXC_MATCH"}
 _SLICE_OPS = {"BINARY_SLICE": "BINARY_SUBSCR", "STORE_SLICE": "STORE_SUBSCR"}
+# Stores and deletes by the kind of variable they bind (3.13+ fuse two fast stores into one, or a
+# fast store with the next load: the store comes first in their argument)
+_BINDINGS = {"STORE_FAST": ("store", "fast"), "STORE_FAST_MAYBE_NULL": ("store", "fast"),
+             "STORE_FAST_STORE_FAST": ("store", "fast"), "STORE_FAST_LOAD_FAST": ("store", "fast"),
+             "DELETE_FAST": ("del", "fast"), "STORE_DEREF": ("store", "deref"), "DELETE_DEREF": ("del", "deref"),
+             "STORE_GLOBAL": ("store", "global"), "DELETE_GLOBAL": ("del", "global"),
+             "STORE_NAME": ("store", "name"), "DELETE_NAME": ("del", "name")}
+_TEMPORARY = re.compile(r"__stack_\d+$")
+# Loads whose name a call's label shows (the callee: ``f``, ``x.append``)
+_NAMED_LOADS = ("LOAD_FAST", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_ATTR",
+                "LOAD_METHOD", "LOAD_SUPER_ATTR", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW",
+                "LOAD_FROM_DICT_OR_DEREF", "LOAD_FROM_DICT_OR_GLOBALS")
+# Stack slots a call's callable takes: the callable and NULL/self on 3.11+ (and 3.10's CALL_METHOD)
+_CALLEE_SLOTS = 2 if sys.version_info >= (3, 11) else 1
 _OPERATOR_EVENTS = {"BINARY_OP", "COMPARE_OP"}  # keyed by the operator
 _RETURNS = {"RETURN_VALUE", "RETURN_CONST"}
 _UNKNOWN = object()
@@ -81,6 +97,11 @@ def differences(original: types.CodeType, recompiled: types.CodeType) -> list[st
 def _compare(original: types.CodeType, recompiled: types.CodeType, problems: list[str]) -> None:
     builders = _constant_builders(original)
     ours, theirs = Flow(recompiled, builders), Flow(original, builders)
+    # A callee named on one side only (reached through a jump, or through instructions the other
+    # layout fuses) says nothing: such calls are compared unnamed on both sides.
+    named = ours.call_labels() & theirs.call_labels()
+    ours.keep_call_labels(named)
+    theirs.keep_call_labels(named)
     a, b = ours.pairs(False), theirs.pairs(False)
     # Same successors: now the branch decisions, unless ``and``/``or`` values are tested (the
     # compiler threads their tests differently per parenthesising) or there are too many paths.
@@ -88,6 +109,7 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
         strict_a, strict_b = ours.pairs(True), theirs.pairs(True)
         if not (ours.gave_up or theirs.gave_up):
             a, b = strict_a, strict_b
+    problems.extend(_binding_differences(original, theirs.bindings(), ours.bindings()))
     if a != b:
         extra = sorted(a - b, key=repr)[:3]
         missing = sorted(b - a, key=repr)[:3]
@@ -99,6 +121,26 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
             problems.append(f"{getattr(mine, 'co_qualname', mine.co_name)}: nested code missing after recompiling")
         else:
             problems.extend(nested_problems)
+
+
+def _binding_differences(code: types.CodeType, original: dict[str, set], recompiled: dict[str, set]) -> list[str]:
+    """Names stored or deleted with another kind of store (fast, deref, global, name): a lost
+    ``nonlocal`` or ``global`` declaration still compiles, but binds another variable. A name only
+    the recompiled code binds must be a local temporary of the decompiler's."""
+    problems = []
+    for name in sorted(original.keys() | recompiled.keys()):
+        mine, theirs = recompiled.get(name, set()), original.get(name, set())
+        if mine == theirs or (not theirs and _TEMPORARY.match(name) and mine <= {("store", "fast"),
+                                                                             ("store", "name")}):
+            continue
+        qualname = getattr(code, "co_qualname", code.co_name)
+        problems.append(f"{qualname}: {name!r} is bound differently (original: {_kinds(theirs)}; "
+                        f"recompiled: {_kinds(mine)})")
+    return problems
+
+
+def _kinds(found: set) -> str:
+    return ", ".join(f"{action} {kind}" for action, kind in sorted(found)) or "never"
 
 
 def _constant_builders(code: types.CodeType) -> set[str]:
@@ -190,6 +232,7 @@ class Flow:
         self.events = [self._event(ins) for ins in self.instructions]
         if constant_builders:
             self._drop_constant_builds(constant_builders)
+        self._future_import: set[int] = set()   # the instructions of ``from __future__ import ...``
         self._drop_future_imports()
         self.constants: dict[int, object] = {}   # instruction index -> the constant it leaves
         self._drop_folded_constants()
@@ -199,6 +242,7 @@ class Flow:
         carried = self._constants_carried_by_jumps()
         if carried:
             self._drop_folded_constants(carried)
+        self._label_calls()
         self.has_value_tests = any(ins.opname in _CONDITIONAL and self._value_test(k)
                                    for k, ins in enumerate(self.instructions))
 
@@ -283,6 +327,77 @@ class Flow:
             return (op,)
         return None
 
+    def bindings(self) -> dict[str, set]:
+        """name -> the (store/del, kind) pairs of every instruction that binds or unbinds it."""
+        found: dict[str, set] = defaultdict(set)
+        for k, ins in enumerate(self.instructions):
+            binding = _BINDINGS.get(ins.opname)
+            if binding is not None and k not in self._future_import:
+                names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
+                stored = names[:1] if ins.opname == "STORE_FAST_LOAD_FAST" else names
+                for name in stored:
+                    found[str(name)].add(binding)
+        return found
+
+    def _label_calls(self) -> None:
+        """Name each call by its callee (``("CALL", "x.append")``), so calls made in another order
+        read differently. The callee is what the code computes from where the call's lowest stack
+        slot was first filled to where its first argument begins, found by following stack depths
+        through straight-line code; a call whose callee comes in by a jump keeps no name."""
+        owner: dict[int, int] = {}   # stack slot -> instruction where computing its value began
+        depth = 0
+        falls_through = True
+        precall = None               # 3.11: PRECALL pops the arguments, CALL the callee
+        starts = set(self.starts) | self.targets
+        for k, ins in enumerate(self.instructions):
+            if k in starts or not falls_through:
+                owner, depth = {}, 0
+            try:
+                effect = dis.stack_effect(ins.opcode, ins.arg if ins.opcode >= dis.HAVE_ARGUMENT else None,
+                                          jump=False)
+            except ValueError:
+                owner, effect = {}, 0
+            after = depth + effect
+            for slot in [s for s in owner if s >= depth]:   # (values taken by earlier instructions)
+                del owner[slot]
+            if ins.opname == "PRECALL":
+                precall = (owner.get(after - 2), owner.get(after))
+            elif self.events[k] == ("CALL",):
+                first, arguments = precall if precall is not None else (
+                    owner.get(after - 1), owner.get(after - 1 + _callee_slots(ins)))
+                label = self._callee(first, k if arguments is None else arguments) if first is not None else ""
+                if label:
+                    self.events[k] = ("CALL", label)
+                precall = None
+            for slot in [s for s in owner if s >= min(depth, after)]:
+                del owner[slot]
+            for slot in range(depth, after):
+                owner[slot] = k
+            depth = after
+            falls_through = ins.opname not in _UNCONDITIONAL and ins.opname not in _TERMINATOR_OPS
+
+    def call_labels(self) -> set[str]:
+        return {e[1] for e in self.events if e is not None and e[0] == "CALL" and len(e) > 1}
+
+    def keep_call_labels(self, labels: set[str]) -> None:
+        """Unname every call whose callee is not among ``labels``."""
+        for k, e in enumerate(self.events):
+            if e is not None and e[0] == "CALL" and len(e) > 1 and e[1] not in labels:
+                self.events[k] = ("CALL",)
+
+    def _callee(self, first: int, end: int) -> str:
+        """The names the instructions ``first`` to ``end`` load (the callee's computation)."""
+        names = []
+        for m in range(first, min(end, first + 16)):
+            ins = self.instructions[m]
+            if ins.opname == "LOAD_ASSERTION_ERROR":   # ``assert x, msg`` calls it with msg as self
+                return "AssertionError"
+            if ins.opname in _NAMED_LOADS:
+                names.append(str(ins.argval))
+            elif ins.opname not in ("PUSH_NULL", "NOP", "PRECALL", "KW_NAMES"):
+                return ""       # not a plain (dotted) name: a call's result, a subscript, a ``with``
+        return ".".join(names) if end - first <= 16 else ""
+
     def _drop_future_imports(self) -> None:
         """``from __future__ import ...`` (which source needs where the original had a compiler flag)."""
         for k, ins in enumerate(self.instructions):
@@ -290,6 +405,7 @@ class Flow:
                 j = k
                 while j < len(self.instructions) and self.instructions[j].opname != "POP_TOP":
                     self.events[j] = None
+                    self._future_import.add(j)
                     j += 1
 
     def _drop_folded_constants(self, carried: dict[int, int] | None = None) -> None:
@@ -344,7 +460,7 @@ class Flow:
             while j < len(self.instructions) and self.events[j] is None \
                     and self.instructions[j].opname in _CONSTANT_ARGUMENT_OPS:
                 j += 1
-            if j < len(self.instructions) and self.events[j] == ("CALL",):
+            if j < len(self.instructions) and self.events[j] is not None and self.events[j][0] == "CALL":
                 self.events[j] = None
 
     def nested_code(self) -> list[types.CodeType]:
@@ -502,3 +618,8 @@ class Flow:
 
 
 _JUMPS = set(dis.hasjrel) | set(dis.hasjabs) | set(getattr(dis, "hasjump", ()))
+_TERMINATOR_OPS = _TERMINAL | {"RETURN_CONST"}
+
+
+def _callee_slots(ins: dis.Instruction) -> int:
+    return 2 if ins.opname == "CALL_METHOD" else _CALLEE_SLOTS

@@ -80,7 +80,37 @@ def _version_module():
 
 def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
     """The normalised instructions and exception table of ``code`` for the running CPython."""
+    check_opcodes(code)
     return _version_module().normalize(code)
+
+
+# Opcodes with a name that still cannot run: inline cache entries where an instruction should be,
+# placeholders, and 3.12+'s executor hook (only in specialised code).
+_NOT_RUNNABLE = frozenset({"CACHE", "RESERVED", "ENTER_EXECUTOR"})
+
+
+def check_opcodes(code: types.CodeType) -> None:
+    """Refuse bytecode with an opcode the running CPython does not define.
+
+    CPython stops with ``SystemError: unknown opcode`` there; ``dis`` shows such a byte as a cache
+    entry (3.11, 3.12) or an unnamed ``<n>`` instruction that later steps would silently skip."""
+    raw = code.co_code
+    caches = getattr(dis, "_inline_cache_entries", None)
+    i = 0
+    while i < len(raw):
+        op = raw[i]
+        name = dis.opname[op]
+        if name.startswith("<") or name in _NOT_RUNNABLE:
+            # (3.11+ read ``co_code`` back through a table that turns unknown opcodes into 0)
+            op = getattr(code, "_co_code_adaptive", raw)[i]
+            raise DecompilationError(f"unknown opcode {op} for CPython {sys.version_info[0]}.{sys.version_info[1]}",
+                                     qualname=getattr(code, "co_qualname", code.co_name), offset=i,
+                                     opname=f"<{op}>")
+        if isinstance(caches, (list, tuple)):
+            i += 2 * caches[op]
+        elif hasattr(caches, "get"):        # a mapping by name (3.13+; 3.15: a frozendict)
+            i += 2 * caches.get(name, 0)
+        i += 2
 
 
 # 3.13+: conditional jumps take exact bools (TO_BOOL, dropped by normalisation, converts first), so

@@ -28,6 +28,7 @@ from depyf.decompiler.executor import (
 from depyf.decompiler.expressions import load, negate
 from depyf.decompiler.filters import ALWAYS, NEVER, runs_through
 from depyf.decompiler.instructions import normalize
+from depyf.decompiler.slices import builds_slices, slices_as_values
 from depyf.decompiler.structure import Structurer
 
 CO_VARARGS, CO_VARKEYWORDS = 0x04, 0x08
@@ -274,6 +275,8 @@ class Nested:
             cleaned.append(stmt)
         cleaned = strip_tail_returns(remove_implicit_returns(cleaned))
         cleaned = self.with_class_annotations(cleaned)
+        if structurer.executor.nonlocals_declared:
+            cleaned.insert(0, ast.Nonlocal(sorted(structurer.executor.nonlocals_declared)))
         if structurer.executor.globals_declared:
             cleaned.insert(0, ast.Global(sorted(structurer.executor.globals_declared)))
         extra = {"type_params": []} if sys.version_info >= (3, 12) else {}
@@ -617,6 +620,8 @@ def code_to_source_and_constants(code: types.CodeType, defaults: dict[str, ast.e
 
 def _code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None = None) -> str:
     tree = renumber_temporaries(BoolOpFromIfExp().visit(code_to_ast(code, defaults)), opaque.names_in(code))
+    if builds_slices(code):
+        slices_as_values(tree)
     if code.co_flags & CO_FUTURE_ANNOTATIONS and code.co_name == "<module>" and not any(
             isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in tree.body):
         has_docstring = bool(tree.body) and isinstance(tree.body[0], ast.Expr) \

@@ -222,6 +222,37 @@ def test_truncated_bytecode_raises_decompilation_error():
     assert "target" in info.value.qualname
 
 
+def _undefined_opcode() -> int:
+    """An opcode number the running CPython defines neither as an instruction nor as a
+    specialised form of one (3.13+ keep those apart from ``dis.opname``)."""
+    specialised = set(getattr(dis, "_specialized_opmap", {}).values())
+    return next(n for n in range(255, 0, -1) if dis.opname[n].startswith("<") and n not in specialised)
+
+
+@pytest.mark.skipif(IDENTITY, reason="the identity backend reads source files")
+def test_an_undefined_opcode_is_refused_naming_function_offset_and_opcode():
+    """Corrupted bytecode: ``a + b`` with its operator's opcode replaced by one CPython does not
+    define. CPython stops there (SystemError: unknown opcode); the decompiler once dropped the
+    byte and answered ``return b``."""
+    def corrupted(a, b=1):
+        return a + b
+
+    code = corrupted.__code__
+    add = next(ins for ins in dis.get_instructions(code) if ins.opname in ("BINARY_OP", "BINARY_ADD"))
+    op = _undefined_opcode()
+    raw = bytearray(code.co_code)
+    raw[add.offset] = op
+    broken = code.replace(co_code=bytes(raw))
+    for entry in (depyf.decompile, lambda c: depyf.decompile(c, verify=False), depyf.recompile):
+        with pytest.raises(DecompilationError) as info:
+            entry(broken)
+        err = info.value
+        assert "corrupted" in err.qualname
+        assert err.offset == add.offset
+        assert err.opname == f"<{op}>"
+        assert f"unknown opcode {op}" in str(err) and f"offset {add.offset}" in str(err)
+
+
 def test_decompilation_error_attributes():
     err = DecompilationError("cannot structure loop", qualname="A.f", offset=12, opname="JUMP_BACKWARD")
     assert (err.qualname, err.offset, err.opname) == ("A.f", 12, "JUMP_BACKWARD")
@@ -256,3 +287,23 @@ def test_recompile_of_source_that_does_not_compile_is_a_decompilation_error(monk
     monkeypatch.setattr(api, "code_to_source_and_constants", lambda code, defaults=None: ("def f(:\n", {}))
     with pytest.raises(DecompilationError, match="does not compile"):
         depyf.recompile((lambda x: x).__code__)
+
+
+@pytest.mark.skipif(IDENTITY, reason="the identity backend reads source files")
+@pytest.mark.parametrize("verify", [False, True])
+def test_text_that_is_not_python_never_leaves_decompile(monkeypatch, verify):
+    """The last guard: whatever a decompiler bug prints, no way out returns text that does not
+    parse (the unverified path once handed out ``__stack_2 = :``)."""
+    import depyf.decompiler.api as api
+
+    def broken(code, defaults=None):
+        return "def f(x):\n    __stack_2 = :\n    return x\n", {}
+
+    monkeypatch.setattr(api, "code_to_source_and_constants", broken)
+
+    def f(x):
+        return x
+
+    with pytest.raises(DecompilationError, match="not valid Python|does not compile") as info:
+        depyf.decompile(f, verify=verify)
+    assert "f" in info.value.qualname

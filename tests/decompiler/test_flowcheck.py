@@ -149,3 +149,75 @@ def test_a_comprehension_code_object_alone_still_decompiles():
     genexpr = next(c for c in outer.__code__.co_consts if hasattr(c, "co_code"))
     source = depyf.decompile(genexpr)
     assert "x * 2" in source and "for x in" in source
+
+
+def test_a_lost_nonlocal_declaration_is_caught():
+    # ``nonlocal v; del v`` printed without its declaration: the nested function deletes a local
+    # of its own, and the outer ``v`` is no longer a cell
+    problems = _differ("""
+        def f(n):
+            v = n
+            def drop():
+                nonlocal v
+                del v
+            drop()
+            return v
+    """, """
+        def f(n):
+            v = n
+            def drop():
+                del v
+            drop()
+            return v
+    """)
+    assert any("'v' is bound differently" in p and "del deref" in p and "del fast" in p for p in problems)
+    assert any(p.split(":")[0].endswith("drop") for p in problems)   # (3.10 has no qualified names)
+
+
+def test_a_lost_global_declaration_is_caught():
+    problems = _differ("""
+        def f(n):
+            global COUNT
+            COUNT = n
+    """, """
+        def f(n):
+            COUNT = n
+    """)
+    assert problems and "'COUNT' is bound differently (original: store global; recompiled: store fast)" in problems[0]
+
+
+def test_a_split_tuple_assignment_that_reorders_calls_is_caught():
+    # ``x[f()], x[g()] = h(), k()`` evaluates h, k, then f, g: as two assignments f runs before k
+    problems = _differ("""
+        def f(x, f, g, h, k):
+            x[f()], x[g()] = h(), k()
+    """, """
+        def f(x, f, g, h, k):
+            x[f()] = h()
+            x[g()] = k()
+    """)
+    assert problems and "CALL:h" in problems[0] and "CALL:k" in problems[0]
+
+
+def test_calls_in_the_same_order_pass_however_the_callee_is_reached():
+    # a method call, a global call, a call through ``*()`` and a call of a call's result
+    assert not _differ("""
+        def f(x, a):
+            x.append(len(a))
+            return g(*())(a)
+    """, """
+        def f(x, a):
+            x.append(len(a))
+            return g()(a)
+    """)
+
+
+def test_the_decompiler_temporaries_may_be_stored():
+    assert not _differ("""
+        def f(a):
+            return a
+    """, """
+        def f(a):
+            __stack_0 = a
+            return __stack_0
+    """)

@@ -165,3 +165,25 @@ def test_container_on_the_stack_is_filled_through_one_name(conditional: bool) ->
         expected = {"x": 1, "y": b} if b or not conditional else {"x": 1}
         assert types.FunctionType(code, {})(1, b) == expected
         assert types.FunctionType(recompiled.code, {})(1, b) == expected, recompiled.source
+
+
+# a[b:] with the slice built before ``del b`` (Dynamo keeps such values on the stack across
+# statements): the slice waits, so what it reads must be evaluated before the statement.
+SLICE_WAITS_ACROSS_DEL = [
+    ("RESUME", 0), ("LOAD_FAST", 0), ("LOAD_FAST", 1), ("LOAD_CONST", 0), ("BUILD_SLICE", 2),
+    ("DELETE_FAST", 1), ("BINARY_SUBSCR", 0), ("RETURN_VALUE", 0),
+]
+# return slice(a, b), made by BUILD_SLICE: a slice object as a value, outside any brackets
+SLICE_AS_A_VALUE = [("RESUME", 0), ("LOAD_FAST", 0), ("LOAD_FAST", 1), ("BUILD_SLICE", 2), ("RETURN_VALUE", 0)]
+
+
+@pytest.mark.parametrize("program", [SLICE_WAITS_ACROSS_DEL, SLICE_AS_A_VALUE], ids=["waits", "value"])
+def test_a_slice_on_the_stack_decompiles_to_python(program) -> None:
+    """Once ``__stack_0 = b:``, which is not Python, handed out by every unverified path."""
+    code = assemble(_template2, program, [None])
+    source = depyf.decompile(code, verify=False)
+    compiled = compile(source, "<decompiled>", "exec")
+    namespace: dict = {}
+    exec(compiled, namespace)
+    for args in (([1, 2, 3], 1), ("abcd", 2)):
+        assert namespace["_template2"](*args) == types.FunctionType(code, {})(*args), source

@@ -8,15 +8,22 @@
     ``DecompilationError``. Any other exception, or a decompile that runs past its time bound,
     fails.
 
-In CI (``CI=true``) the runs are derandomized, so a failure reproduces; each property stays
-under about a minute on one core.
+The default run is deterministic: derandomized, no example database, so every run (a newcomer's,
+CI's) draws the same programs, and the programs random exploration once found wrong
+(``property_cases/*.pysrc``) are replayed first. Random exploration is a separate command with a
+time budget (``scripts/explore.sh --minutes 10``, ``DEPYF_EXPLORE=1``); each program it finds
+failing is written to ``property_cases/`` as a case to add. Each property stays under about a
+minute on one core.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
+import sys
 import types
+from pathlib import Path
 
 import pytest
 
@@ -36,17 +43,20 @@ from hypothesis import strategies as st  # noqa: E402
 
 from depyf import DecompilationError  # noqa: E402
 
-_PROFILE = "depyf-ci" if os.environ.get("CI", "").lower() == "true" else "depyf-dev"
+EXPLORE = os.environ.get("DEPYF_EXPLORE") == "1"
+_PROFILE = "depyf-explore" if EXPLORE else "depyf-fixed"
 # Shrinking a failure of a large generated program can take many minutes; it is off unless asked
 # for (DEPYF_HYPOTHESIS_SHRINK=1), so a failing run still ends in about a minute.
-_PHASES = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target]
+_PHASES = [Phase.explicit, Phase.generate, Phase.target]
 if os.environ.get("DEPYF_HYPOTHESIS_SHRINK") == "1":
     _PHASES.append(Phase.shrink)
-settings.register_profile(_PROFILE, derandomize=_PROFILE == "depyf-ci", deadline=None, print_blob=True,
+settings.register_profile(_PROFILE, derandomize=not EXPLORE, database=None, deadline=None, print_blob=True,
                           phases=_PHASES, report_multiple_bugs=False,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                                  HealthCheck.filter_too_much])
 BASE = settings.get_profile(_PROFILE)
+# Programs exploration found failing, replayed by every run (see ``record_failure``)
+CASES_DIR = Path(__file__).resolve().parent / "property_cases"
 # Generous: a shared 2-core CI machine under load runs the longest input (a long boolean chain)
 # in up to about 25 s; the step limit inside the decompiler is what bounds the work.
 DECOMPILE_TIME_BOUND_S = 60.0
@@ -161,6 +171,11 @@ def generated_functions(draw) -> str:
 @settings(BASE, max_examples=150)
 @given(source=generated_functions(), inputs=st.lists(INPUTS, min_size=3, max_size=6))
 def test_generated_functions_round_trip(source: str, inputs: list[tuple]):
+    with record_failure("function", source, inputs):
+        _check_function(source, inputs)
+
+
+def _check_function(source: str, inputs: list[tuple]) -> None:
     namespace: dict = {}
     exec(compile(source, "<generated>", "exec"), namespace)
     original = namespace["f"]
@@ -225,13 +240,87 @@ hypothesmith = pytest.importorskip("hypothesmith")
 @settings(BASE, max_examples=80)
 @given(source=hypothesmith.from_grammar())
 def test_grammar_programs_decompile_to_a_fixed_point(source: str):
-    _check_program(source)
+    with record_failure("program", source):
+        _check_program(source)
 
 
 @settings(BASE, max_examples=12)
 @given(source=hypothesmith.from_node())
 def test_node_programs_decompile_to_a_fixed_point(source: str):
-    _check_program(source)
+    with record_failure("program", source):
+        _check_program(source)
+
+
+# --------------------------------------------------------------------------- past findings
+
+class record_failure:
+    """While exploring, write a program whose check fails to ``property_cases/`` (a case to add,
+    replayed by every later run); otherwise do nothing."""
+
+    def __init__(self, kind: str, source: str, inputs: list[tuple] | None = None):
+        self.kind, self.source, self.inputs = kind, source, inputs
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        if exc is not None and EXPLORE and not isinstance(exc, hypothesis.errors.UnsatisfiedAssumption):
+            write_case(self.kind, self.source, self.inputs, f"{exc_type.__name__}: {exc}".splitlines()[0])
+        return False
+
+
+def write_case(kind: str, source: str, inputs: list[tuple] | None, reason: str) -> Path:
+    """``property_cases/<kind>_<hash>.pysrc``: a header (kind, inputs, why it failed), then the program."""
+    CASES_DIR.mkdir(exist_ok=True)
+    digest = hashlib.sha256(source.encode()).hexdigest()[:12]
+    path = CASES_DIR / f"{kind}_{digest}.pysrc"
+    header = [f"# kind: {kind}"]
+    if inputs is not None:
+        header.append(f"# inputs: {inputs!r}")
+    header.append(f"# found failing: {(reason.splitlines() or [''])[0][:200]}")
+    path.write_text("\n".join(header) + "\n" + source)
+    return path
+
+
+def read_case(path: Path) -> tuple[str, str, list[tuple] | None]:
+    """(kind, source, inputs) of a stored case."""
+    text = path.read_text()
+    kind, inputs, lines = "program", None, text.splitlines(keepends=True)
+    while lines and lines[0].startswith("# ") and ":" in lines[0]:
+        key, _, value = lines.pop(0)[2:].partition(":")
+        if key == "kind":
+            kind = value.strip()
+        elif key == "inputs":
+            inputs = ast.literal_eval(value.strip())
+        elif key == "allow" and value.strip() == "refusal":
+            kind += "+refusal"
+        elif key != "found failing":
+            lines.insert(0, f"# {key}:{value}")
+            break
+    return kind, "".join(lines), inputs
+
+
+STORED_CASES = sorted(CASES_DIR.glob("*.pysrc")) if CASES_DIR.is_dir() else []
+
+
+@pytest.mark.parametrize("path", STORED_CASES, ids=lambda p: p.stem)
+def test_stored_cases_replay(path: Path):
+    """Every program exploration once found failing: a generated function round-trips on its
+    inputs (a case marked ``# allow: refusal`` may still be refused, never answered wrongly), a
+    grammar program decompiles to a fixed point (or is refused)."""
+    kind, source, inputs = read_case(path)
+    if kind.startswith("function"):
+        try:
+            _check_function(source, inputs or [(0, 0, 0)])
+        except DecompilationError as exc:
+            if not kind.endswith("+refusal"):
+                raise
+            pytest.xfail(f"still refused (never wrong code): {exc}")
+    else:
+        try:
+            _check_program(source)
+        except hypothesis.errors.UnsatisfiedAssumption:
+            pytest.skip("CPython itself rejects this program")
 
 
 def test_pathological_input_is_refused_or_bounded():
@@ -254,3 +343,13 @@ def test_pathological_input_is_refused_or_bounded():
         new = with_code(func, rec.code)
         args = (5,) if func.__code__.co_argcount == 1 else (0, 1)
         assert same(run_case(func, Call(args)), run_case(new, Call(args)))
+
+
+def test_a_found_case_is_written_and_read_back(tmp_path, monkeypatch):
+    """What exploration writes is what the replay reads: kind, inputs and the program unchanged."""
+    monkeypatch.setattr(sys.modules[__name__], "CASES_DIR", tmp_path)
+    source = "def f(a, b, c):\n    return (a, b, c, 0, 1)\n"
+    path = write_case("function", source, [(1, 2, 3)], "AssertionError: f(1, 2, 3): expected ...\nmore")
+    assert path.parent == tmp_path and path.suffix == ".pysrc"
+    assert read_case(path) == ("function", source, [(1, 2, 3)])
+    assert "# found failing: AssertionError: f(1, 2, 3): expected ..." in path.read_text()

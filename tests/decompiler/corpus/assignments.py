@@ -191,3 +191,53 @@ def unpack_then_name_the_same_value(pair):
     box = Box(None)
     box.first, (r, s) = t = (make(), make())
     return i, j, x, a, p, q, b, box.first, r, s, t, len(calls)
+
+
+# A tuple assignment evaluates every value, then each target in turn: the calls inside the
+# targets run after all the values. Two assignments would interleave them.
+
+@cases((0,), (1,))
+def tuple_assignment_effects_in_targets(n):
+    log = []
+
+    def note(tag, value):
+        log.append(tag)
+        return value
+
+    x = [0, 0, 0]
+    x[note("f", n)], x[note("g", n + 1)] = note("h", 5), note("k", 6)
+    box = Box(0)
+    note("a", box).value, note("b", box).other = note("c", 1), note("d", 2)
+    x[note("i", 0)], box.value, x[note("j", 2)] = note("l", 7), note("m", 8), note("n", 9)
+    return x, box.value, box.other, log
+
+
+@cases((2,),)
+def long_tuple_assignment_effects_in_targets(n):
+    log = []
+
+    def note(tag, value):
+        log.append(tag)
+        return value
+
+    x = [0] * 5
+    x[note("a", 0)], x[note("b", 1)], x[note("c", 2)], x[note("d", n)] = (note("e", 1), note("f", 2),
+                                                                            note("g", 3), note("h", 4))
+    return x, log
+
+
+def _logged(log, tag, value):
+    def step():
+        log.append(tag)
+        return value
+    return step
+
+
+@cases((),)
+def tuple_assignment_calls_in_targets():
+    log = []
+    f, g, h, k = (_logged(log, "f", 0), _logged(log, "g", 1), _logged(log, "h", "H"),
+                  _logged(log, "k", "K"))
+    x = [None, None]
+    x[f()], x[g()] = h(), k()
+    return x, log

@@ -187,3 +187,32 @@ def lambda_nested_in_lambda(a, b):
 def global_declared_not_assigned(n):
     global COUNTER
     return COUNTER is not None and n
+
+
+@cases((1,), (2,))
+def nonlocal_only_deleted(n):
+    # ``nonlocal v; del v`` as the only mention of ``v`` in the nested function: without its
+    # declaration the recompiled ``drop`` deleted a local of its own (UnboundLocalError)
+    v = n * 10
+
+    def drop():
+        nonlocal v
+        del v
+
+    drop()
+    try:
+        return v
+    except NameError as exc:
+        return type(exc).__name__
+
+
+@cases((3,),)
+def nonlocal_in_class_body(n):
+    v = n
+
+    class Shifted:
+        nonlocal v
+        v = v + 1
+        w = v * 2
+
+    return v, Shifted.w, hasattr(Shifted, "v")
