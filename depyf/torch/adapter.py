@@ -501,6 +501,12 @@ def dynamo_callback_from_stance_patch(
     return restore
 
 
+def run_outside_dynamo(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` wrapped so that Dynamo never traces it: called from compiled code, it graph-breaks and
+    runs as Python (``torch.compiler.disable``)."""
+    return torch.compiler.disable(fn)
+
+
 def should_compile_frame(frame: types.FrameType) -> bool:
     """Whether Dynamo would try to compile ``frame`` at all (not a skipped file, has tensors).
 
