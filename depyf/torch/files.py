@@ -133,31 +133,45 @@ class DumpFiles:
         self.replaced: list[str] = []
         self.written: list[str] = []
         self._lock = threading.Lock()
-        self.root, self.foreign = self._choose_root(self.requested)
         self.owns_lock = False
         self.subdir: str | None = None
         self.rank = rank
-        if rank is not None:
-            self.subdir = f"rank_{rank}"
-        elif not self._acquire_lock():
-            self.subdir = f"pid_{os.getpid()}"
-        self.dir = os.path.join(self.root, self.subdir) if self.subdir else self.root
-        os.makedirs(self.dir, exist_ok=True)
+        self.foreign: list[str] = []
+        self.root = self.requested
+        os.makedirs(self.root, exist_ok=True)
+        try:
+            if rank is not None:
+                self.subdir = f"rank_{rank}"
+            elif self._acquire_lock():
+                self._divert_if_foreign()
+            else:
+                self.subdir = f"pid_{os.getpid()}"  # another live process owns the directory
+            self.dir = os.path.join(self.root, self.subdir) if self.subdir else self.root
+            os.makedirs(self.dir, exist_ok=True)
+        except BaseException:
+            self.release()
+            raise
 
-    @staticmethod
-    def _choose_root(requested: str) -> tuple[str, list[str]]:
-        """``requested``, or its ``depyf_dump`` subdirectory when files there are not depyf's."""
-        os.makedirs(requested, exist_ok=True)
-        root, foreign = requested, foreign_files(requested)
+    def _divert_if_foreign(self) -> None:
+        """As the owner: write to ``depyf_dump/`` instead when files here are not depyf's."""
+        foreign = foreign_files(self.root)
         if not foreign:
-            return root, []
+            return
+        self.release()
+        self.foreign = foreign
         for k in range(100):
-            candidate = os.path.join(requested, DIVERT_NAME if k == 0 else f"{DIVERT_NAME}_{k}")
-            if os.path.isdir(candidate) or not os.path.exists(candidate):
-                os.makedirs(candidate, exist_ok=True)
-                if not foreign_files(candidate):
-                    return candidate, foreign
-        raise FileExistsError(f"{requested}: no free {DIVERT_NAME} subdirectory for the dump")
+            candidate = os.path.join(self.requested, DIVERT_NAME if k == 0 else f"{DIVERT_NAME}_{k}")
+            if os.path.exists(candidate) and not os.path.isdir(candidate):
+                continue
+            os.makedirs(candidate, exist_ok=True)
+            self.root = candidate
+            if not self._acquire_lock():
+                self.subdir = f"pid_{os.getpid()}"
+                return
+            if not foreign_files(candidate):
+                return
+            self.release()
+        raise FileExistsError(f"{self.requested}: no free {DIVERT_NAME} subdirectory for the dump")
 
     def _acquire_lock(self) -> bool:
         lock = os.path.join(self.root, LOCK_NAME)
