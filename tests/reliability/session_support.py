@@ -23,6 +23,9 @@ PRELUDE = textwrap.dedent("""
     warnings.simplefilter("always")
     def report(key, value):
         print(key, value, flush=True)
+    def warm_up():
+        # The first compilation imports torch modules that adapter.state_snapshot() looks into.
+        torch.compile(lambda x: x + 1, backend="eager")(torch.ones(1))
 """)
 
 

@@ -52,4 +52,4 @@ def test_the_pause_lands_on_the_first_line_of_the_block(tmp_path):
     assert f"> {program}(" in stop and "main()" in stop, stop
     assert "-> marker = \"the block's first line\"" in stop
     assert "contextlib" not in stop
-    assert value(proc.stdout.split("(Pdb)")[-1], "RESULT") == "the block's first line"
+    assert value(proc.stdout.split("(Pdb)")[-1].strip(), "RESULT") == "the block's first line"
