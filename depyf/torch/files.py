@@ -125,7 +125,8 @@ class DumpFiles:
     """
 
     def __init__(self, dump_dir: str, rank: int | None,
-                 on_failure: Callable[[OSError], None] | None = None):
+                 on_failure: Callable[[OSError], None] | None = None,
+                 rank_source: Callable[[], int | None] | None = None):
         self.requested = os.path.abspath(dump_dir)
         self.started = time.time()
         self.failed: OSError | None = None
@@ -133,6 +134,9 @@ class DumpFiles:
         self.replaced: list[str] = []
         self.written: list[str] = []
         self._lock = threading.Lock()
+        # Until the first file is written, a rank that appears (init_process_group inside the
+        # block) moves the dump to rank_<r>/.
+        self._rank_source = rank_source if rank is None else None
         self.owns_lock = False
         self.subdir: str | None = None
         self.rank = rank
@@ -277,7 +281,25 @@ class DumpFiles:
             os.rmdir(os.path.join(self.dir, "bytecode"))
 
     def path(self, relative: str) -> str:
+        if self._rank_source is not None:
+            self.settle()
         return os.path.join(self.dir, relative)
+
+    def settle(self) -> None:
+        """Move to ``rank_<r>/`` if a rank appeared and nothing is written yet; after a write, stay."""
+        source = self._rank_source
+        if source is None:
+            return
+        if self.written:
+            self._rank_source = None
+            return
+        try:
+            rank = source()
+        except Exception:  # noqa: BLE001 - stay where we are
+            rank = None
+        if rank is not None:
+            self._rank_source = None
+            self.rehome(rank)
 
     def note_written(self, relative: str) -> None:
         with self._lock:

@@ -82,7 +82,8 @@ class DumpSession:
 
     def __init__(self, dump_dir: str, *, clean_wild_fx_code: bool = True, log_bytecode: bool = False,
                  backend_hint: str | None = None):
-        self.files = DumpFiles(dump_dir, adapter.process_rank(), on_failure=self._write_failed)
+        self.files = DumpFiles(dump_dir, adapter.process_rank(), on_failure=self._write_failed,
+                               rank_source=adapter.distributed_rank)
         here = threading.current_thread()
         self.thread_id, self.thread_name = here.ident, here.name
         self.children_started = 0
@@ -202,7 +203,6 @@ class DumpSession:
             return None
         try:
             with self._lock:
-                self._rehome_if_distributed()
                 return self._handle_transformed(code, dynamo_code)
         except Exception as exc:  # noqa: BLE001 - never break the user's compilation
             self.warn(f"internal error while dumping {code.co_name}: {exc!r}; Dynamo's bytecode runs")
@@ -238,20 +238,12 @@ class DumpSession:
             self.files.write(f"bytecode/{name}.{label}.dis.txt", dis_listing(code))
             self.files.write_bytes(f"bytecode/{name}.{label}.marshal", marshal.dumps(code))
 
-    def _rehome_if_distributed(self) -> None:
-        """``init_process_group`` ran after the block started: write to ``rank_<r>/`` from now on."""
-        if self.files.rank is None and not self.files.written:
-            rank = adapter.distributed_rank()
-            if rank is not None:
-                self.files.rehome(rank)
-
     # --- the end --------------------------------------------------------------------------------
     def finish(self) -> None:
         """Write full_code files and the index (after ``stop``: cache entries are complete).
 
         The index is written last; when the file system refused a write, the dump is removed."""
-        with self._lock:
-            self._rehome_if_distributed()
+        self.files.settle()  # init_process_group ran inside the block and nothing was written
         if self.children_started and not self.functions:
             self.warn(f"{self.children_started} child process(es) started inside prepare_debug and nothing "
                       "was compiled in this process: compilations in child processes are not in this dump "
