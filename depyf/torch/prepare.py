@@ -78,20 +78,24 @@ class PrepareDebug:
         return used
 
     def _start(self) -> str:
-        with _active_lock:
+        with _active_lock:  # check and claim at once: two threads cannot both start a dump
             joined = _active[-1] if _active else None
+            if joined is None:
+                try:
+                    session = DumpSession(self.dump_dir, **self.options)
+                except OSError as exc:
+                    session = None
+                    failure = exc
+                else:
+                    _active.append(session)
         if joined is not None:
             _warn_joined(joined, self.dump_dir)
             return joined.files.dir
-        try:
-            session = DumpSession(self.dump_dir, **self.options)
-        except OSError as exc:
-            warnings.warn(f"depyf: cannot dump to {os.path.abspath(self.dump_dir)}: {_describe(exc)}; "
+        if session is None:
+            warnings.warn(f"depyf: cannot dump to {os.path.abspath(self.dump_dir)}: {_describe(failure)}; "
                           "the block runs without a dump", DepyfWarning, stacklevel=3)
             return os.path.abspath(self.dump_dir)
         self.session = session
-        with _active_lock:
-            _active.append(session)
         session.start()
         return session.files.dir
 
@@ -142,6 +146,8 @@ _GUARDED = {PrepareDebug.__enter__.__code__, PrepareDebug.__exit__.__code__}
 
 
 def _describe(exc: OSError) -> str:
+    if isinstance(exc, (FileExistsError, NotADirectoryError)) and exc.filename:
+        return f"{exc.filename} is a file, not a directory"
     return f"{type(exc).__name__}: {exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else "")
 
 
@@ -159,9 +165,12 @@ def _warn_joined(active: DumpSession, requested: str) -> None:
 
 def _after_fork_in_child() -> None:
     """A forked child inherits the hooks: keep it from writing into its parent's dump."""
+    global _active_lock
+    _active_lock = threading.Lock()  # another thread may have held it at the fork
     for session in list(_active):
         with contextlib.suppress(Exception):
             session.detach_in_child()
+    _active.clear()  # the child may start its own dump (it writes pid_<p>/ or rank_<r>/)
 
 
 if hasattr(os, "register_at_fork"):

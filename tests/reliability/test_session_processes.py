@@ -133,3 +133,53 @@ def test_depyf_run_refuses_an_empty_output_dir(tmp_path):
                           env=child_env(), capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "ran" not in proc.stdout
     assert "the dump directory is empty" in proc.stderr
+
+
+FORKING = """
+    import multiprocessing
+    dump = sys.argv[1]
+
+    @torch.compile(backend="eager")
+    def in_parent(x):
+        return x + 1
+
+    @torch.compile(backend="eager")
+    def in_child(x):
+        return x * 5
+
+    @torch.compile(backend="eager")
+    def in_child_own_dump(x):
+        return x - 2
+
+    def child():
+        in_child(torch.ones(2))                      # inherited hooks: not dumped anywhere
+        with depyf.prepare_debug(dump) as used:      # its own dump
+            with open("child.txt", "w") as out:
+                out.write(f"{used} {in_child_own_dump(torch.ones(2)).tolist()}")
+
+    with depyf.prepare_debug(dump) as used:
+        in_parent(torch.ones(2))
+        process = multiprocessing.get_context("fork").Process(target=child)
+        process.start()
+        process.join()
+        report("CHILD_EXIT", process.exitcode)
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_a_forked_child_writes_nothing_into_its_parents_dump_and_can_dump_on_its_own(tmp_path):
+    from session_support import run
+
+    dump = tmp_path / "dump"
+    rc, out, err = run(tmp_path, FORKING, str(dump))
+    assert rc == 0, err
+    assert value(out, "CHILD_EXIT") == "0"
+    child_dir, result = (tmp_path / "child.txt").read_text().split(" ", 1)
+    assert result == "[-1.0, -1.0]"
+    child_dir = Path(child_dir)
+    assert child_dir.parent == dump and child_dir.name.startswith("pid_")
+    parent = json.loads((dump / "index.json").read_text())
+    assert [fn["name"] for fn in parent["functions"]] == ["in_parent"]
+    child = json.loads((child_dir / "index.json").read_text())
+    assert [fn["name"] for fn in child["functions"]] == ["in_child_own_dump"]
+    assert not list(dump.rglob("*in_child_0*")) and not list(dump.rglob("full_code_for_in_child_0.py"))
