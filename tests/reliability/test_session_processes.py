@@ -16,7 +16,7 @@ pytest.importorskip("torch")
 sys.path.insert(0, str(Path(__file__).parent))
 from session_support import REPO, child_env, depyf_warnings, start, value  # noqa: E402
 
-pytestmark = pytest.mark.torch
+pytestmark = [pytest.mark.torch, pytest.mark.slow]
 
 
 def _free_port() -> int:
