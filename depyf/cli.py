@@ -251,6 +251,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     script = Path(args.script)
     if not script.is_file():
         raise UsageError(f"{script}: no such file (usage: depyf run script.py [args...])")
+    if not str(args.output).strip():
+        raise UsageError("-o: the dump directory is empty; name one (\".\" for the current directory)")
     dump_dir = Path(args.output).resolve()
     prepare_debug = _load_prepare_debug()
     if args.backend and importlib.util.find_spec("torch") is None:

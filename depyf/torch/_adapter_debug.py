@@ -6,6 +6,7 @@ from depyf.torch.adapter import (
     dynamo_callback_from_stance_patch,
     inductor_loaded_modules,
     run_frame_uncompiled,
+    run_outside_dynamo,
     should_compile_frame,
 )
 from depyf.torch.adapter import _debug_private as _private  # noqa: F401  (tests probe it)
@@ -18,4 +19,5 @@ __all__ = [
     "register_bytecode_hook",
     "should_compile_frame",
     "run_frame_uncompiled",
+    "run_outside_dynamo",
 ]

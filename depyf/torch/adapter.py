@@ -15,6 +15,8 @@ import contextlib
 import functools
 import importlib
 import logging
+import multiprocessing.process
+import os
 import sys
 import types
 from collections.abc import Callable, Iterator
@@ -419,10 +421,28 @@ def state_snapshot() -> dict[str, Any]:
         "fx_graph_cache": inductor_config.fx_graph_cache,
         "autograd_cache": functorch_config.enable_autograd_cache,
         "bytecode_log_handlers": list(bytecode_logger().handlers),
+        "process_start": multiprocessing.process.BaseProcess.__dict__["start"],
         "trace_structured": {name: module.__dict__["trace_structured"] for name, module in list(sys.modules.items())
                              if isinstance(module, types.ModuleType) and name.startswith("torch")
                              and "trace_structured" in module.__dict__},
     }
+
+
+def launcher_rank() -> int | None:
+    """The rank ``torchrun`` (torch.distributed.run / elastic) gives this process in its environment.
+
+    torchrun sets ``RANK`` and ``WORLD_SIZE`` (and ``LOCAL_RANK``, ``TORCHELASTIC_RUN_ID``) before the
+    script starts, so the rank is known before ``init_process_group`` is called."""
+    rank, world = os.environ.get("RANK", ""), os.environ.get("WORLD_SIZE", "")
+    if not (rank.isdigit() and world.isdigit()) or "LOCAL_RANK" not in os.environ:
+        return None
+    return int(rank) if int(rank) < int(world) else None
+
+
+def process_rank() -> int | None:
+    """The rank this process dumps as: the initialised process group's, else torchrun's."""
+    rank = distributed_rank()
+    return rank if rank is not None else launcher_rank()
 
 
 def distributed_rank() -> int | None:
@@ -479,6 +499,12 @@ def dynamo_callback_from_stance_patch(
             eval_frame._callback_from_stance = original
 
     return restore
+
+
+def run_outside_dynamo(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` wrapped so that Dynamo never traces it: called from compiled code, it graph-breaks and
+    runs as Python (``torch.compiler.disable``)."""
+    return torch.compiler.disable(fn)
 
 
 def should_compile_frame(frame: types.FrameType) -> bool:

@@ -15,7 +15,6 @@ import os
 import sys
 import types
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
 from depyf.fileio import read_regular
@@ -57,27 +56,60 @@ def last_dump_dir() -> str | None:
     return None
 
 
-@contextlib.contextmanager
-def debug(*, pause: bool | None = None) -> Iterator[None]:
+def debug(*, pause: bool | None = None) -> DebugBlock:
     """Run the block on already compiled code only, pausing once so breakpoints can be set.
 
     ``pause``: ``True``/``False`` force or forbid the pause; ``None`` (default) follows
     ``DEPYF_DEBUG_PAUSE`` and otherwise pauses only when someone can answer: stdin is a terminal,
     or pdb or debugpy is already attached (their existing session is reused, so breakpoints set
     from ``python -m pdb`` or VS Code keep working). Every setting is restored on exit.
+    The pause lands on the first line of the block, in the caller's frame.
     """
-    with contextlib.ExitStack() as restore:
-        _enter_no_compile(restore)
-        try:
-            print(_guide(last_dump_dir()), file=sys.stderr, flush=True)
-            trace_before = sys.gettrace()
-            if _pause(_caller_frame(), pause):
-                # The debugger we started ends with the block (and cannot trip over
-                # interpreter shutdown); a debugger the user attached keeps running.
-                restore.callback(sys.settrace, trace_before)
-        except Exception as exc:  # the pause is a convenience; the block must still run
-            _warn(f"could not pause in a debugger: {exc!r}")
-        yield
+    return DebugBlock(pause)
+
+
+class DebugBlock:
+    """The ``with depyf.debug():`` block.
+
+    A class rather than a generator so that the pause lands in the caller's frame, not in
+    contextlib; ``__enter__``/``__exit__`` are hidden from Dynamo (see ``_hidden_from_dynamo``),
+    so a block inside a compiled function makes Dynamo fall back to running it as Python."""
+
+    def __init__(self, pause: bool | None):
+        self.pause = pause
+        self._restore = contextlib.ExitStack()
+
+    def __enter__(self) -> None:
+        _enter_block(self._restore, self.pause, sys._getframe(1))
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._restore.close()
+
+
+def _enter_block(restore: contextlib.ExitStack, pause: bool | None, caller: types.FrameType | None) -> None:
+    _enter_no_compile(restore)
+    try:
+        print(_guide(last_dump_dir()), file=sys.stderr, flush=True)
+        trace_before = sys.gettrace()
+        if _pause(_user_frame(caller), pause):
+            # The debugger we started ends with the block (and cannot trip over
+            # interpreter shutdown); a debugger the user attached keeps running.
+            restore.callback(sys.settrace, trace_before)
+    except Exception as exc:  # the pause is a convenience; the block must still run
+        _warn(f"could not pause in a debugger: {exc!r}")
+
+
+def _hidden_from_dynamo() -> None:
+    """Make Dynamo run ``debug()``'s entry points as Python instead of tracing them.
+
+    Traced, ``set_stance`` inside them is a hard error (Dynamo forbids tracing it)."""
+    try:
+        from depyf.torch import _adapter_debug as adapter
+
+        DebugBlock.__enter__ = adapter.run_outside_dynamo(DebugBlock.__enter__)  # type: ignore[method-assign]
+        DebugBlock.__exit__ = adapter.run_outside_dynamo(DebugBlock.__exit__)  # type: ignore[method-assign]
+    except Exception:  # noqa: BLE001 - without it, only debug() inside compiled code fails
+        pass
 
 
 # ---------------------------------------------------------------------------- no new compilation
@@ -245,7 +277,7 @@ def _pause(frame: types.FrameType | None, pause: bool | None) -> bool:
     if sys.breakpointhook is sys.__breakpointhook__ and not os.environ.get("PYTHONBREAKPOINT"):
         import pdb
 
-        pdb.Pdb().set_trace(frame)  # stop in the user's frame, not in this module
+        _stop_in(pdb.Pdb(), frame)  # stop on the block's first line in the user's frame, nowhere else
     else:
         breakpoint()  # honour a custom hook (ipdb, PYTHONBREAKPOINT=...)
     return True
@@ -307,11 +339,11 @@ def _stdin_is_terminal() -> bool:
         return False
 
 
-def _caller_frame() -> types.FrameType | None:
-    """The first frame outside this module and contextlib: the user's ``with depyf.debug():``."""
-    frame = sys._getframe(1)
+def _user_frame(frame: types.FrameType | None) -> types.FrameType | None:
+    """The first frame from ``frame`` outward that is the user's (not this module, contextlib or torch's wrappers)."""
     skip = {__file__, contextlib.__file__}
-    while frame is not None and frame.f_code.co_filename in skip:
+    while frame is not None and (frame.f_code.co_filename in skip
+                                 or os.sep + os.path.join("torch", "_dynamo") + os.sep in frame.f_code.co_filename):
         frame = frame.f_back
     return frame
 
@@ -328,4 +360,5 @@ class _CallableModule(types.ModuleType):
         return debug(*args, **kwargs)
 
 
+_hidden_from_dynamo()
 sys.modules[__name__].__class__ = _CallableModule

@@ -18,7 +18,7 @@ from typing import Any
 
 from depyf.fileio import NotRegularFile, read_regular
 from depyf.torch import adapter
-from depyf.torch.files import DumpFiles
+from depyf.torch.files import DumpFiles, DumpWriteError
 from depyf.torch.trace import GRAPH_STAGES, TraceEvent
 
 _SHORT_NAME = re.compile(r"^(__compiled_fn_\d+)")
@@ -145,7 +145,7 @@ class GraphDumper:
 
     def on_inductor_module(self, module: Any, path: str) -> None:
         """Inductor loaded generated Python: if it is a graph's output code, make it run from the dump."""
-        if not self.active or not callable(getattr(module, "call", None)):
+        if not self.active or self.files.failed is not None or not callable(getattr(module, "call", None)):
             return
         name = self._current()
         if name is None or name not in self.graphs:
@@ -166,6 +166,8 @@ class GraphDumper:
             if not os.path.exists(target):
                 with open(path, encoding="utf-8") as src:
                     self.files.write(relative, parseable_text(src.read()))
+        except DumpWriteError as exc:
+            self.files.fail(exc)
         except Exception as exc:  # noqa: BLE001
             self.warn(f"could not dump Inductor output code of {name}: {exc!r}")
 
@@ -192,6 +194,8 @@ class GraphDumper:
 
     def _dump_graph_module(self, name: str, stage: str, gm: Any) -> None:
         """Write ``gm`` as this stage's file and make it run from there; never raises."""
+        if self.files.failed is not None:
+            return
         try:
             relative = self._take_pending(name, stage)
             target = self.files.path(relative)
@@ -206,6 +210,8 @@ class GraphDumper:
                 if self._keep_if_valid(relative):
                     return
             self.files.write(relative, parseable_text(readable_graph_source(gm)))
+        except DumpWriteError as exc:
+            self.files.fail(exc)
         except Exception as exc:  # noqa: BLE001
             self.warn(f"could not dump the {stage} graph of {name}: {exc!r}")
 

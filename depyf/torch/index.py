@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from depyf.fileio import read_regular, write_atomic
+from depyf.fileio import read_regular
 
 if TYPE_CHECKING:
     from depyf.torch.session import DumpSession, FunctionRecord
@@ -173,9 +173,10 @@ def write_index(session: DumpSession, top_level: list[FunctionRecord],
         "files": ["index.md", "index.json", *written],
         "warnings": list(session.warnings),
     }
-    files.write("index.json", json.dumps(data, indent=2, default=str) + "\n")
+    # index.json last: a directory with an index.json holds a complete dump.
     files.write("index.md", render_markdown(data, files.process_dirs() if files.subdir is None else []))
-    if files.subdir is not None:
+    files.write("index.json", json.dumps(data, indent=2, default=str) + "\n")
+    if files.subdir is not None and files.failed is None:
         _link_from_root(files)
 
 
@@ -222,30 +223,33 @@ def render_markdown(data: dict[str, Any], process_dirs: list[str]) -> str:
 
 
 def _link_from_root(files: Any) -> None:
-    """Make sure the shared directory's index.md links this process's directory."""
+    """Make sure the shared directory's index.md links this process's directory.
+
+    A root index.md that is neither the owner's dump page nor depyf's shared page is left alone."""
+    from depyf.torch.files import SHARED_PAGE_MARK, atomic_write, earlier_dump_files
+
     root_index = os.path.join(files.root, "index.md")
     line = f"- [{files.subdir}]({files.subdir}/index.md)"
-    if files.subdir.startswith("rank_"):
-        # Ranks share the root page: each rewrites it from the directories present, so the
-        # last one to finish lists every rank.
-        text = "# depyf dump\n\n## Processes\n\n" + "".join(
-            f"- [{d}]({d}/index.md)\n" for d in files.process_dirs())
-        try:
-            write_atomic(root_index, text)
-        except OSError:
-            pass
-        return
+    header = f"# depyf dump\n{SHARED_PAGE_MARK}\n\n## Processes\n\n"
     try:
         existing = ""
-        if os.path.exists(root_index):
+        if os.path.lexists(root_index):
+            if os.path.islink(root_index) or not os.path.isfile(root_index):
+                return
             existing = read_regular(root_index, 1 << 20)[0].decode("utf-8", errors="replace")
-        if line in existing:
+            if SHARED_PAGE_MARK not in existing and "index.md" not in earlier_dump_files(files.root):
+                return  # not a page depyf wrote
+        if files.subdir.startswith("rank_") and (not existing or SHARED_PAGE_MARK in existing):
+            # Ranks share the root page: each rewrites it from the directories present, so the
+            # last one to finish lists every rank.
+            text = header + "".join(f"- [{d}]({d}/index.md)\n" for d in files.process_dirs())
+        elif line in existing:
             return
-        if not existing:
-            text = f"# depyf dump\n\n## Processes\n\n{line}\n"
+        elif not existing:
+            text = f"{header}{line}\n"
         else:
             heading = "" if ("## Processes" in existing or "## Other processes" in existing) else "\n## Processes\n\n"
             text = existing.rstrip("\n") + "\n" + heading + line + "\n"
-        write_atomic(root_index, text)
+        atomic_write(root_index, text)
     except OSError:
         pass

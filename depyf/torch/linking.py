@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
-from depyf.fileio import write_atomic
+from depyf.torch.files import DumpWriteError, atomic_write
 
 __all__ = ["link_graph_module", "link_inductor_output", "link_bytecode_listing", "LinkWarning"]
 
@@ -43,6 +43,8 @@ def link_graph_module(gm: Any, path: str, *, title: str | None = None) -> str | 
     """
     try:
         return _link_graph_module(gm, os.path.abspath(path), title)
+    except DumpWriteError:
+        raise
     except Exception as exc:  # never break the user's program
         return _give_up(path, f"{type(exc).__name__}: {exc}")
 
@@ -60,6 +62,8 @@ def link_inductor_output(compiled_module: types.ModuleType, path: str) -> str | 
     """
     try:
         return _link_inductor_output(compiled_module, os.path.abspath(path))
+    except DumpWriteError:
+        raise
     except Exception as exc:
         return _give_up(path, f"{type(exc).__name__}: {exc}")
 
@@ -199,8 +203,7 @@ def link_bytecode_listing(code: types.CodeType, path: str, *, title: str = "") -
         linked = _listed_code(code, lines)
         lines.append('"""')
         text = "\n".join(lines) + "\n"
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_atomic(path, text)
+        atomic_write(path, text)
         import linecache
 
         linecache.checkcache(path)
@@ -269,8 +272,7 @@ def _link_text(text: str, path: str, targets: dict[str, types.FunctionType | Non
     ``targets`` maps the ``co_qualname`` a function has in ``text`` to the live function object.
     All targets are verified before any is swapped, so a mismatch changes nothing.
     """
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    write_atomic(path, text)  # never through a link planted in the dump directory
+    atomic_write(path, text)  # a refused write raises DumpWriteError: the caller stops the dump
     import linecache
 
     linecache.checkcache(path)  # a previous version of the file may be cached

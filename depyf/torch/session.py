@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from depyf.torch import adapter
+from depyf.torch.children import count_child_processes
 from depyf.torch.files import DumpFiles
 from depyf.torch.full_code import EntryView, FunctionView, original_source_of, render_function
 from depyf.torch.graphs import GraphDumper
@@ -82,7 +83,11 @@ class DumpSession:
 
     def __init__(self, dump_dir: str, *, clean_wild_fx_code: bool = True, log_bytecode: bool = False,
                  backend_hint: str | None = None):
-        self.files = DumpFiles(dump_dir, adapter.distributed_rank())
+        self.files = DumpFiles(dump_dir, adapter.process_rank(), on_failure=self._write_failed,
+                               rank_source=adapter.distributed_rank)
+        here = threading.current_thread()
+        self.thread_id, self.thread_name = here.ident, here.name
+        self.children_started = 0
         self.clean_wild_fx_code = clean_wild_fx_code
         self.log_bytecode = log_bytecode
         self.warnings: list[str] = []
@@ -103,11 +108,15 @@ class DumpSession:
         self.warnings.append(message)
         warnings.warn(f"depyf: {message}", DepyfWarning, stacklevel=2)
 
+    def _write_failed(self, exc: OSError) -> None:
+        self.warn(f"could not write the dump in {self.files.dir}: {exc.strerror or exc}; dumping stopped "
+                  "there and the incomplete dump is removed (the program runs on unchanged)")
+
     def start(self) -> None:
         from depyf.torch import trace
 
-        if self.files.subdir is None or self.files.subdir.startswith("rank_"):
-            self.files.remove_stale()
+        self.files.remove_stale()
+        self._tell_about_directory()
         self.active = True
         steps: list[tuple[str, Callable[[], Callable[[], None]]]] = [
             ("bytecode hook", lambda: adapter.register_bytecode_hook(self._bytecode_hook).remove),
@@ -116,6 +125,7 @@ class DumpSession:
             ("AOTAutograd seam", lambda: adapter.patch_aot_compilers(self.graphs.wrap_aot_compiler)),
             ("Inductor seam", lambda: adapter.patch_inductor_module_loader(self.graphs.on_inductor_module)),
             ("compile caches", self._disable_caches),
+            ("child process count", lambda: count_child_processes(self._child_started)),
         ]
         for what, step in steps:
             try:
@@ -123,21 +133,49 @@ class DumpSession:
             except Exception as exc:  # noqa: BLE001
                 self.warn(f"could not install the {what}: {exc!r}; the dump will lack what it provides")
 
+    def _tell_about_directory(self) -> None:
+        files = self.files
+        if files.foreign:
+            shown = ", ".join(files.foreign[:5]) + (f" and {len(files.foreign) - 5} more" if len(files.foreign) > 5
+                                                     else "")
+            self.warn(f"{files.requested} holds files depyf did not write ({shown}); they are kept and "
+                      f"the dump goes to {files.root}")
+        if files.replaced:
+            print(f"depyf: replacing the earlier dump in {files.dir} ({len(files.replaced)} files its "
+                  "index.json listed); other files there are kept", file=sys.stderr, flush=True)
+
+    def _child_started(self, process: object) -> None:
+        self.children_started += 1
+
+    def detach_in_child(self) -> None:
+        """In a forked child: dump nothing (the parent owns the directory and writes the index)."""
+        self.active = False
+        self.graphs.active = False
+        self.files.failed = OSError("forked child process")
+        self.files.owns_lock = False
+
     def _disable_caches(self) -> Callable[[], None]:
         ctx = adapter.compile_caches_disabled()
         ctx.__enter__()
         return lambda: ctx.__exit__(None, None, None)
 
     def stop(self) -> None:
-        """Remove every hook and patch (in reverse order); nothing of depyf stays in torch."""
+        """Remove every hook and patch (in reverse order), each on its own; nothing of depyf stays in torch.
+
+        An interrupt during one undo does not skip the others; it is raised after the last."""
         self.active = False
         self.graphs.active = False
+        interrupted: BaseException | None = None
         while self._undo:
             undo = self._undo.pop()
             try:
                 undo()
             except Exception as exc:  # noqa: BLE001
                 self.warn(f"could not remove a hook cleanly: {exc!r}")
+            except BaseException as exc:  # noqa: BLE001 - finish undoing first
+                interrupted = interrupted or exc
+        if interrupted is not None:
+            raise interrupted
 
     # --- hooks --------------------------------------------------------------------------------
     def _on_trace(self, event: TraceEvent) -> None:
@@ -162,7 +200,7 @@ class DumpSession:
         return n
 
     def _bytecode_hook(self, code: types.CodeType, dynamo_code: types.CodeType) -> types.CodeType | None:
-        if not self.active:
+        if not self.active or self.files.failed is not None:
             return None
         try:
             with self._lock:
@@ -203,7 +241,18 @@ class DumpSession:
 
     # --- the end --------------------------------------------------------------------------------
     def finish(self) -> None:
-        """Write full_code files and the index (after ``stop``: cache entries are complete)."""
+        """Write full_code files and the index (after ``stop``: cache entries are complete).
+
+        The index is written last; when the file system refused a write, the dump is removed."""
+        self.files.settle()  # init_process_group ran inside the block and nothing was written
+        if self.children_started and not self.functions:
+            self.warn(f"{self.children_started} child process(es) started inside prepare_debug and nothing "
+                      "was compiled in this process: compilations in child processes are not in this dump "
+                      "(call depyf.prepare_debug in the child's own code; each process then writes "
+                      "pid_<p>/ or rank_<r>/ under the same directory)")
+        if self.files.failed is not None:
+            self.files.discard()
+            return
         views = {}
         for record in list(self.functions.values()):
             try:
@@ -246,7 +295,8 @@ class DumpSession:
         from depyf.torch import index
 
         index.write_index(self, top_level, children)
-        self.files.release()
+        if self.files.failed is not None:
+            self.files.discard()
 
     def referenced_resume_codes(self, entry: EntryRecord) -> list[types.CodeType]:
         """Code of the resume functions (``__resume_at_*`` globals) a transformed code uses."""

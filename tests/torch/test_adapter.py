@@ -223,3 +223,49 @@ def test_state_snapshot_notices_a_change():
 
 def test_distributed_rank_is_none_without_process_group():
     assert adapter.distributed_rank() is None
+
+
+def test_launcher_rank_reads_torchrun_environment(monkeypatch):
+    for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK"):
+        monkeypatch.delenv(name, raising=False)
+    assert adapter.launcher_rank() is None and adapter.process_rank() is None
+    monkeypatch.setenv("RANK", "1")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    assert adapter.launcher_rank() is None  # RANK alone (a script's own convention) is not torchrun
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    assert adapter.launcher_rank() == 1 and adapter.process_rank() == 1
+    monkeypatch.setenv("RANK", "5")
+    assert adapter.launcher_rank() is None  # not a rank of that world
+
+
+def test_run_outside_dynamo_is_not_traced():
+    from depyf.torch.debug import debug
+
+    def forbidden():
+        with debug(pause=False):
+            return 1
+
+    def f(x):
+        return x + forbidden()
+
+    traced = adapter.run_outside_dynamo(lambda: torch.compiler.set_stance("default"))  # traced: an error
+
+    def g(x):
+        traced()
+        return x * 2
+
+    x = torch.ones(2)
+    assert torch.equal(torch.compile(f, backend="eager")(x), x + 1)
+    assert torch.equal(torch.compile(g, backend="eager")(x), x * 2)
+
+
+def test_state_snapshot_covers_the_child_process_counter():
+    from depyf.torch.children import count_child_processes
+
+    before = adapter.state_snapshot()
+    undo = count_child_processes(lambda process: None)
+    try:
+        assert adapter.state_snapshot() != before
+    finally:
+        undo()
+    assert adapter.state_snapshot() == before
