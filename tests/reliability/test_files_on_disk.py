@@ -88,12 +88,15 @@ def test_dump_writes_replace_planted_links_and_keep_their_targets(tmp_path):
         files.write("full_code_for_f_0.py", "x = 1\n")
         files.write("index.json", "{}\n")
         files.write_bytes("bytecode/f.original.marshal", b"\x00" * 8)
+        # files with depyf's names that no earlier index lists are kept: the dump may move aside
+        written = Path(files.path("full_code_for_f_0.py"))
+        index = Path(files.path("index.json"))
     finally:
         files.release()
     assert {name: v.read_text() for name, v in victims.items()} == {name: "keep me\n" for name in victims}
-    assert (root / "full_code_for_f_0.py").read_text() == "x = 1\n"
-    assert not (root / "full_code_for_f_0.py").is_symlink()
-    assert (root / "index.json").read_text() == "{}\n"
+    assert written.read_text() == "x = 1\n"
+    assert not written.is_symlink()
+    assert index.read_text() == "{}\n"
 
 
 # ---- item 3: reads without bounds
