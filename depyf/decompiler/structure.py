@@ -16,6 +16,7 @@ instructions into statements, and decides at each control instruction what state
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass, field
 
 from depyf.decompiler import values as v
@@ -386,16 +387,28 @@ class Structurer:
 
     def same_protection(self, pos: int, members: set[int]) -> bool:
         """Is ``pos`` covered by the same exception handler as the start of every block in ``members``?"""
-        def handler(p: int):
-            entry = self.cfg.handler_at[p] if p < len(self.instrs) else None
-            return None if entry is None else (entry.target, entry.depth)
-        here = handler(pos)
-        if all(handler(self.cfg.blocks[m].start) == here for m in members):
+        keys = self._block_handlers
+        here = self._handler_key(pos)
+        if self._one_handler or all(keys[m] == here for m in members):
             return True
         # a block of jumps alone raises nothing (3.13+): 3.13 may leave one out of its handler's range
         block = self.cfg.block_at(pos)
         return JUMPS_CANNOT_RAISE and block.start == pos and all(ins.opname in POP_JUMPS or ins.opname == "JUMP"
                                           for ins in self.instrs[block.start:block.end])
+
+    def _handler_key(self, p: int) -> tuple | None:
+        entry = self.cfg.handler_at[p] if p < len(self.instrs) else None
+        return None if entry is None else (entry.target, entry.depth)
+
+    @functools.cached_property
+    def _block_handlers(self) -> list[tuple | None]:
+        """The handler key of each block's start (what ``same_protection`` compares)."""
+        return [self._handler_key(b.start) for b in self.cfg.blocks]
+
+    @functools.cached_property
+    def _one_handler(self) -> bool:
+        """Does one handler (or none) protect every instruction? Then any two places share it."""
+        return len({self._handler_key(p) for p in range(len(self.instrs))}) <= 1
 
     def run_condition(self, pos: int, stack: list, out: list, consumed: set, limit: int | None = None):
         """Run the straight-line code of a condition from ``pos`` to its conditional jump.
