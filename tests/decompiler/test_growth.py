@@ -1,11 +1,16 @@
-"""Bounded work on big code: exception entries found in one pass agree with a scan of the table."""
+"""Bounded work on big code: searches that grow linearly, deep chains within the recursion limit,
+exception entries found in one pass that agree with a scan of the table."""
 
 from __future__ import annotations
 
 import types
 
+import pytest
+
+import depyf
 from depyf.decompiler.cfg import ControlFlowGraph
 from depyf.decompiler.instructions import normalize
+from depyf.decompiler.structure import Structurer
 
 
 def _function(source: str) -> types.FunctionType:
@@ -23,3 +28,42 @@ def test_exception_entries_of_many_try_statements_are_those_a_scan_of_the_table_
     scanned = [next((e for e in entries if e.start <= ins.offset < e.end), None) for ins in instrs]
     assert sum(e is not None for e in scanned) > 100
     assert cfg.handler_at == scanned
+
+
+def _elif_chain(n: int) -> str:
+    arms = "\n".join(f"    {'if' if i == 0 else 'elif'} x == {i}:\n        return {i}" for i in range(n))
+    return f"def f(x):\n{arms}\n    return -1\n"
+
+
+def _ifexp_chain(n: int) -> str:
+    return "def f(x):\n    return " + " else ".join(f"{i} if x == {i}" for i in range(n)) + " else -1\n"
+
+
+def _compound_calls(source: str, monkeypatch) -> int:
+    """How many times the condition search runs while decompiling ``f`` of ``source``."""
+    calls = 0
+    real = Structurer.compound
+
+    def counting(self, *args, **kwargs):
+        nonlocal calls
+        calls += 1
+        return real(self, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Structurer, "compound", counting)
+        depyf.decompile(_function(source))
+    return calls
+
+
+@pytest.mark.parametrize("shape", [_elif_chain, _ifexp_chain])
+def test_the_condition_search_grows_linearly_with_a_chain_of_tests(shape, monkeypatch):
+    # each test of the chain used to search every test after it again: calls grew as n**2 / 2
+    small, large = (_compound_calls(shape(n), monkeypatch) for n in (40, 160))
+    assert large <= 5 * small
+
+
+def test_a_conditional_expression_chain_1000_deep_decompiles_to_the_same_function():
+    original = _function(_ifexp_chain(1000))
+    rebuilt = _function(depyf.decompile(original))
+    for x in (-5, 0, 1, 500, 999, 1000):
+        assert rebuilt(x) == original(x)
