@@ -2105,13 +2105,19 @@ class Structurer:
         return None
 
     def entry_depth(self, pos: int, target: int) -> int:
-        for e in self.cfg.entries:
-            if e.target == target and e.start <= self.instrs[pos].offset < e.end:
+        entries = self._entries_by_target.get(target, ())
+        for e in entries:
+            if e.start <= self.instrs[pos].offset < e.end:
                 return e.depth
+        return entries[0].depth if entries else 0
+
+    @functools.cached_property
+    def _entries_by_target(self) -> dict[int, list]:
+        """The exception entries of each handler, in table order (one scan, not one per try)."""
+        found: dict[int, list] = {}
         for e in self.cfg.entries:
-            if e.target == target:
-                return e.depth
-        return 0
+            found.setdefault(e.target, []).append(e)
+        return found
 
     def except_clauses(self, stmts: list, pos) -> list[ast.ExceptHandler]:
         handlers = []

@@ -9,6 +9,7 @@ import pytest
 
 import depyf
 from depyf.decompiler.cfg import ControlFlowGraph
+from depyf.decompiler.dominators import _first_common, common_post_dominator, post_dominators
 from depyf.decompiler.instructions import normalize
 from depyf.decompiler.structure import Structurer
 
@@ -67,3 +68,16 @@ def test_a_conditional_expression_chain_1000_deep_decompiles_to_the_same_functio
     rebuilt = _function(depyf.decompile(original))
     for x in (-5, 0, 1, 500, 999, 1000):
         assert rebuilt(x) == original(x)
+
+
+def test_the_nearest_common_post_dominator_is_the_first_node_of_one_chain_on_the_other():
+    body = "\n".join(f"    for i in range(x):\n        try:\n            y += x // i\n        except ZeroDivisionError:\n"
+                     f"            if y > {k}:\n                return y\n            continue" for k in range(8))
+    code = _function(f"def f(x):\n    y = 0\n{body}\n    return y\n").__code__
+    cfg = ControlFlowGraph(*normalize(code))
+    ipdom = post_dominators({b.index for b in cfg.blocks}, {b.index: list(b.succs) for b in cfg.blocks})
+    nodes = sorted(ipdom)
+    assert len(nodes) > 40
+    for a in nodes:
+        for b in nodes:
+            assert common_post_dominator(a, b, ipdom) == _first_common(a, b, ipdom)
