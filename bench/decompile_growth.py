@@ -6,8 +6,8 @@ linear work keeps the time per instruction flat as n grows; a quadratic shape gr
 
     python bench/decompile_growth.py [--sizes 100,1000,10000] [--timeout 120] [--json out.json]
 
-Shapes (n counts the repeated unit): an ``elif`` chain of n branches; conditional expressions
-nested n deep (CPython's parser refuses much beyond 1,000, so larger n repeats chains 1,000 deep);
+Shapes (n counts the repeated unit): an ``elif`` chain of n branches and conditional expressions
+nested n deep (CPython refuses either much beyond 1,000, so larger n repeats chains of 1,000);
 n straight-line assignments; n ``try``/``except`` statements; loops nested 10 deep, repeated n / 10
 times (CPython allows 20 nested blocks); an ``if`` on an ``and``/``or`` chain of n tests.
 """
@@ -26,8 +26,12 @@ ARGS = "x, y"
 
 
 def elif_chain(n: int) -> str:
-    arms = [f"    {'if' if i == 0 else 'elif'} x == {i}:\n        y = {i}" for i in range(n)]
-    return "\n".join(arms) + "\n    else:\n        y = -1\n    return y"
+    lines = []
+    for start in range(0, n, 1000):
+        arms = [f"    {'if' if i == start else 'elif'} x == {i}:\n        y += {i}"
+                for i in range(start, min(n, start + 1000))]
+        lines.append("\n".join(arms) + "\n    else:\n        y -= 1")
+    return "\n".join(lines) + "\n    return y"
 
 
 def nested_ifexp(n: int) -> str:
@@ -76,7 +80,10 @@ def one(shape: str, n: int) -> dict:
 
     source = f"def f({ARGS}):\n    y = 0\n{SHAPES[shape](n)}\n"
     namespace: dict = {}
-    exec(compile(source, f"<{shape} {n}>", "exec"), namespace)
+    try:
+        exec(compile(source, f"<{shape} {n}>", "exec"), namespace)
+    except (SyntaxError, RecursionError, MemoryError) as exc:
+        return {"shape": shape, "n": n, "outcome": f"CPython does not compile it ({type(exc).__name__})"}
     code = namespace["f"].__code__
     instructions = sum(1 for _ in dis.get_instructions(code))
     start = time.process_time()
