@@ -37,6 +37,7 @@ END_MARK = "<!-- run_all:end -->"
 BENCHMARKS: dict[str, list[str]] = {
     "dispatcher": ["--repeats", "3", "--calls", "2000"],
     "decompile_speed": ["--repeats", "1"],
+    "decompile_growth": ["--quick"],
     "prepare_debug_overhead": ["--quick"],
     "report_speed": ["--quick"],
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -34,18 +35,35 @@ class ControlFlowGraph:
         self.index_of_offset: dict[int, int] = {}
         for i, ins in enumerate(instrs):
             self.index_of_offset.setdefault(ins.offset, i)
-        self.handler_at = [self._innermost(ins.offset) for ins in instrs]
+        self.handler_at = self._handlers()
         self.blocks: list[Block] = []
         self.block_of: list[int] = [0] * len(instrs)
         self._build()
 
     # -- construction -------------------------------------------------------------------
-    def _innermost(self, offset: int) -> ExceptionEntry | None:
-        # CPython's table is flat: at most one entry covers an offset.
+    def _handlers(self) -> list[ExceptionEntry | None]:
+        """The entry covering each instruction: the first in table order that covers its offset
+        (CPython's table is flat: at most one does). One pass over the offsets in order, each
+        entry visiting only the instructions no earlier entry took, so many small ``try``
+        statements cost no more than one big one."""
+        order = sorted(range(len(self.instrs)), key=lambda i: self.instrs[i].offset)
+        offsets = [self.instrs[i].offset for i in order]
+        found: list[ExceptionEntry | None] = [None] * len(self.instrs)
+        free = list(range(len(order) + 1))        # free[k]: first untaken index >= k (path-halved)
+
+        def first_free(k: int) -> int:
+            while free[k] != k:
+                free[k] = free[free[k]]
+                k = free[k]
+            return k
+
         for e in self.entries:
-            if e.start <= offset < e.end:
-                return e
-        return None
+            k = first_free(bisect.bisect_left(offsets, e.start))
+            while k < len(order) and offsets[k] < e.end:
+                found[order[k]] = e
+                free[k] = k + 1
+                k = first_free(k + 1)
+        return found
 
     def pos(self, offset: int | None) -> int | None:
         """Instruction index of ``offset`` (None past the end)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 EXIT = -1
 
 
-def post_dominators(nodes: set[int], succs: dict[int, list[int]]) -> dict[int, int]:
+def post_dominators(nodes: set[int], succs: dict[int, list[int]]) -> PostDominators:
     """Immediate post-dominator of every node; ``EXIT`` is the virtual exit.
 
     ``succs`` maps each node to its successors; a successor outside ``nodes`` counts as EXIT.
@@ -33,7 +33,7 @@ def post_dominators(nodes: set[int], succs: dict[int, list[int]]) -> dict[int, i
             stack.append((nxt, iter(preds[nxt])))
     order.reverse()
     rank = {n: i for i, n in enumerate(order)}
-    ipdom: dict[int, int] = {EXIT: EXIT}
+    ipdom = PostDominators({EXIT: EXIT})
     changed = True
     while changed:
         changed = False
@@ -54,6 +54,8 @@ def post_dominators(nodes: set[int], succs: dict[int, list[int]]) -> dict[int, i
 
 def _intersect(a: int, b: int, ipdom: dict[int, int], rank: dict[int, int]) -> int:
     while a != b:
+        if a == EXIT or b == EXIT:
+            return EXIT     # where the walk would end anyway, after climbing the whole other chain
         while rank.get(a, -1) > rank.get(b, -1):
             a = ipdom[a]
         while rank.get(b, -1) > rank.get(a, -1):
@@ -61,7 +63,58 @@ def _intersect(a: int, b: int, ipdom: dict[int, int], rank: dict[int, int]) -> i
     return a
 
 
+class PostDominators(dict):
+    """Immediate post-dominators (node -> parent in the tree rooted at EXIT), with the tree's
+    depth-first entry and exit times, built once, for constant-time ancestor tests."""
+
+    _times: tuple[dict[int, int], dict[int, int]] | None = None
+
+    def times(self) -> tuple[dict[int, int], dict[int, int]]:
+        if self._times is None:
+            children: dict[int, list[int]] = {}
+            for node, parent in self.items():
+                if node != EXIT:
+                    children.setdefault(parent, []).append(node)
+            enter: dict[int, int] = {}
+            leave: dict[int, int] = {}
+            clock = 0
+            work = [(EXIT, False)]
+            while work:
+                node, done = work.pop()
+                if done:
+                    leave[node] = clock
+                elif node not in enter:
+                    enter[node] = clock
+                    work.append((node, True))
+                    work.extend((child, False) for child in children.get(node, ()))
+                clock += 1
+            self._times = (enter, leave)
+        return self._times
+
+
 def common_post_dominator(a: int, b: int, ipdom: dict[int, int]) -> int:
+    """The nearest node that post-dominates both ``a`` and ``b`` (EXIT when none does).
+
+    Both chains are climbed a step at a time, each step asking whether the node is above the
+    other start: the cost is the shorter distance to the meeting point, not the depth of the
+    tree (long code makes deep trees, and a handler that may re-raise meets it only at EXIT)."""
+    if isinstance(ipdom, PostDominators):
+        enter, leave = ipdom.times()
+        if a in enter and b in enter:
+            def above(u: int, w: int) -> bool:
+                return enter[u] <= enter[w] and leave[w] <= leave[u]
+            x, y = a, b
+            while True:
+                if above(x, b):
+                    return x
+                if above(y, a):
+                    return y
+                x, y = ipdom[x], ipdom[y]
+    return _first_common(a, b, ipdom)
+
+
+def _first_common(a: int, b: int, ipdom: dict[int, int]) -> int:
+    """The first node of ``b``'s chain that is on ``a``'s chain."""
     ancestors = set()
     x = a
     for _ in range(len(ipdom) + 2):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import sys
 import types
 
 from depyf.decompiler import traversal
@@ -26,11 +27,17 @@ def rebuild_code(original: types.CodeType, source: str, *, filename: str | None 
     a drop-in replacement.
     """
     target_file = filename if filename is not None else original.co_filename
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 6000))  # the depth render allows the source: compile it as deep
     try:
         return _rebuild_code(original, source, target_file)
     except SyntaxError as exc:
         raise SourceDoesNotCompile(f"the decompiled source does not compile: {exc.msg} (line {exc.lineno})",
                                    qualname=_qualname(original)) from None
+    except RecursionError:
+        raise DecompilationError("source nested too deeply to compile", qualname=_qualname(original)) from None
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def _rebuild_code(original: types.CodeType, source: str, target_file: str) -> types.CodeType:

@@ -16,6 +16,7 @@ instructions into statements, and decides at each control instruction what state
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass, field
 
 from depyf.decompiler import values as v
@@ -101,6 +102,8 @@ class Structurer:
         self.qualname = getattr(code, "co_qualname", code.co_name)
         self.steps = 0
         self._pdoms: dict[int | None, dict[int, int]] = {}
+        self._unfolded: set[tuple] = set()     # compound calls that fold nothing (see compound)
+        self._pinned: list = []
         self._else_trials: set[int] = set()    # loops being read as while/else (see while_else_without_copy)
         self.back_edge_targets = self._back_edge_targets()
         self.while_tests = self.find_while_tests()
@@ -386,16 +389,28 @@ class Structurer:
 
     def same_protection(self, pos: int, members: set[int]) -> bool:
         """Is ``pos`` covered by the same exception handler as the start of every block in ``members``?"""
-        def handler(p: int):
-            entry = self.cfg.handler_at[p] if p < len(self.instrs) else None
-            return None if entry is None else (entry.target, entry.depth)
-        here = handler(pos)
-        if all(handler(self.cfg.blocks[m].start) == here for m in members):
+        keys = self._block_handlers
+        here = self._handler_key(pos)
+        if self._one_handler or all(keys[m] == here for m in members):
             return True
         # a block of jumps alone raises nothing (3.13+): 3.13 may leave one out of its handler's range
         block = self.cfg.block_at(pos)
         return JUMPS_CANNOT_RAISE and block.start == pos and all(ins.opname in POP_JUMPS or ins.opname == "JUMP"
                                           for ins in self.instrs[block.start:block.end])
+
+    def _handler_key(self, p: int) -> tuple | None:
+        entry = self.cfg.handler_at[p] if p < len(self.instrs) else None
+        return None if entry is None else (entry.target, entry.depth)
+
+    @functools.cached_property
+    def _block_handlers(self) -> list[tuple | None]:
+        """The handler key of each block's start (what ``same_protection`` compares)."""
+        return [self._handler_key(b.start) for b in self.cfg.blocks]
+
+    @functools.cached_property
+    def _one_handler(self) -> bool:
+        """Does one handler (or none) protect every instruction? Then any two places share it."""
+        return len({self._handler_key(p) for p in range(len(self.instrs))}) <= 1
 
     def run_condition(self, pos: int, stack: list, out: list, consumed: set, limit: int | None = None):
         """Run the straight-line code of a condition from ``pos`` to its conditional jump.
@@ -617,7 +632,14 @@ class Structurer:
         return target
 
     def compound(self, cond, t, f, members: set[int], stack: list, ctx: Context, keep=()):
-        """Fold the condition blocks that only ``members`` reach into (cond, true, false, members)."""
+        """Fold the condition blocks that only ``members`` reach into (cond, true, false, members).
+
+        A call that folds nothing is remembered (``_compound_key``): an ``elif`` chain asks the same
+        question once per branch, each time about every test after it."""
+        key = self._compound_key(t, f, members, stack, ctx, keep)
+        if key in self._unfolded:
+            return cond, t, f, members
+        folded_any = False
         for _ in range(len(self.cfg.blocks) + 1):
             merged = False
             if t == f and t not in keep and self.classify(t, ctx) == "goto":
@@ -671,7 +693,97 @@ class Structurer:
                 if folded is None:
                     break
                 cond, t, f, members = folded
+            folded_any = True
+        if not folded_any:
+            self._unfolded.add(key)
         return cond, t, f, members
+
+    def _compound_key(self, t, f, members: set[int], stack: list, ctx: Context, keep) -> tuple:
+        """What ``compound``'s choices depend on: the two targets, the stack's values, the context's
+        loop and layers, and of ``members``, ``keep`` and the stops only what lies in the region
+        the search can read (blocks from ``_region_low`` of either target on; other blocks are
+        neither tested, nor predecessors of tested blocks or lone jumps, nor targets). Unless one handler covers
+        the code, the handlers of all members count too (``same_protection``)."""
+        low = self._region_low
+        n = len(self.instrs)
+        lo = min((low[self.cfg.block_of[p]] for p in (t, f) if p is not None and 0 <= p < n), default=0)
+
+        def inside(p) -> bool:
+            return p is None or not 0 <= p < n or self.cfg.block_of[p] >= lo
+
+        values = (tuple(stack), ctx.loop, ctx.layers)
+        self._pinned.append(values)      # ids below stay those of live objects
+        handlers = None if self._one_handler else frozenset(self._block_handlers[m] for m in members)
+        return (t, f, tuple(map(id, values[0])), id(ctx.loop), tuple(map(id, ctx.layers)), handlers,
+                frozenset(m for m in members if m >= lo), frozenset(p for p in keep if inside(p)),
+                frozenset(p for p in ctx.stops if inside(p)))
+
+    def _lone_jump(self, block) -> bool:
+        return block.end == block.start + 1 and self.instrs[block.start].opname == "JUMP"
+
+    def _looked_at_low(self, block) -> int:
+        """The smallest block index whose membership ``compound`` may ask about when it reads
+        ``block``: the block itself and, for a test or a lone jump, its predecessors and theirs
+        through lone jumps (``entered_from``, ``conditional_condition``)."""
+        low = block.index
+        if self._lone_jump(block) or self.instrs[block.end - 1].opname in CONDITIONAL_JUMPS:
+            for p in block.preds:
+                low = min(low, p)
+                if self._lone_jump(self.cfg.blocks[p]):
+                    low = min(low, *self.cfg.blocks[p].preds, p)
+        return low
+
+    @functools.cached_property
+    def _region_low(self) -> list[int]:
+        """For each block, the smallest block index among the blocks it reaches by normal flow
+        (itself included) and what ``compound`` looks at there (``_looked_at_low``). Strongly connected
+        components first (iterative Tarjan), whose successors are finished before them."""
+        blocks = self.cfg.blocks
+        own = [self._looked_at_low(b) for b in blocks]
+        low_link, order, on_stack, comp_of = {}, {}, set(), {}
+        stack: list[int] = []
+        result = list(own)
+        counter = 0
+        for root in range(len(blocks)):
+            if root in order:
+                continue
+            work = [(root, 0)]
+            while work:
+                b, i = work.pop()
+                if i == 0:
+                    order[b] = low_link[b] = counter
+                    counter += 1
+                    stack.append(b)
+                    on_stack.add(b)
+                succs = blocks[b].succs
+                if i < len(succs):
+                    work.append((b, i + 1))
+                    s = succs[i]
+                    if s not in order:
+                        work.append((s, 0))
+                    elif s in on_stack:
+                        low_link[b] = min(low_link[b], order[s])
+                    continue
+                for s in succs:
+                    if s in on_stack and comp_of.get(s) is None:
+                        low_link[b] = min(low_link[b], low_link[s])
+                if low_link[b] == order[b]:
+                    members = []
+                    while True:
+                        x = stack.pop()
+                        on_stack.discard(x)
+                        comp_of[x] = b
+                        members.append(x)
+                        if x == b:
+                            break
+                    value = min(own[x] for x in members)
+                    for x in members:
+                        for s in blocks[x].succs:
+                            if comp_of.get(s) is not None and comp_of[s] != b:
+                                value = min(value, result[s])
+                    for x in members:
+                        result[x] = value
+        return result
 
     def conditional_condition(self, cond, t, f, members: set[int], stack: list, ctx: Context, keep=()):
         """``(a if cond else b)`` as a condition: both branches test and jump to the same two places.
@@ -1993,13 +2105,19 @@ class Structurer:
         return None
 
     def entry_depth(self, pos: int, target: int) -> int:
-        for e in self.cfg.entries:
-            if e.target == target and e.start <= self.instrs[pos].offset < e.end:
+        entries = self._entries_by_target.get(target, ())
+        for e in entries:
+            if e.start <= self.instrs[pos].offset < e.end:
                 return e.depth
+        return entries[0].depth if entries else 0
+
+    @functools.cached_property
+    def _entries_by_target(self) -> dict[int, list]:
+        """The exception entries of each handler, in table order (one scan, not one per try)."""
+        found: dict[int, list] = {}
         for e in self.cfg.entries:
-            if e.target == target:
-                return e.depth
-        return 0
+            found.setdefault(e.target, []).append(e)
+        return found
 
     def except_clauses(self, stmts: list, pos) -> list[ast.ExceptHandler]:
         handlers = []

@@ -1,0 +1,83 @@
+"""Bounded work on big code: searches that grow linearly, deep chains within the recursion limit,
+exception entries found in one pass that agree with a scan of the table."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+import depyf
+from depyf.decompiler.cfg import ControlFlowGraph
+from depyf.decompiler.dominators import _first_common, common_post_dominator, post_dominators
+from depyf.decompiler.instructions import normalize
+from depyf.decompiler.structure import Structurer
+
+
+def _function(source: str) -> types.FunctionType:
+    namespace: dict = {}
+    exec(compile(source, "<generated>", "exec"), namespace)
+    return namespace["f"]
+
+
+def test_exception_entries_of_many_try_statements_are_those_a_scan_of_the_table_finds():
+    units = "\n".join(f"    try:\n        y = y + x // {i % 3}\n    except ZeroDivisionError:\n        y = -y"
+                      for i in range(60))
+    code = _function(f"def f(x):\n    y = 0\n{units}\n    return y\n").__code__
+    instrs, entries = normalize(code)
+    cfg = ControlFlowGraph(instrs, entries)
+    scanned = [next((e for e in entries if e.start <= ins.offset < e.end), None) for ins in instrs]
+    assert sum(e is not None for e in scanned) > 100
+    assert cfg.handler_at == scanned
+
+
+def _elif_chain(n: int) -> str:
+    arms = "\n".join(f"    {'if' if i == 0 else 'elif'} x == {i}:\n        return {i}" for i in range(n))
+    return f"def f(x):\n{arms}\n    return -1\n"
+
+
+def _ifexp_chain(n: int) -> str:
+    return "def f(x):\n    return " + " else ".join(f"{i} if x == {i}" for i in range(n)) + " else -1\n"
+
+
+def _compound_calls(source: str, monkeypatch) -> int:
+    """How many times the condition search runs while decompiling ``f`` of ``source``."""
+    calls = 0
+    real = Structurer.compound
+
+    def counting(self, *args, **kwargs):
+        nonlocal calls
+        calls += 1
+        return real(self, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Structurer, "compound", counting)
+        depyf.decompile(_function(source))
+    return calls
+
+
+@pytest.mark.parametrize("shape", [_elif_chain, _ifexp_chain])
+def test_the_condition_search_grows_linearly_with_a_chain_of_tests(shape, monkeypatch):
+    # each test of the chain used to search every test after it again: calls grew as n**2 / 2
+    small, large = (_compound_calls(shape(n), monkeypatch) for n in (40, 160))
+    assert large <= 5 * small
+
+
+def test_a_conditional_expression_chain_1000_deep_decompiles_to_the_same_function():
+    original = _function(_ifexp_chain(1000))
+    rebuilt = _function(depyf.decompile(original))
+    for x in (-5, 0, 1, 500, 999, 1000):
+        assert rebuilt(x) == original(x)
+
+
+def test_the_nearest_common_post_dominator_is_the_first_node_of_one_chain_on_the_other():
+    body = "\n".join(f"    for i in range(x):\n        try:\n            y += x // i\n        except ZeroDivisionError:\n"
+                     f"            if y > {k}:\n                return y\n            continue" for k in range(8))
+    code = _function(f"def f(x):\n    y = 0\n{body}\n    return y\n").__code__
+    cfg = ControlFlowGraph(*normalize(code))
+    ipdom = post_dominators({b.index for b in cfg.blocks}, {b.index: list(b.succs) for b in cfg.blocks})
+    nodes = sorted(ipdom)
+    assert len(nodes) > 40
+    for a in nodes:
+        for b in nodes:
+            assert common_post_dominator(a, b, ipdom) == _first_common(a, b, ipdom)
