@@ -1669,18 +1669,30 @@ class Structurer:
         return "finally"
 
     def is_except_handler(self, p: int) -> bool:
-        """PUSH_EXC_INFO followed by a type test, or a bare ``except:`` (POP_TOP of the exception)."""
-        k = p + 1
-        if self.instrs[k].opname == "POP_TOP":
+        """PUSH_EXC_INFO at ``p`` starts except clauses: a bare ``except:`` (POP_TOP of the
+        exception), or a type test that normal flow reaches without leaving the handler's own
+        cleanup range.
+
+        The clauses' type expressions may branch, call and store (``except (A if c else B)``,
+        ``except tuple(types)``), so the test is looked for along the flow, not at a fixed
+        distance. A finally body reaches no type test that way: those of a try statement
+        inside it are entered by raising, under another cleanup handler.
+        """
+        if self.instrs[p + 1].opname == "POP_TOP":
             return True
-        while k < len(self.instrs) and k < p + 64:
-            op = self.instrs[k].opname
-            if op in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH"):
+        cleanup = self.cfg.handler_at[p]
+        blocks = self.cfg.blocks
+        seen: set[int] = set()
+        work = [self.cfg.block_of[p]]
+        while work:
+            index = work.pop()
+            if index in seen or blocks[index].handler != cleanup:
+                continue
+            seen.add(index)
+            b = blocks[index]
+            if any(ins.opname in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH") for ins in self.instrs[b.start:b.end]):
                 return True
-            if op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "JUMP", "RETURN_VALUE", "RERAISE",
-                      "RAISE_VARARGS", "STORE_FAST", "STORE_NAME", "POP_TOP", "CALL", "CALL_KW"):
-                return False
-            k += 1
+            work.extend(b.succs)
         return False
 
     def finally_ops(self, target: int) -> tuple[int, int]:
