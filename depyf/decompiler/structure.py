@@ -2118,6 +2118,11 @@ class Structurer:
         the innermost's exit sequence) leaves too."""
         k = len(layers) - 1
         while p is not None and k > 0:
+            # a value returned from inside for loops between the two regions pops their
+            # iterators from under it first
+            while p + 2 < len(self.instrs) and self.instrs[p].opname == "SWAP" and self.instrs[p].argval == 2 \
+                    and self.instrs[p + 1].opname == "POP_TOP":
+                p += 2
             if layers[k - 1].kind == "handler" and p + 1 < len(self.instrs) \
                     and self.instrs[p].opname == "SWAP" and self.instrs[p].argval == 2 \
                     and self.instrs[p + 1].opname == "POP_EXCEPT":
