@@ -47,6 +47,11 @@ STRAIGHT_OPS = frozenset({
     "LOAD_ASSERTION_ERROR", "RAISE_VARARGS", "POP_EXCEPT",
 })
 ENDS_FUNCTION = frozenset({"RETURN_VALUE", "RAISE_VARARGS"})
+# Instructions a while test's copies are widened over (see ``Structurer.widen_copied_test``).
+TEST_OPS = frozenset({
+    "LOAD_FAST", "LOAD_CONST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "PUSH_NULL",
+    "COMPARE_OP", "IS_OP", "CONTAINS_OP", "UNARY_NOT", "UNARY_NEGATIVE", "JUMP",
+})
 
 
 @dataclass
@@ -636,8 +641,8 @@ class Structurer:
                 if x in keep or self.classify(x, ctx) != "goto":
                     continue
                 x = self.past_lone_jump(x)
-                if x in keep:
-                    continue
+                if x in keep or any(self.past_lone_jump(k) == x for k in keep):
+                    continue        # (an outcome of an enclosing test lands there too)
                 pc = self.pure_condition(x, stack, members, ctx)
                 through = self.entered_from(pc[3], members) if pc is not None and pc[3] not in members else None
                 if through is None:
@@ -684,11 +689,22 @@ class Structurer:
         sides = []
         taken = set(members)
         for x in (t, f):
-            pc = self.pure_condition(x, stack, members)
-            if pc is None or pc[3] in taken or not set(self.cfg.blocks[pc[3]].preds) <= set(members):
+            # a branch may reach its test through a lone jump (``x if (c or a) else y``: ``c``'s
+            # true edge jumps to the test ``a`` leads to as well)
+            y = self.past_lone_jump(x)
+            through = {self.cfg.block_of[x]} if y != x else set()
+            if through and not set(self.cfg.block_at(x).preds) <= set(members):
                 return None
-            sub = self.compound(pc[0], pc[1], pc[2], taken | pc[4], stack, ctx, keep=tuple(keep) + (t, f))
-            taken = set(sub[3])
+            pc = self.pure_condition(y, stack, members)
+            if pc is None or pc[3] in taken or not set(self.cfg.blocks[pc[3]].preds) <= set(members) | through:
+                return None
+            # each branch folds only the tests that it alone (with the test before) reaches:
+            # a test both reach comes after the conditional expression
+            sub = self.compound(pc[0], pc[1], pc[2], set(members) | pc[4] | through, stack, ctx,
+                                keep=tuple(keep) + (t, f))
+            if taken & set(sub[3]) - set(members):
+                return None
+            taken |= set(sub[3])
             sides.append(sub)
         (ca, ta, fa, _), (cb, tb, fb, _) = sides
         same = self.same_place
@@ -1479,8 +1495,50 @@ class Structurer:
                 continue
             t, f = self.branches(test_end)
             exit_pos = f if self.same_place(t, body_start) else t
-            found[top] = (test_end, body_start, exit_pos, last - k + 1, back)
+            bottom = last - k + 1
+            widened = self.widen_copied_test(top, bottom, test_end, body_start, exit_pos)
+            if widened is not None:
+                top, bottom = widened
+            found[top] = (test_end, body_start, exit_pos, bottom, back)
         return found
+
+    def widen_copied_test(self, top: int, bottom: int, test_end: int, body_start: int,
+                          exit_pos: int | None) -> tuple | None:
+        """(top, bottom) starts of a while test's two copies, past where they stop repeating.
+
+        The copies differ where a constant folded a jump away: the top one's ``POP_JUMP_IF_FALSE
+        exit; JUMP body`` is ``POP_JUMP_IF_TRUE body`` and a copy of the exit at the bottom. Each
+        copy goes back over its test code on the while statement's line and the copies of the
+        code after the loop between it; both must then start alike. None when they do not.
+        """
+        line = self.instrs[test_end].lineno
+        new_top = self.test_code_start(top, line, exit_pos, 0)
+        new_bottom = self.test_code_start(bottom, line, exit_pos, body_start)
+        if new_top == top and new_bottom == bottom:
+            return None
+        a, b = self.instrs[new_top], self.instrs[new_bottom]
+        if new_top >= body_start or (a.opname, repr(a.argval)) != (b.opname, repr(b.argval)):
+            return None
+        return new_top, new_bottom
+
+    def test_code_start(self, p: int, line, exit_pos: int | None, floor: int) -> int:
+        """Back from ``p`` over loads, tests and jumps on ``line`` and copies of the block at
+        ``exit_pos`` (not below ``floor``): where that code starts (with a test, not with such a
+        copy, which belongs to the code before: a ``break`` at the end of the body)."""
+        first = p
+        while p - 1 >= floor:
+            ins = self.instrs[p - 1]
+            if ins.lineno == line and (ins.opname in TEST_OPS or ins.opname in CONDITIONAL_JUMPS):
+                p -= 1
+                first = p
+                continue
+            start = self.cfg.block_at(p - 1).start
+            if start >= floor and exit_pos is not None and start != exit_pos \
+                    and self.copied_block_end(start) == p and self.same_place(start, exit_pos):
+                p = start
+                continue
+            break
+        return first
 
     def while_loop(self, pos, ctx, stack, out, inverted, sources=None, wraps_while=False):
         if inverted is not None:
