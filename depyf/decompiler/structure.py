@@ -1272,6 +1272,10 @@ class Structurer:
         next round (its body ends with this loop)."""
         if break_target is None or break_target == exit_pos:
             return [], exit_pos
+        if exit_pos in ctx.next_rounds and exit_pos == ctx.loop.header:
+            # the loop's exit is the enclosing loop's next round, its breaks land elsewhere:
+            # the else clause is ``continue`` (3.12+ jumps straight to the enclosing FOR_ITER)
+            return [self.continue_stmt(exit_pos, ctx)], break_target
         orelse = self.emit(exit_pos, ctx.with_stops(break_target), list(stack))
         if break_target in ctx.next_rounds:
             return strip_continue(orelse), None
