@@ -402,12 +402,15 @@ class Structurer:
         return JUMPS_CANNOT_RAISE and block.start == pos and all(ins.opname in POP_JUMPS or ins.opname == "JUMP"
                                           for ins in self.instrs[block.start:block.end])
 
-    def run_condition(self, pos: int, stack: list, out: list, consumed: set, limit: int | None = None):
+    def run_condition(self, pos: int, stack: list, out: list, consumed: set, limit: int | None = None,
+                      ctx: Context | None = None):
         """Run the straight-line code of a condition from ``pos`` to its conditional jump.
 
         Value-position ``and``/``or`` inside it (``JUMP_IF_X_OR_POP``) are folded into the value
         they compute, across the blocks they split the code into (collected in ``consumed``, each
         entered only from the condition's own code). With ``limit``, stops there (an operand's end).
+        With ``ctx``, conditional expressions inside their right operands are folded too
+        (``a < b <= (c if x else d)`` as a value).
         """
         first = pos
         while True:
@@ -438,7 +441,7 @@ class Structurer:
             if self.is_chain_exit(target) and _continues_chain(left, stack):
                 # a chained comparison's value (``-(a < b <= c)``): its exit pops the middle operand
                 middle = stack[-1]
-                end2, stop2 = self.run_condition(end, stack, out, consumed, limit=target)
+                end2, stop2 = self.run_operand(end, target, stack, out, consumed, ctx)
                 if stop2.ins is None or stop2.ins.opname != "JUMP" or self.cfg.pos(stop2.ins.target) != target + 2 \
                         or len(stack) != depth or out:
                     raise self.error(end - 1, "unrecognised chained comparison")
@@ -446,13 +449,29 @@ class Structurer:
                 consumed.add(self.cfg.block_of[target])
                 pos = target + 2
                 continue
-            end2, stop2 = self.run_condition(end, stack, out, consumed, limit=target)
+            end2, stop2 = self.run_operand(end, target, stack, out, consumed, ctx)
             if stop2.ins is not None or end2 != target or len(stack) != depth + 1 or out:
                 raise self.error(end - 1, "unrecognised and/or in a condition")
             right = stack.pop()
             op = ast.And if stop.ins.opname == "JUMP_IF_FALSE_OR_POP" else ast.Or
             stack.append(bool_op(op, self.executor.value(left, stop.ins), self.executor.value(right, stop.ins)))
             pos = target
+
+    def run_operand(self, pos: int, limit: int, stack: list, out: list, consumed: set, ctx: Context | None):
+        """``run_condition`` up to ``limit`` (the right operand of a value-position and/or or
+        chained comparison), folding the conditional expressions inside it when ``ctx`` is known."""
+        for _ in range(16):
+            end, stop = self.run_condition(pos, stack, out, consumed, limit=limit, ctx=ctx)
+            if ctx is None or out or stop.ins is None or stop.ins.opname not in POP_JUMPS:
+                return end, stop
+            trial, taken = list(stack), set(consumed)
+            join = self.value_ternary(end - 1, stop.condition, ctx, trial, taken)
+            if join is None or join > limit:
+                return end, stop
+            stack[:] = trial
+            consumed |= taken
+            pos = join
+        return end, stop
 
     def is_chain_exit(self, p: int | None) -> bool:
         """``SWAP 2; POP_TOP`` at ``p``, where a chained comparison's failing test leaves its value."""
@@ -500,7 +519,7 @@ class Structurer:
         scratch: list = []
         pos = t
         for _ in range(8):
-            end, stop = self.run_condition(pos, trial, scratch, consumed)
+            end, stop = self.run_condition(pos, trial, scratch, consumed, ctx=ctx)
             cond = stop.condition
             if scratch or stop.ins is None or ctx is None or isinstance(cond, ast.Compare) \
                     or not stop.ins.opname.startswith("POP_JUMP"):
@@ -516,7 +535,7 @@ class Structurer:
         """``run_condition``, folding conditional expressions that compute a value of the test
         (``4 * (a if c else b)``) when their branches meet by ``limit``."""
         for _ in range(16):
-            end, stop = self.run_condition(pos, stack, out, consumed)
+            end, stop = self.run_condition(pos, stack, out, consumed, ctx=ctx)
             if ctx is None or out or stop.ins is None or stop.ins.opname not in POP_JUMPS:
                 break
             t, f = self.branches(end - 1)
@@ -926,6 +945,10 @@ class Structurer:
             region = ctx.with_stops(target, end, self.copied_tail(i + 1, target, end))
             right_stack = list(stack)
             stmts = self.emit(i + 1, region, right_stack)
+            if stmts and self.chain_in_copied_tails(i + 1, target, end, stmts, left, stack[-1]):
+                out.extend(stmts)
+                stack.pop()
+                return None
             if stmts or len(right_stack) != len(stack):
                 raise self.error(i, "unrecognised chained comparison")
             right = right_stack[-1]
@@ -939,6 +962,28 @@ class Structurer:
         right = self.executor.value(right_stack[-1], ins)
         stack.append(bool_op(ast.And if is_and else ast.Or, self.executor.value(left, ins), right))
         return target
+
+    def chain_in_copied_tails(self, start: int, stop: int, end: int, stmts: list, left, middle) -> bool:
+        """The last comparison of a chain in value position whose right operand is a conditional
+        expression, 3.12+ having copied the comparison and the returning code after the chain into
+        both of its branches: ``stmts`` (read from ``start``) is that one returning statement, with
+        the comparison of ``middle``; merged here with ``left`` into the whole chain.
+
+        Each return between ``start`` and ``stop`` must end a copy of ``COMPARE_OP`` and of the
+        code at ``end`` (where the chain's failing test goes on), so both ways run that code."""
+        tail_end = self.copied_block_end(end)
+        if tail_end is None or len(stmts) != 1 or not isinstance(stmts[0], ast.Return):
+            return False
+        n = tail_end - end
+        returns = [k for k in range(start, stop) if self.instrs[k].opname in ENDS_FUNCTION]
+        if len(returns) < 2 or any(k - n < start or self.instrs[k - n].opname != "COMPARE_OP"
+                                   or not self.repeats(k - n + 1, end, n) for k in returns):
+            return False
+        found = [node for node in ast.walk(stmts[0]) if isinstance(node, ast.Compare) and node.left is middle]
+        if len(found) != 1 or not isinstance(left, ast.Compare):
+            return False
+        replace_in(stmts[0], found[0], self.merge_compare(left, found[0], middle, start))
+        return True
 
     def copied_tail(self, start: int, stop: int, tail: int) -> int | None:
         """Where the code from ``start`` (before ``stop``) runs a copy of the straight-line code at
