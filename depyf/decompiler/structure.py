@@ -77,7 +77,7 @@ class Layer:
     target: int                      # handler offset whose coverage defines the region
     finally_ops: list | None = None  # for "finally": the (opname, argval) of the finally body
     normal_exits: list = field(default_factory=list)
-    continuation: int | None = None  # for except clauses: where the try statement goes on
+    continuation: int | None = None  # for except clauses (and try bodies): where the try statement goes on
 
 
 @dataclass(frozen=True)
@@ -1963,6 +1963,13 @@ class Structurer:
         body_ctx = Context(frozenset(), ctx.loop, ctx.layers + (layer,))
         body_stack = list(stack)
         body = self.emit(pos, body_ctx, body_stack)
+        continuation = self.body_continuation(layer, ctx) if kind == "try" else None
+        if continuation is not None:
+            # read again, the returning blocks other than ``continuation`` as the body's own
+            layer = Layer(kind, target, continuation=continuation)
+            body_ctx = Context(frozenset(), ctx.loop, ctx.layers + (layer,))
+            body_stack = list(stack)
+            body = self.emit(pos, body_ctx, body_stack)
         after = self.single(self.one_return_copy(layer.normal_exits), pos, "try body leaves at different places")
         if kind == "with":
             suppressed = self.with_suppressed_exit(target)
@@ -2202,6 +2209,18 @@ class Structurer:
         elif kind == "continue":
             out.append(self.continue_stmt(p, ctx))
         return False
+
+    def body_continuation(self, layer: Layer, ctx: Context) -> int | None:
+        """Where a try body that seems to go on at several places goes on, when all of them but
+        one are blocks that return without computing anything (``return <constant>``): 3.10 puts
+        a constant return after the body's POP_BLOCK, outside the handler's range, and its copies
+        become jumps to one (see ``depyf.decompiler.versions.v3_10``). Those are the body's own
+        returns; None when the exits need no second reading."""
+        places = self.one_return_copy(layer.normal_exits)
+        if len(places) < 2 or None in places:
+            return None
+        rest = [p for p in places if self.final_kind(p, ctx) != "return"]
+        return rest[0] if len(rest) == 1 else None
 
     def clause_continuation(self, h_layer: Layer, ctx: Context) -> int | None:
         """Where except clauses that seem to go on at several places go on, when the try body

@@ -738,3 +738,37 @@ def except_type_lookup_in_loop(table, kind):
             break
         out.append("ok")
     return out
+
+
+# A try body whose paths end in constant returns besides going on after the statement: 3.10 puts
+# each ``return <constant>`` after the body's POP_BLOCK, outside the handler's range, and its
+# copies become jumps to one.
+@cases((0, 0, 0), (0, 1, 1), (1, 0, 1), (1, 1, 1), (2, 0, 1), (0, 0, 1))
+def try_body_constant_returns_besides_going_on(a, b, c):
+    try:
+        if c:
+            if b:
+                c = 1 // (a - 2) + 1
+            elif a:
+                return 2
+            return 6
+    except ZeroDivisionError:
+        b = 5
+    return a, b, c
+
+
+@cases((0, 0, 0), (0, 1, 1), (1, 0, 1), (1, 1, 1), (2, 1, 1), (0, 0, 1))
+def try_body_constant_returns_in_loop(a, b, c):
+    for i in range(3):
+        try:
+            if c > i:
+                if b:
+                    b = 10 // (a - i)
+                else:
+                    return None
+                return "done"
+        except ZeroDivisionError:
+            a += 1
+            continue
+        c += 1
+    return a, b, c
