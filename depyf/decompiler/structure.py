@@ -2052,7 +2052,8 @@ class Structurer:
                 raise self.error(k, "unrecognised except* clause")
             stack = base + state
             scratch: list = []
-            end, stop = self.executor.run(k, self.cfg.block_at(k).end, stack, scratch)
+            # (the clause's type may be computed: ``except* (A if c else B)``)
+            end, stop = self.run_test(k, stack, scratch, set(), ctx, len(ins))
             test = stop.condition
             if scratch or stop.ins is None or stop.ins.opname != "POP_JUMP_IF_NONE" \
                     or len(stack) != len(base) + 5 or not isinstance(test, ast.Compare) \
