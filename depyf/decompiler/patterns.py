@@ -136,13 +136,18 @@ class PatternReader:
 
     def fail_jump(self, ins: Instr) -> None:
         """A failing test at ``ins`` (its condition already popped) must reach the current continuation."""
+        p = self.pos_of(ins.target)
+        if p is None or p <= self.p - 1:
+            raise NoMatch("fail jump backwards")
+        self.fail_from(p)
+
+    def fail_from(self, p: int) -> None:
+        """The fail-pop chain from ``p`` pops what the current case (or or-alternative) pushed
+        and goes on at its continuation."""
         ctx = self.fails[-1]
         need = len(self.S) - ctx.base
         if need < 0:
             raise NoMatch("fail below the case's stack")
-        p = self.pos_of(ins.target)
-        if p is None or p <= self.p - 1:
-            raise NoMatch("fail jump backwards")
         popped = 0
         for _ in range(4 * len(self.instrs)):
             if popped == need:
@@ -273,8 +278,7 @@ class PatternReader:
                 stores.append((ins.opname, ins.argval))
             elif ins.opname == "POP_TOP":
                 tok = self.S.pop()
-                if isinstance(tok, Val) and getattr(tok.capture, "lazy", False) and tok.capture.name is None \
-                        and tok.capture.pattern is None:
+                if _lazy_wildcard(tok):
                     del tok.capture.aliases             # a wildcard after all
                 elif not isinstance(tok, Discard):
                     raise NoMatch("pop of a value still in use")
@@ -326,9 +330,21 @@ class PatternReader:
         A value no longer on top was moved under others by a run of SWAPs that the compiler
         merged with an earlier capture's rotation (or folded into the order of the STOREs): it
         can only be a capture, or a wildcard popped among the stores.
+
+        Values the pattern is done with that its last instructions pop are popped here, so
+        that whatever encloses it (a sequence, a mapping, a class) finds its own values on top.
         """
+        node = self.sub_pattern(x)
+        self.pop_discarded()
+        return node
+
+    def sub_pattern(self, x: Val) -> ast.pattern:
         if not _fresh(x) or not any(t is x for t in self.S):
             raise NoMatch("value to match not on the stack")
+        if self.S[-1] is not x:
+            # values an earlier sub-pattern is done with (a mapping's subject and keys under
+            # its rotated captures) may still be popped right here, above ``x``
+            self.pop_discarded()
         if self.S[-1] is not x:
             return self.lazy(x)
         ins = self.ins()
@@ -420,9 +436,12 @@ class PatternReader:
         return self.op() in _NAME_STORES | {"POP_TOP", "SWAP", "JUMP"} and all(id(t) in ids for t in toks)
 
     def pop_discarded(self) -> None:
-        """POP_TOPs of values the pattern is done with (see ``moved``)."""
-        while self.op() == "POP_TOP" and self.S and isinstance(self.S[-1], Discard):
-            self.S.pop()
+        """POP_TOPs of values the pattern is done with (see ``moved``), and of values read
+        lazily (``lazy``) that turn out to be wildcards."""
+        while self.op() == "POP_TOP" and self.S and (isinstance(self.S[-1], Discard) or _lazy_wildcard(self.S[-1])):
+            tok = self.S.pop()
+            if isinstance(tok, Val):
+                del tok.capture.aliases             # a wildcard after all
             self.p += 1
 
     def or_pattern(self) -> ast.MatchOr:
@@ -472,10 +491,9 @@ class PatternReader:
             if self.op() == "JUMP":
                 self.fail_jump(self.expect("JUMP"))
             else:
-                # a copy of where the failure goes: reached with nothing more to pop
-                if len(self.S) != self.fails[-1].base:
-                    raise NoMatch("or-pattern failure inline with values left")
-                self.fail_reaches(self.fails[-1], self.p)
+                # the enclosing failure's pop chain goes on right here (3.12+ lays the last
+                # alternative's failure into it), or a copy of where it goes
+                self.fail_from(self.p)
             self.S.append(x)                        # on the paths that matched
             break
         if len(alts) < 2 or (self.p != end and ctx.count == 0):
@@ -665,6 +683,7 @@ class PatternReader:
         self.S.append(Other("values"))
         self.cond_fail("POP_JUMP_IF_NONE")
         pats = self.elements(len(keys))
+        self.pop_discarded()
         on_top = len(self.S) >= 2 and self.S[-2] is x and self.S[-1] is keys_tok
         if not on_top and not self.moved(x, keys_tok):
             raise NoMatch("mapping subject and keys not on top")
@@ -743,6 +762,12 @@ class PatternReader:
         self.cond_fail("POP_JUMP_IF_NONE")
         pats = self.elements(nargs + len(names))
         return ast.MatchClass(cls, pats[:nargs], list(names), pats[nargs:])
+
+
+def _lazy_wildcard(tok) -> bool:
+    """A value read lazily whose POP_TOP makes it a wildcard: no name, no sub-pattern yet."""
+    return isinstance(tok, Val) and getattr(tok.capture, "lazy", False) and tok.capture.name is None \
+        and tok.capture.pattern is None and hasattr(tok.capture, "aliases")
 
 
 def _fresh(tok) -> bool:

@@ -48,6 +48,11 @@ STRAIGHT_OPS = frozenset({
     "LOAD_ASSERTION_ERROR", "RAISE_VARARGS", "POP_EXCEPT",
 })
 ENDS_FUNCTION = frozenset({"RETURN_VALUE", "RAISE_VARARGS"})
+# Instructions a while test's copies are widened over (see ``Structurer.widen_copied_test``).
+TEST_OPS = frozenset({
+    "LOAD_FAST", "LOAD_CONST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "PUSH_NULL",
+    "COMPARE_OP", "IS_OP", "CONTAINS_OP", "UNARY_NOT", "UNARY_NEGATIVE", "JUMP",
+})
 
 
 @dataclass
@@ -73,7 +78,7 @@ class Layer:
     target: int                      # handler offset whose coverage defines the region
     finally_ops: list | None = None  # for "finally": the (opname, argval) of the finally body
     normal_exits: list = field(default_factory=list)
-    continuation: int | None = None  # for except clauses: where the try statement goes on
+    continuation: int | None = None  # for except clauses (and try bodies): where the try statement goes on
 
 
 @dataclass(frozen=True)
@@ -412,12 +417,15 @@ class Structurer:
         """Does one handler (or none) protect every instruction? Then any two places share it."""
         return len({self._handler_key(p) for p in range(len(self.instrs))}) <= 1
 
-    def run_condition(self, pos: int, stack: list, out: list, consumed: set, limit: int | None = None):
+    def run_condition(self, pos: int, stack: list, out: list, consumed: set, limit: int | None = None,
+                      ctx: Context | None = None):
         """Run the straight-line code of a condition from ``pos`` to its conditional jump.
 
         Value-position ``and``/``or`` inside it (``JUMP_IF_X_OR_POP``) are folded into the value
         they compute, across the blocks they split the code into (collected in ``consumed``, each
         entered only from the condition's own code). With ``limit``, stops there (an operand's end).
+        With ``ctx``, conditional expressions inside their right operands are folded too
+        (``a < b <= (c if x else d)`` as a value).
         """
         first = pos
         while True:
@@ -448,7 +456,7 @@ class Structurer:
             if self.is_chain_exit(target) and _continues_chain(left, stack):
                 # a chained comparison's value (``-(a < b <= c)``): its exit pops the middle operand
                 middle = stack[-1]
-                end2, stop2 = self.run_condition(end, stack, out, consumed, limit=target)
+                end2, stop2 = self.run_operand(end, target, stack, out, consumed, ctx)
                 if stop2.ins is None or stop2.ins.opname != "JUMP" or self.cfg.pos(stop2.ins.target) != target + 2 \
                         or len(stack) != depth or out:
                     raise self.error(end - 1, "unrecognised chained comparison")
@@ -456,13 +464,29 @@ class Structurer:
                 consumed.add(self.cfg.block_of[target])
                 pos = target + 2
                 continue
-            end2, stop2 = self.run_condition(end, stack, out, consumed, limit=target)
+            end2, stop2 = self.run_operand(end, target, stack, out, consumed, ctx)
             if stop2.ins is not None or end2 != target or len(stack) != depth + 1 or out:
                 raise self.error(end - 1, "unrecognised and/or in a condition")
             right = stack.pop()
             op = ast.And if stop.ins.opname == "JUMP_IF_FALSE_OR_POP" else ast.Or
             stack.append(bool_op(op, self.executor.value(left, stop.ins), self.executor.value(right, stop.ins)))
             pos = target
+
+    def run_operand(self, pos: int, limit: int, stack: list, out: list, consumed: set, ctx: Context | None):
+        """``run_condition`` up to ``limit`` (the right operand of a value-position and/or or
+        chained comparison), folding the conditional expressions inside it when ``ctx`` is known."""
+        for _ in range(16):
+            end, stop = self.run_condition(pos, stack, out, consumed, limit=limit, ctx=ctx)
+            if ctx is None or out or stop.ins is None or stop.ins.opname not in POP_JUMPS:
+                return end, stop
+            trial, taken = list(stack), set(consumed)
+            join = self.value_ternary(end - 1, stop.condition, ctx, trial, taken)
+            if join is None or join > limit:
+                return end, stop
+            stack[:] = trial
+            consumed |= taken
+            pos = join
+        return end, stop
 
     def is_chain_exit(self, p: int | None) -> bool:
         """``SWAP 2; POP_TOP`` at ``p``, where a chained comparison's failing test leaves its value."""
@@ -510,7 +534,7 @@ class Structurer:
         scratch: list = []
         pos = t
         for _ in range(8):
-            end, stop = self.run_condition(pos, trial, scratch, consumed)
+            end, stop = self.run_condition(pos, trial, scratch, consumed, ctx=ctx)
             cond = stop.condition
             if scratch or stop.ins is None or ctx is None or isinstance(cond, ast.Compare) \
                     or not stop.ins.opname.startswith("POP_JUMP"):
@@ -526,7 +550,7 @@ class Structurer:
         """``run_condition``, folding conditional expressions that compute a value of the test
         (``4 * (a if c else b)``) when their branches meet by ``limit``."""
         for _ in range(16):
-            end, stop = self.run_condition(pos, stack, out, consumed)
+            end, stop = self.run_condition(pos, stack, out, consumed, ctx=ctx)
             if ctx is None or out or stop.ins is None or stop.ins.opname not in POP_JUMPS:
                 break
             t, f = self.branches(end - 1)
@@ -658,8 +682,8 @@ class Structurer:
                 if x in keep or self.classify(x, ctx) != "goto":
                     continue
                 x = self.past_lone_jump(x)
-                if x in keep:
-                    continue
+                if x in keep or any(self.past_lone_jump(k) == x for k in keep):
+                    continue        # (an outcome of an enclosing test lands there too)
                 pc = self.pure_condition(x, stack, members, ctx)
                 through = self.entered_from(pc[3], members) if pc is not None and pc[3] not in members else None
                 if through is None:
@@ -796,11 +820,22 @@ class Structurer:
         sides = []
         taken = set(members)
         for x in (t, f):
-            pc = self.pure_condition(x, stack, members)
-            if pc is None or pc[3] in taken or not set(self.cfg.blocks[pc[3]].preds) <= set(members):
+            # a branch may reach its test through a lone jump (``x if (c or a) else y``: ``c``'s
+            # true edge jumps to the test ``a`` leads to as well)
+            y = self.past_lone_jump(x)
+            through = {self.cfg.block_of[x]} if y != x else set()
+            if through and not set(self.cfg.block_at(x).preds) <= set(members):
                 return None
-            sub = self.compound(pc[0], pc[1], pc[2], taken | pc[4], stack, ctx, keep=tuple(keep) + (t, f))
-            taken = set(sub[3])
+            pc = self.pure_condition(y, stack, members)
+            if pc is None or pc[3] in taken or not set(self.cfg.blocks[pc[3]].preds) <= set(members) | through:
+                return None
+            # each branch folds only the tests that it alone (with the test before) reaches:
+            # a test both reach comes after the conditional expression
+            sub = self.compound(pc[0], pc[1], pc[2], set(members) | pc[4] | through, stack, ctx,
+                                keep=tuple(keep) + (t, f))
+            if taken & set(sub[3]) - set(members):
+                return None
+            taken |= set(sub[3])
             sides.append(sub)
         (ca, ta, fa, _), (cb, tb, fb, _) = sides
         same = self.same_place
@@ -1022,6 +1057,10 @@ class Structurer:
             region = ctx.with_stops(target, end, self.copied_tail(i + 1, target, end))
             right_stack = list(stack)
             stmts = self.emit(i + 1, region, right_stack)
+            if stmts and self.chain_in_copied_tails(i + 1, target, end, stmts, left, stack[-1]):
+                out.extend(stmts)
+                stack.pop()
+                return None
             if stmts or len(right_stack) != len(stack):
                 raise self.error(i, "unrecognised chained comparison")
             right = right_stack[-1]
@@ -1035,6 +1074,28 @@ class Structurer:
         right = self.executor.value(right_stack[-1], ins)
         stack.append(bool_op(ast.And if is_and else ast.Or, self.executor.value(left, ins), right))
         return target
+
+    def chain_in_copied_tails(self, start: int, stop: int, end: int, stmts: list, left, middle) -> bool:
+        """The last comparison of a chain in value position whose right operand is a conditional
+        expression, 3.12+ having copied the comparison and the returning code after the chain into
+        both of its branches: ``stmts`` (read from ``start``) is that one returning statement, with
+        the comparison of ``middle``; merged here with ``left`` into the whole chain.
+
+        Each return between ``start`` and ``stop`` must end a copy of ``COMPARE_OP`` and of the
+        code at ``end`` (where the chain's failing test goes on), so both ways run that code."""
+        tail_end = self.copied_block_end(end)
+        if tail_end is None or len(stmts) != 1 or not isinstance(stmts[0], ast.Return):
+            return False
+        n = tail_end - end
+        returns = [k for k in range(start, stop) if self.instrs[k].opname in ENDS_FUNCTION]
+        if len(returns) < 2 or any(k - n < start or self.instrs[k - n].opname != "COMPARE_OP"
+                                   or not self.repeats(k - n + 1, end, n) for k in returns):
+            return False
+        found = [node for node in ast.walk(stmts[0]) if isinstance(node, ast.Compare) and node.left is middle]
+        if len(found) != 1 or not isinstance(left, ast.Compare):
+            return False
+        replace_in(stmts[0], found[0], self.merge_compare(left, found[0], middle, start))
+        return True
 
     def copied_tail(self, start: int, stop: int, tail: int) -> int | None:
         """Where the code from ``start`` (before ``stop``) runs a copy of the straight-line code at
@@ -1368,6 +1429,10 @@ class Structurer:
         next round (its body ends with this loop)."""
         if break_target is None or break_target == exit_pos:
             return [], exit_pos
+        if exit_pos in ctx.next_rounds and exit_pos == ctx.loop.header:
+            # the loop's exit is the enclosing loop's next round, its breaks land elsewhere:
+            # the else clause is ``continue`` (3.12+ jumps straight to the enclosing FOR_ITER)
+            return [self.continue_stmt(exit_pos, ctx)], break_target
         orelse = self.emit(exit_pos, ctx.with_stops(break_target), list(stack))
         if break_target in ctx.next_rounds:
             return strip_continue(orelse), None
@@ -1591,8 +1656,50 @@ class Structurer:
                 continue
             t, f = self.branches(test_end)
             exit_pos = f if self.same_place(t, body_start) else t
-            found[top] = (test_end, body_start, exit_pos, last - k + 1, back)
+            bottom = last - k + 1
+            widened = self.widen_copied_test(top, bottom, test_end, body_start, exit_pos)
+            if widened is not None:
+                top, bottom = widened
+            found[top] = (test_end, body_start, exit_pos, bottom, back)
         return found
+
+    def widen_copied_test(self, top: int, bottom: int, test_end: int, body_start: int,
+                          exit_pos: int | None) -> tuple | None:
+        """(top, bottom) starts of a while test's two copies, past where they stop repeating.
+
+        The copies differ where a constant folded a jump away: the top one's ``POP_JUMP_IF_FALSE
+        exit; JUMP body`` is ``POP_JUMP_IF_TRUE body`` and a copy of the exit at the bottom. Each
+        copy goes back over its test code on the while statement's line and the copies of the
+        code after the loop between it; both must then start alike. None when they do not.
+        """
+        line = self.instrs[test_end].lineno
+        new_top = self.test_code_start(top, line, exit_pos, 0)
+        new_bottom = self.test_code_start(bottom, line, exit_pos, body_start)
+        if new_top == top and new_bottom == bottom:
+            return None
+        a, b = self.instrs[new_top], self.instrs[new_bottom]
+        if new_top >= body_start or (a.opname, repr(a.argval)) != (b.opname, repr(b.argval)):
+            return None
+        return new_top, new_bottom
+
+    def test_code_start(self, p: int, line, exit_pos: int | None, floor: int) -> int:
+        """Back from ``p`` over loads, tests and jumps on ``line`` and copies of the block at
+        ``exit_pos`` (not below ``floor``): where that code starts (with a test, not with such a
+        copy, which belongs to the code before: a ``break`` at the end of the body)."""
+        first = p
+        while p - 1 >= floor:
+            ins = self.instrs[p - 1]
+            if ins.lineno == line and (ins.opname in TEST_OPS or ins.opname in CONDITIONAL_JUMPS):
+                p -= 1
+                first = p
+                continue
+            start = self.cfg.block_at(p - 1).start
+            if start >= floor and exit_pos is not None and start != exit_pos \
+                    and self.copied_block_end(start) == p and self.same_place(start, exit_pos):
+                p = start
+                continue
+            break
+        return first
 
     def while_loop(self, pos, ctx, stack, out, inverted, sources=None, wraps_while=False):
         if inverted is not None:
@@ -1781,18 +1888,30 @@ class Structurer:
         return "finally"
 
     def is_except_handler(self, p: int) -> bool:
-        """PUSH_EXC_INFO followed by a type test, or a bare ``except:`` (POP_TOP of the exception)."""
-        k = p + 1
-        if self.instrs[k].opname == "POP_TOP":
+        """PUSH_EXC_INFO at ``p`` starts except clauses: a bare ``except:`` (POP_TOP of the
+        exception), or a type test that normal flow reaches without leaving the handler's own
+        cleanup range.
+
+        The clauses' type expressions may branch, call and store (``except (A if c else B)``,
+        ``except tuple(types)``), so the test is looked for along the flow, not at a fixed
+        distance. A finally body reaches no type test that way: those of a try statement
+        inside it are entered by raising, under another cleanup handler.
+        """
+        if self.instrs[p + 1].opname == "POP_TOP":
             return True
-        while k < len(self.instrs) and k < p + 64:
-            op = self.instrs[k].opname
-            if op in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH"):
+        cleanup = self.cfg.handler_at[p]
+        blocks = self.cfg.blocks
+        seen: set[int] = set()
+        work = [self.cfg.block_of[p]]
+        while work:
+            index = work.pop()
+            if index in seen or blocks[index].handler != cleanup:
+                continue
+            seen.add(index)
+            b = blocks[index]
+            if any(ins.opname in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH") for ins in self.instrs[b.start:b.end]):
                 return True
-            if op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "JUMP", "RETURN_VALUE", "RERAISE",
-                      "RAISE_VARARGS", "STORE_FAST", "STORE_NAME", "POP_TOP", "CALL", "CALL_KW"):
-                return False
-            k += 1
+            work.extend(b.succs)
         return False
 
     def finally_ops(self, target: int) -> tuple[int, int]:
@@ -1956,6 +2075,13 @@ class Structurer:
         body_ctx = Context(frozenset(), ctx.loop, ctx.layers + (layer,))
         body_stack = list(stack)
         body = self.emit(pos, body_ctx, body_stack)
+        continuation = self.body_continuation(layer, ctx) if kind == "try" else None
+        if continuation is not None:
+            # read again, the returning blocks other than ``continuation`` as the body's own
+            layer = Layer(kind, target, continuation=continuation)
+            body_ctx = Context(frozenset(), ctx.loop, ctx.layers + (layer,))
+            body_stack = list(stack)
+            body = self.emit(pos, body_ctx, body_stack)
         after = self.single(self.one_return_copy(layer.normal_exits), pos, "try body leaves at different places")
         if kind == "with":
             suppressed = self.with_suppressed_exit(target)
@@ -2038,7 +2164,8 @@ class Structurer:
                 raise self.error(k, "unrecognised except* clause")
             stack = base + state
             scratch: list = []
-            end, stop = self.executor.run(k, self.cfg.block_at(k).end, stack, scratch)
+            # (the clause's type may be computed: ``except* (A if c else B)``)
+            end, stop = self.run_test(k, stack, scratch, set(), ctx, len(ins))
             test = stop.condition
             if scratch or stop.ins is None or stop.ins.opname != "POP_JUMP_IF_NONE" \
                     or len(stack) != len(base) + 5 or not isinstance(test, ast.Compare) \
@@ -2202,6 +2329,18 @@ class Structurer:
             out.append(self.continue_stmt(p, ctx))
         return False
 
+    def body_continuation(self, layer: Layer, ctx: Context) -> int | None:
+        """Where a try body that seems to go on at several places goes on, when all of them but
+        one are blocks that return without computing anything (``return <constant>``): 3.10 puts
+        a constant return after the body's POP_BLOCK, outside the handler's range, and its copies
+        become jumps to one (see ``depyf.decompiler.versions.v3_10``). Those are the body's own
+        returns; None when the exits need no second reading."""
+        places = self.one_return_copy(layer.normal_exits)
+        if len(places) < 2 or None in places:
+            return None
+        rest = [p for p in places if self.final_kind(p, ctx) != "return"]
+        return rest[0] if len(rest) == 1 else None
+
     def clause_continuation(self, h_layer: Layer, ctx: Context) -> int | None:
         """Where except clauses that seem to go on at several places go on, when the try body
         never does (no ``continuation`` known) and all of those places but one (or all) return.
@@ -2224,6 +2363,11 @@ class Structurer:
         the innermost's exit sequence) leaves too."""
         k = len(layers) - 1
         while p is not None and k > 0:
+            # a value returned from inside for loops between the two regions pops their
+            # iterators from under it first
+            while p + 2 < len(self.instrs) and self.instrs[p].opname == "SWAP" and self.instrs[p].argval == 2 \
+                    and self.instrs[p + 1].opname == "POP_TOP":
+                p += 2
             if layers[k - 1].kind == "handler" and p + 1 < len(self.instrs) \
                     and self.instrs[p].opname == "SWAP" and self.instrs[p].argval == 2 \
                     and self.instrs[p + 1].opname == "POP_EXCEPT":

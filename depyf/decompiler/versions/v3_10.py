@@ -181,8 +181,11 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
             emit("MAKE_FUNCTION", ins.arg, qualname_on_stack=True)
         elif name == "FORMAT_VALUE":
             emit("FORMAT_VALUE", (_CONVERSIONS[ins.arg & 3], bool(ins.arg & 4)))
-        elif name == "DUP_TOP" and nxt is not None and nxt.opname == "ROT_THREE" and flow.states.get(i + 1):
-            emit("SWAP", 2)  # chained comparison: [a b] -> [b a b], as 3.11 writes it
+        elif name == "DUP_TOP" and nxt is not None and nxt.opname == "ROT_THREE" and flow.states.get(i + 1) \
+                and i + 2 < len(raw) and raw[i + 2].opname in ("COMPARE_OP", "IS_OP", "CONTAINS_OP"):
+            # chained comparison: [a b] -> [b a b], as 3.11 writes it (elsewhere, as in the
+            # ``sub as name`` of a match pattern, the copy is COPY 1 and ROT_THREE rotates it)
+            emit("SWAP", 2)
             emit("COPY", 2, ins=nxt)
             flow.states.pop(i + 1)  # ROT_THREE is done
         elif name == "DUP_TOP":

@@ -87,3 +87,51 @@ def ternary_inside_a_slice_before_return(line, prefix):
 @cases((1, [1, 2]), (0, [3]), (2, []))
 def ternary_choosing_a_call_argument_before_return(flag, items):
     return len(list(items) if flag else [flag]) + 1
+
+
+# While tests holding a conditional expression with a constant arm. The compiler folds the
+# constant's test away: its branch jumps straight on, so the test's two copies (top and bottom of
+# the loop) are laid out differently, and a branch may reach its test through a lone jump.
+BITS5 = [(x, c, a, y, w) for x in (0, 1) for c in (0, 1) for a in (0, 1) for y in (0, 1) for w in (0, 1)]
+
+
+@cases(*BITS5[::3])
+def while_test_conditional_of_conditional_with_constant(x, c, a, y, w):
+    n = 0
+    while (x if (3 if c else a) else y) or w:
+        n += 1
+        x, a, w = a, n % 2, 0
+        if n > 3:
+            break
+    return n, x, a
+
+
+@cases(*BITS5[1::3])
+def while_test_constant_arm_in_value_arm(x, c, a, y, w):
+    n = 0
+    while ((a if c else 0) if x else y) and not w:
+        n += 1
+        x, y = y, n % 2
+        if n > 4:
+            return "bound", n
+    return n, x, y
+
+
+@cases(*BITS5[2::3])
+def while_test_false_constant_arm_in_test(x, c, a, y, w):
+    n = 0
+    while w or (x if (a if c else None) else y):
+        n += 1
+        w, c = 0, n % 2
+        y = y and n < 3
+    else:
+        n = -n
+    return n, c
+
+
+@cases(*BITS5[::4])
+def while_test_constant_arms_empty_body(x, c, a, y, w):
+    it = iter([1, 0, 1, 1])
+    while (next(it, 0) if (x if (-3 if c else a) else '') else y) or (w and next(it, 0)):
+        pass
+    return list(it)

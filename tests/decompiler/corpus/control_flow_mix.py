@@ -5,6 +5,7 @@ The stdlib swap showed that such combinations, more than single constructs, trip
 """
 
 from ._cases import cases
+from ._support import Recorder
 
 SEQS = [([],), ([1],), ([3, 0, -2, 5, 7],), ([2, 4, 6, 8],), ([-1, -1, 9],)]
 
@@ -227,3 +228,99 @@ def except_in_loop_with_return_and_raise(xs):
                 raise
             return "neg", str(e)
     return "none"
+
+
+# ``return`` through nested try/finally statements with for loops between them: the returned value
+# passes each finally body's copy and, between two of them, the pops of the loops' iterators.
+RETURN_SEQS = [([0, 1, 2, 3],), ([3, 1, 0],), ([],), ([1],), ([1, 1],)]
+
+
+@cases(*RETURN_SEQS)
+def return_through_finally_loop_finally(xs):
+    log = []
+    try:
+        for x in xs:
+            try:
+                if x > 2:
+                    return x, log
+            finally:
+                log.append(x)
+    finally:
+        log.append("outer")
+    return None, log
+
+
+@cases(*RETURN_SEQS)
+def return_through_loops_and_finallies(xs):
+    log = []
+    for x in xs:
+        try:
+            for y in xs:
+                try:
+                    for z in xs:
+                        if z > y > x:
+                            return z, log
+                finally:
+                    log.append(y)
+        finally:
+            log.append("o")
+    return log
+
+
+@cases(*RETURN_SEQS)
+def return_from_except_through_loops_and_finallies(xs):
+    log = []
+    for x in xs:
+        try:
+            for y in xs:
+                try:
+                    log.append(1 / (y - 1))
+                except ZeroDivisionError as e:
+                    return str(e), y, log
+                finally:
+                    log.append(y)
+        finally:
+            log.append("o")
+    return log
+
+
+@cases(*RETURN_SEQS)
+def return_through_while_for_with_and_finallies(xs):
+    log = []
+    i = 0
+    while i < 2:
+        i += 1
+        try:
+            for y in xs:
+                with Recorder(log):
+                    try:
+                        while y:
+                            if y > 2:
+                                return y, log
+                            y -= 1
+                    finally:
+                        log.append(y)
+        finally:
+            log.append("o")
+    return log
+
+
+@cases(*RETURN_SEQS)
+def return_continue_and_fallthrough_through_finallies(xs):
+    log = []
+    for x in xs:
+        try:
+            for y in xs:
+                try:
+                    if y > 2:
+                        return y, log
+                    elif y == 0:
+                        continue
+                finally:
+                    log.append(y)
+                log.append("after")
+        finally:
+            log.append("o")
+        if x == 1:
+            return "one", log
+    return log

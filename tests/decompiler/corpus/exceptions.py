@@ -683,3 +683,92 @@ def clause_returns_when_body_returns(a, c):
         if (a if c else a - 1):
             return 1
     return 2
+
+
+# Except clauses whose type is computed: the type test is found along the handler's flow, past
+# branches, calls and stores, so the handler is not read as a finally body.
+@cases((True, 1), (False, 1), (True, 2), (False, 2), (True, 0))
+def except_type_conditional(c, kind):
+    try:
+        r = _risky(kind)
+    except (ValueError if c else KeyError) as e:
+        r = "caught " + type(e).__name__
+    except Exception:
+        r = "other"
+    return r
+
+
+@cases(([ValueError], 1), ([KeyError, TypeError], 3), ([], 2), ([KeyError], 0))
+def except_type_call(types, kind):
+    try:
+        return _risky(kind)
+    except tuple(types) as e:
+        return "caught " + type(e).__name__
+    except (KeyError, ValueError):
+        return "fallback"
+    except Exception:
+        return "other"
+
+
+@cases((True, 1), (False, 3), (True, 2), (False, 0))
+def except_types_computed_no_name(c, kind):
+    log = []
+    try:
+        log.append(_risky(kind))
+    except ValueError if c else TypeError:
+        log.append("first")
+    except tuple(t for t in (KeyError, TypeError) if c or t is KeyError):
+        log.append("second")
+    except (found := Exception):
+        log.append(found.__name__)
+    return log
+
+
+@cases(({"v": ValueError}, 1), ({}, 1), ({"v": KeyError}, 2), ({"v": KeyError}, 3))
+def except_type_lookup_in_loop(table, kind):
+    out = []
+    for i in range(2):
+        try:
+            _risky(kind if i else 0)
+        except table.get("v", TypeError) if i else ArithmeticError:
+            out.append(i)
+            continue
+        except BaseException as e:
+            out.append(type(e).__name__)
+            break
+        out.append("ok")
+    return out
+
+
+# A try body whose paths end in constant returns besides going on after the statement: 3.10 puts
+# each ``return <constant>`` after the body's POP_BLOCK, outside the handler's range, and its
+# copies become jumps to one.
+@cases((0, 0, 0), (0, 1, 1), (1, 0, 1), (1, 1, 1), (2, 0, 1), (0, 0, 1))
+def try_body_constant_returns_besides_going_on(a, b, c):
+    try:
+        if c:
+            if b:
+                c = 1 // (a - 2) + 1
+            elif a:
+                return 2
+            return 6
+    except ZeroDivisionError:
+        b = 5
+    return a, b, c
+
+
+@cases((0, 0, 0), (0, 1, 1), (1, 0, 1), (1, 1, 1), (2, 1, 1), (0, 0, 1))
+def try_body_constant_returns_in_loop(a, b, c):
+    for i in range(3):
+        try:
+            if c > i:
+                if b:
+                    b = 10 // (a - i)
+                else:
+                    return None
+                return "done"
+        except ZeroDivisionError:
+            a += 1
+            continue
+        c += 1
+    return a, b, c

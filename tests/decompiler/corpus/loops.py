@@ -654,3 +654,50 @@ def return_after_try_whose_else_returns_in_for(items, stop, a):
         if len(seen) >= stop:
             return a, seen
     return seen
+
+
+# A while loop at the end of a for body whose body ends in ``break`` after a ``continue``: 3.12+
+# sends both the loop's exit and its breaks straight to the for loop's next round.
+@cases((0, 0, 0), (0, 4, 1), (2, 3, 2), (1, 6, 1), (3, 0, 3))
+def while_ending_in_break_at_end_of_for(a, b, c):
+    for j in range(3):
+        while b < 5:
+            if c % 2:
+                c += 1
+                continue
+            b += 1
+            break
+    return a, b, c
+
+
+@cases((0, 0, 0), (0, 4, 1), (2, 3, 2), (1, 6, 1), (3, 0, 3), (-1, 2, 5))
+def while_ending_in_break_after_try_finally_break(a, b, c):
+    log = []
+    for j in range(3):
+        try:
+            if a > j:
+                break
+        finally:
+            c = c + 1
+        while b < 5:
+            if c % 2:
+                c += 1
+                continue
+            log.append(b)
+            b += 1
+            break
+    return log, b, c
+
+
+@cases((0, 0, 0), (1, 4, 1), (2, 3, 2), (3, 6, 1), (2, 0, 3))
+def nested_whiles_ending_in_break(a, b, c):
+    n = 0
+    while n < a:
+        n += 1
+        while b < 5:
+            b += 1
+            if c > b:
+                continue
+            c += n
+            break
+    return n, b, c

@@ -457,3 +457,65 @@ def match_guards_with_walrus(v):
         case str() | bytes() as z if len(z) > 1:
             return z
     return None
+
+
+# Mapping patterns nested in class and sequence patterns: a mapping's subject and keys are popped
+# under the captures it rotated down, before the enclosing pattern goes on with its next value.
+@cases((({"k": 1}, [1, 2]),), (({"k": 1}, [2, 2]),), (({"k": 1, "r": 0}, {"j": 5}),), (({}, [1, 2]),),
+       (({"z": 2}, 0),), ((3, 4),), ([1],))
+def match_mapping_capture_in_class(v):
+    p = Point(*v) if isinstance(v, tuple) else v
+    match p:
+        case Point({"k": a}, [1, b]):
+            return "point", a, b
+        case Point({"k": a, **rest}, {"j": b}):
+            return "rest", a, rest, b
+        case Point(x={"k": 1} | {"z": 2}):
+            return "or"
+    return None
+
+
+@cases(([{"a": 1, "b": [2, {"c": 3}]}, {}],), ([{"a": 1, "b": [2, {"d": 3}]}, {}],), ([{"e": 5}, 6],),
+       ([{"e": 5}, 6, 7],), ([[{"d": 0}]],), ([],), ({"e": 1},))
+def match_mappings_inside_sequences(v):
+    match v:
+        case [{"a": 1, "b": [2, {"c": c}]}, {}]:
+            return "deep", c
+        case [{"e": e} as m, n]:
+            return "as", e, m, n
+        case [{"e": e}, *_, last]:
+            return "star", e, last
+        case [[{"d": d}]] if d == 0:
+            return "guard", d
+    return "none"
+
+
+@cases(({"k": {"k": [1, 2]}, "x": 3},), ({"k": {"k": [1]}},), ({"k": {"k": "ab"}},),
+       (({"k": 1, "j": 2}, [3]),), (({"k": 1}, [3]),), (({"k": 1, "j": 2}, (3, 4)),), (({"k": 1}, []),))
+def match_mappings_inside_mappings_and_classes(v):
+    p = Point(*v) if isinstance(v, tuple) else v
+    match p:
+        case {"k": {"k": [_, y]}, **rest}:
+            return "two", y, rest
+        case Point(({"k": a, "j": _} as m), [*_]):
+            return "point", a, m
+        case Point({"k": a}, [b, *more]):
+            return "seq", a, b, more
+    return "none"
+
+
+# An or-pattern inside a sequence or class pattern whose last alternative fails into the
+# enclosing failure's pops (3.12+), and ``name as name`` in a sequence (3.10 rotates the copy).
+@cases(([[], 1],), ([2, 1],), ([3, 1],), (([], "z"),), ((2, [5]),), (("s", 1),), ([7, 3],), ([[1], 3],), (5,))
+def match_or_and_as_inside_sequences_and_classes(v):
+    p = Point(*v) if isinstance(v, tuple) else v
+    match p:
+        case [[] | 2, 1]:
+            return "seq-or"
+        case Point([] | 2, _):
+            return "class-or"
+        case [("s" | 7) as head, (n as m)]:
+            return "as", head, n, m
+        case [(a as b), 3]:
+            return "name-as-name", a, b
+    return "none"
