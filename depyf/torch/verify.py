@@ -25,6 +25,10 @@ _OPERATOR_OPS = {"BINARY_OP", "COMPARE_OP", "IS_OP", "CONTAINS_OP", "UNARY_NEGAT
                  "UNARY_INVERT", "UNARY_POSITIVE", "BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR",
                  "GET_ITER", "FOR_ITER", "BINARY_ADD", "BINARY_SUBTRACT", "BINARY_MULTIPLY",
                  "BINARY_TRUE_DIVIDE", "INPLACE_ADD"}
+# CPython 3.11+ compiles ``x is None`` / ``x is not None`` in a test to one jump without IS_OP;
+# Dynamo's hand-built code keeps IS_OP and a plain jump. Either way it is one identity test.
+_NONE_JUMPS = {"POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "POP_JUMP_FORWARD_IF_NONE",
+               "POP_JUMP_FORWARD_IF_NOT_NONE", "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE"}
 _CALL_OPS = {"CALL", "CALL_FUNCTION", "CALL_FUNCTION_KW", "CALL_METHOD", "CALL_FUNCTION_EX"}
 _UNCONDITIONAL = {"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP_ABSOLUTE", "JUMP"}
 _TERMINAL = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"}
@@ -61,8 +65,11 @@ def effects(code: types.CodeType) -> Counter[tuple[str, str]]:
             # Same operation as a call of list.extend, which is how source spells it.
             out[("attr", "extend")] += 1
             out[("call", "")] += 1
+        elif ins.opname in _NONE_JUMPS or ins.opname == "IS_OP":
+            # `is` and `is not` differ only by which way the jump after them goes
+            out[("IS_OP", "")] += 1
         elif ins.opname in _OPERATOR_OPS:
-            key = ins.argrepr if ins.opname in ("BINARY_OP", "COMPARE_OP", "IS_OP", "CONTAINS_OP") else ""
+            key = ins.argrepr if ins.opname in ("BINARY_OP", "COMPARE_OP", "CONTAINS_OP") else ""
             out[(ins.opname, key)] += 1
         if ins.opname == "LOAD_CONST" and isinstance(ins.argval, types.CodeType):
             out += effects(ins.argval)
