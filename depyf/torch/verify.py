@@ -9,6 +9,7 @@ never does that. Anything that looks different is rejected: then Dynamo's own by
 from __future__ import annotations
 
 import dis
+import sys
 import types
 from collections import Counter
 
@@ -51,11 +52,45 @@ def instructions(code: types.CodeType) -> tuple[dis.Instruction, ...]:
     return listing
 
 
+# Local-variable instructions as (operation, name) steps; 3.12+ fuses some and 3.13 checks loads
+# that may be unbound with LOAD_FAST_CHECK.
+_LOADS = {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW"}
+_PAIRS = {"LOAD_FAST_LOAD_FAST": ("load", "load"), "LOAD_FAST_BORROW_LOAD_FAST_BORROW": ("load", "load"),
+          "STORE_FAST_LOAD_FAST": ("store", "load"), "STORE_FAST_STORE_FAST": ("store", "store")}
+
+
+def local_steps(ins: dis.Instruction) -> list[tuple[str, str]]:
+    """What ``ins`` does to local variables: ("load" | "store" | "delete", name) steps in order."""
+    if ins.opname in _LOADS:
+        return [("load", str(ins.argval))]
+    if ins.opname == "STORE_FAST":
+        return [("store", str(ins.argval))]
+    if ins.opname in ("DELETE_FAST", "LOAD_FAST_AND_CLEAR"):
+        return [("delete", str(ins.argval))]
+    kinds = _PAIRS.get(ins.opname)
+    if kinds is not None:
+        return [(kind, str(name)) for kind, name in zip(kinds, ins.argval, strict=True)]
+    return []
+
+
+def _cell_slots(code: types.CodeType) -> frozenset[str]:
+    """Names whose ``LOAD_FAST`` pushes the cell (3.13+, where LOAD_CLOSURE is LOAD_FAST): cell and
+    free variables whose slot never holds a plain value."""
+    if sys.version_info < (3, 13):
+        return frozenset()
+    plain = {name for ins in instructions(code) for kind, name in local_steps(ins) if kind != "load"}
+    return frozenset(set(code.co_cellvars) | set(code.co_freevars)) - plain
+
+
 def effects(code: types.CodeType) -> Counter[tuple[str, str]]:
     """Multiset of name-based effects (globals, attributes, imports), calls and operators, with those
     of the nested code the instructions load (Dynamo leaves unused code objects in ``co_consts``)."""
     out: Counter[tuple[str, str]] = Counter()
+    cells = _cell_slots(code)
     for ins in instructions(code):
+        for step, name in local_steps(ins):
+            if step == "load" and name in cells:
+                out[("cell", name)] += 1
         kind = _NAME_OPS.get(ins.opname)
         if kind is not None:
             out[(kind, str(ins.argval))] += 1
@@ -102,12 +137,13 @@ def maybe_unbound_loads(code: types.CodeType) -> set[str]:
         i = work.pop()
         assigned = set(state[i])
         ins = listing[i]
-        if ins.opname == "LOAD_FAST" and ins.argval not in assigned:
-            bad.add(str(ins.argval))
-        elif ins.opname == "STORE_FAST":
-            assigned.add(str(ins.argval))
-        elif ins.opname == "DELETE_FAST":
-            assigned.discard(str(ins.argval))
+        for step, name in local_steps(ins):
+            if step == "load" and name not in assigned:
+                bad.add(name)
+            elif step == "store":
+                assigned.add(name)
+            elif step == "delete":
+                assigned.discard(name)
         successors = []
         if ins.opname not in _TERMINAL and ins.opname not in _UNCONDITIONAL and i + 1 < len(listing):
             successors.append(i + 1)
