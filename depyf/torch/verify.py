@@ -9,6 +9,7 @@ never does that. Anything that looks different is rejected: then Dynamo's own by
 from __future__ import annotations
 
 import dis
+import sys
 import types
 from collections import Counter
 
@@ -25,6 +26,10 @@ _OPERATOR_OPS = {"BINARY_OP", "COMPARE_OP", "IS_OP", "CONTAINS_OP", "UNARY_NEGAT
                  "UNARY_INVERT", "UNARY_POSITIVE", "BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR",
                  "GET_ITER", "FOR_ITER", "BINARY_ADD", "BINARY_SUBTRACT", "BINARY_MULTIPLY",
                  "BINARY_TRUE_DIVIDE", "INPLACE_ADD"}
+# CPython 3.11+ compiles ``x is None`` / ``x is not None`` in a test to one jump without IS_OP;
+# Dynamo's hand-built code keeps IS_OP and a plain jump. Either way it is one identity test.
+_NONE_JUMPS = {"POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "POP_JUMP_FORWARD_IF_NONE",
+               "POP_JUMP_FORWARD_IF_NOT_NONE", "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE"}
 _CALL_OPS = {"CALL", "CALL_FUNCTION", "CALL_FUNCTION_KW", "CALL_METHOD", "CALL_FUNCTION_EX"}
 _UNCONDITIONAL = {"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP_ABSOLUTE", "JUMP"}
 _TERMINAL = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"}
@@ -47,11 +52,45 @@ def instructions(code: types.CodeType) -> tuple[dis.Instruction, ...]:
     return listing
 
 
+# Local-variable instructions as (operation, name) steps; 3.12+ fuses some and 3.13 checks loads
+# that may be unbound with LOAD_FAST_CHECK.
+_LOADS = {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW"}
+_PAIRS = {"LOAD_FAST_LOAD_FAST": ("load", "load"), "LOAD_FAST_BORROW_LOAD_FAST_BORROW": ("load", "load"),
+          "STORE_FAST_LOAD_FAST": ("store", "load"), "STORE_FAST_STORE_FAST": ("store", "store")}
+
+
+def local_steps(ins: dis.Instruction) -> list[tuple[str, str]]:
+    """What ``ins`` does to local variables: ("load" | "store" | "delete", name) steps in order."""
+    if ins.opname in _LOADS:
+        return [("load", str(ins.argval))]
+    if ins.opname == "STORE_FAST":
+        return [("store", str(ins.argval))]
+    if ins.opname in ("DELETE_FAST", "LOAD_FAST_AND_CLEAR"):
+        return [("delete", str(ins.argval))]
+    kinds = _PAIRS.get(ins.opname)
+    if kinds is not None:
+        return [(kind, str(name)) for kind, name in zip(kinds, ins.argval, strict=True)]
+    return []
+
+
+def _cell_slots(code: types.CodeType) -> frozenset[str]:
+    """Names whose ``LOAD_FAST`` pushes the cell (3.13+, where LOAD_CLOSURE is LOAD_FAST): cell and
+    free variables whose slot never holds a plain value."""
+    if sys.version_info < (3, 13):
+        return frozenset()
+    plain = {name for ins in instructions(code) for kind, name in local_steps(ins) if kind != "load"}
+    return frozenset(set(code.co_cellvars) | set(code.co_freevars)) - plain
+
+
 def effects(code: types.CodeType) -> Counter[tuple[str, str]]:
     """Multiset of name-based effects (globals, attributes, imports), calls and operators, with those
     of the nested code the instructions load (Dynamo leaves unused code objects in ``co_consts``)."""
     out: Counter[tuple[str, str]] = Counter()
+    cells = _cell_slots(code)
     for ins in instructions(code):
+        for step, name in local_steps(ins):
+            if step == "load" and name in cells:
+                out[("cell", name)] += 1
         kind = _NAME_OPS.get(ins.opname)
         if kind is not None:
             out[(kind, str(ins.argval))] += 1
@@ -61,8 +100,11 @@ def effects(code: types.CodeType) -> Counter[tuple[str, str]]:
             # Same operation as a call of list.extend, which is how source spells it.
             out[("attr", "extend")] += 1
             out[("call", "")] += 1
+        elif ins.opname in _NONE_JUMPS or ins.opname == "IS_OP":
+            # `is` and `is not` differ only by which way the jump after them goes
+            out[("IS_OP", "")] += 1
         elif ins.opname in _OPERATOR_OPS:
-            key = ins.argrepr if ins.opname in ("BINARY_OP", "COMPARE_OP", "IS_OP", "CONTAINS_OP") else ""
+            key = ins.argrepr if ins.opname in ("BINARY_OP", "COMPARE_OP", "CONTAINS_OP") else ""
             out[(ins.opname, key)] += 1
         if ins.opname == "LOAD_CONST" and isinstance(ins.argval, types.CodeType):
             out += effects(ins.argval)
@@ -95,12 +137,13 @@ def maybe_unbound_loads(code: types.CodeType) -> set[str]:
         i = work.pop()
         assigned = set(state[i])
         ins = listing[i]
-        if ins.opname == "LOAD_FAST" and ins.argval not in assigned:
-            bad.add(str(ins.argval))
-        elif ins.opname == "STORE_FAST":
-            assigned.add(str(ins.argval))
-        elif ins.opname == "DELETE_FAST":
-            assigned.discard(str(ins.argval))
+        for step, name in local_steps(ins):
+            if step == "load" and name not in assigned:
+                bad.add(name)
+            elif step == "store":
+                assigned.add(name)
+            elif step == "delete":
+                assigned.discard(name)
         successors = []
         if ins.opname not in _TERMINAL and ins.opname not in _UNCONDITIONAL and i + 1 < len(listing):
             successors.append(i + 1)

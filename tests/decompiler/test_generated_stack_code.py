@@ -12,8 +12,10 @@ import pytest
 
 import depyf
 
-pytestmark = pytest.mark.skipif(sys.version_info[:2] not in ((3, 11), (3, 12)),
-                                reason="hand-assembled CPython 3.11/3.12 bytecode")
+pytestmark = pytest.mark.skipif(sys.version_info[:2] not in ((3, 11), (3, 12), (3, 13)),
+                                reason="hand-assembled CPython 3.11-3.13 bytecode")
+# Programs whose jumps and subscripts are spelled as 3.11/3.12 spell them.
+before_3_13 = pytest.mark.skipif(sys.version_info >= (3, 13), reason="hand-assembled CPython 3.11/3.12 bytecode")
 
 
 def assemble(template: types.FunctionType, program: list[tuple[str, int]], consts: list) -> types.CodeType:
@@ -63,6 +65,7 @@ def _run(code: types.CodeType):
     return fn(items), items.calls
 
 
+@before_3_13
 def test_value_shared_on_the_stack_and_subscripted_is_computed_once() -> None:
     code = assemble(_template, SHARED_LIST_THEN_SUBSCRIPT, [0, 1, None])
     expected = _run(code)
@@ -82,6 +85,7 @@ VALUE_WAITS_ACROSS_DEL = [
 ]
 
 
+@before_3_13
 def test_deleting_a_local_needs_no_temporary_for_values_waiting_on_the_stack() -> None:
     code = assemble(_template2, VALUE_WAITS_ACROSS_DEL, [0])
     recompiled = depyf.recompile(code)
@@ -113,6 +117,7 @@ VALUE_WAITS_ACROSS_A_TEST = [
 ]
 
 
+@before_3_13
 def test_value_computed_before_an_if_test_is_evaluated_before_it() -> None:
     code = assemble(_template2, VALUE_WAITS_ACROSS_A_TEST, [0, 1])
     recompiled = depyf.recompile(code)
@@ -130,10 +135,14 @@ def _closure_template():
     return inner
 
 
+# 3.13 made LOAD_CLOSURE a pseudo-instruction: LOAD_FAST of a cell's slot pushes the cell.
+_LOAD_CELL = "LOAD_CLOSURE" if dis.opmap.get("LOAD_CLOSURE", 256) < 256 else "LOAD_FAST"
+
+
 def test_cell_object_used_as_a_value_is_loaded_as_the_cell() -> None:
     """Dynamo passes closure cells to resume functions (LOAD_CLOSURE outside MAKE_FUNCTION)."""
     inner = _closure_template()
-    code = assemble(inner, [("COPY_FREE_VARS", 1), ("RESUME", 0), ("LOAD_CLOSURE", 0), ("BUILD_TUPLE", 1),
+    code = assemble(inner, [("COPY_FREE_VARS", 1), ("RESUME", 0), (_LOAD_CELL, 0), ("BUILD_TUPLE", 1),
                             ("RETURN_VALUE", 0)], [None])
     recompiled = depyf.recompile(code)
     assert "__cell_x" in recompiled.source and "the cell of variable 'x'" in recompiled.source
@@ -155,6 +164,7 @@ _FILL_X = [("LOAD_FAST", 0), ("COPY", 2), ("LOAD_CONST", 0), ("STORE_SUBSCR", 0)
 _FILL_Y = [("LOAD_FAST", 1), ("COPY", 2), ("LOAD_CONST", 1), ("STORE_SUBSCR", 0)]
 
 
+@before_3_13
 @pytest.mark.parametrize("conditional", [False, True])
 def test_container_on_the_stack_is_filled_through_one_name(conditional: bool) -> None:
     test = [("LOAD_FAST", 1), (_POP_JUMP_IF_FALSE, _units(_FILL_Y))] if conditional else []

@@ -111,6 +111,29 @@ def test_dropped_or_extra_call_is_found_and_same_code_accepted():
     assert differences(original, dropped)
 
 
+def test_is_none_test_and_its_fused_jump_are_the_same_operation():
+    # Dynamo (torch 2.15) writes `tmp is None` as IS_OP and a jump; the source the decompiler
+    # prints compiles (CPython 3.11+) to one POP_JUMP_IF_NONE-style jump without IS_OP.
+    explicit = _code("""
+        def f(g, x):
+            if (t := x is not None):
+                g(x)
+    """)
+    fused = _code("""
+        def f(g, x):
+            if x is not None:
+                g(x)
+    """)
+    other = _code("""
+        def f(g, x):
+            if x:
+                g(x)
+    """)
+    assert differences(explicit, fused) == []
+    assert differences(fused, explicit) == []
+    assert differences(explicit, other)
+
+
 def test_reading_a_cells_value_is_not_passing_the_cell():
     passes_cell = _code("""
         def outer():

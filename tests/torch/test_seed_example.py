@@ -32,4 +32,7 @@ def test_seed_example_writes_a_complete_inductor_dump(tmp_path):
     assert names[0] == "toy_example"
     assert sum(n.startswith("torch_dynamo_resume_in_toy_example_at_") for n in names) == 2
     assert (dump / "full_code_for_toy_example_0.py").exists()
+    # Transformed code and resume functions run as the decompiled files (breakpoints work there).
+    entries = [entry for fn in index["functions"] for entry in fn["cache_entries"]]
+    assert [entry["fallback_reason"] for entry in entries if not entry["decompiled"]] == []
     assert "DepyfWarning" not in proc.stderr

@@ -5,6 +5,10 @@ On top of 3.12 (:mod:`depyf.decompiler.versions.v3_12`):
 - ``TO_BOOL`` before conditional jumps and ``not`` is dropped (the model's jumps test truthiness);
   a lone one (``not not x``) becomes two ``UNARY_NOT``.
 - ``LOAD_FAST_LOAD_FAST``, ``STORE_FAST_LOAD_FAST``, ``STORE_FAST_STORE_FAST`` are split in two.
+- ``LOAD_CLOSURE`` is gone: ``LOAD_FAST`` of a cell or free variable's slot pushes the cell
+  itself (values are read with ``LOAD_DEREF``), so it becomes the model's ``LOAD_CLOSURE``
+  (unless an inlined comprehension also keeps plain values in that slot). Dynamo
+  passes such cells to resume functions; read as a value they would be the cell's contents.
 - ``CALL_KW`` takes the keyword names from the stack, as the model's CALL_KW does.
 - ``MAKE_FUNCTION`` has no flags; ``SET_FUNCTION_ATTRIBUTE`` attaches defaults, annotations, closure.
 - f-strings: ``CONVERT_VALUE`` (argval 's'/'r'/'a'), ``FORMAT_SIMPLE`` / ``FORMAT_WITH_SPEC`` become
@@ -17,6 +21,7 @@ On top of 3.12 (:mod:`depyf.decompiler.versions.v3_12`):
 
 from __future__ import annotations
 
+import functools
 import types
 
 from depyf.decompiler.instructions import ExceptionEntry, Instr
@@ -26,7 +31,7 @@ from depyf.decompiler.versions.v3_12 import CONVERSIONS
 _CLASS_BODY_NAMES = frozenset({"__firstlineno__", "__static_attributes__", "__classdictcell__"})
 SPECIAL = frozenset({
     "LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "CALL_KW",
-    "SET_FUNCTION_ATTRIBUTE", "CONVERT_VALUE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC",
+    "SET_FUNCTION_ATTRIBUTE", "CONVERT_VALUE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "LOAD_FAST",
 })
 REMOVED = frozenset({"KW_NAMES", "FORMAT_VALUE"})
 INVISIBLE = frozenset({"TO_BOOL"})
@@ -46,16 +51,41 @@ class Translator(v3_12.Translator):
         self.emit(out, ins, "UNARY_NOT")
         return i + 1
 
+    def load_local(self, out, ins, name, arg):
+        """``LOAD_FAST`` of slot ``arg``: the cell itself where the slot always holds a cell."""
+        cell = (name in self.code.co_cellvars or name in self.code.co_freevars) and name not in self.plain_slots
+        self.emit(out, ins, "LOAD_CLOSURE" if cell else "LOAD_FAST", name, arg=arg)
+
+    @functools.cached_property
+    def plain_slots(self) -> frozenset[str]:
+        """Names whose slot also holds plain values somewhere: an inlined comprehension may hide a
+        cell variable and use its slot for a plain loop variable (``LOAD_FAST_AND_CLEAR``,
+        ``STORE_FAST``). There a ``LOAD_FAST`` may be a value; the closure it builds needs no
+        cell from the model, so those loads stay ``LOAD_FAST``."""
+        names: set[str] = set()
+        for ins in self.raw:
+            if ins.opname in ("STORE_FAST", "LOAD_FAST_AND_CLEAR", "DELETE_FAST"):
+                names.add(ins.argval)
+            elif ins.opname == "STORE_FAST_STORE_FAST":
+                names.update(ins.argval)
+            elif ins.opname == "STORE_FAST_LOAD_FAST":
+                names.add(ins.argval[0])
+        return frozenset(names)
+
+    def op_LOAD_FAST(self, i, ins, out):
+        self.load_local(out, ins, ins.argval, ins.arg)
+        return i + 1
+
     def op_LOAD_FAST_LOAD_FAST(self, i, ins, out):
         first, second = ins.argval
-        self.emit(out, ins, "LOAD_FAST", first, arg=ins.arg >> 4)
-        self.emit(out, ins, "LOAD_FAST", second, arg=ins.arg & 15)
+        self.load_local(out, ins, first, ins.arg >> 4)
+        self.load_local(out, ins, second, ins.arg & 15)
         return i + 1
 
     def op_STORE_FAST_LOAD_FAST(self, i, ins, out):
         stored, loaded = ins.argval
         self.emit(out, ins, "STORE_FAST", stored, arg=ins.arg >> 4)
-        self.emit(out, ins, "LOAD_FAST", loaded, arg=ins.arg & 15)
+        self.load_local(out, ins, loaded, ins.arg & 15)
         return i + 1
 
     def op_STORE_FAST_STORE_FAST(self, i, ins, out):

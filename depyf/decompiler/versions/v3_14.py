@@ -190,7 +190,7 @@ class Translator(v3_13.Translator):
         return i + 1
 
     def op_LOAD_FAST_BORROW(self, i, ins, out):
-        self.emit(out, ins, "LOAD_FAST", ins.argval)
+        self.load_local(out, ins, ins.argval, ins.arg)
         return i + 1
 
     def op_LOAD_FAST_BORROW_LOAD_FAST_BORROW(self, i, ins, out):
