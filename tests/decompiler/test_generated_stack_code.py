@@ -204,3 +204,14 @@ def test_one_item_unpacked_from_a_call_and_returned_is_a_real_unpacking() -> Non
     assert fn(lambda: [5]) == 5, recompiled.source
     with pytest.raises(ValueError):
         fn(lambda: [1, 2])
+
+
+def test_keep_locals_keeps_a_local_the_code_never_uses() -> None:
+    # Dynamo's resume functions carry the locals of the function they resume, used or not; torch
+    # 2.2 moves a frame's locals into the code it runs by name and fails on a missing one.
+    code = assemble(_template_unpack, UNPACKED_ONE_ITEM_RETURNED, [None])
+    assert code.co_varnames == ("a", "x")
+    assert "x" not in depyf.recompile(code).code.co_varnames
+    kept = depyf.recompile(code, keep_locals=True)
+    assert set(kept.code.co_varnames) >= {"a", "x"}, kept.source
+    assert types.FunctionType(kept.code, {})(lambda: [7]) == 7
