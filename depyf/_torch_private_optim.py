@@ -8,6 +8,7 @@ from depyf.torch.adapter import (
     current_compile_id,
     failed_guards,
     lean_profiler_hooks,
+    resume_of,
     run_only_eval_frame,
     set_eval_frame,
 )
@@ -23,6 +24,7 @@ __all__ = [
     "failed_guards",
     "lean_profiler_hooks",
     "register_bytecode_hook",
+    "resume_of",
     "run_only_eval_frame",
     "set_eval_frame",
 ]

@@ -34,7 +34,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from depyf._torch_private_optim import run_only_eval_frame
+from depyf._torch_private_optim import resume_of, run_only_eval_frame
 
 __all__ = ["CHECK_ENV_VAR", "DispatchGuardError", "TorchCompileWrapperWithCustomDispatcher"]
 
@@ -223,7 +223,7 @@ def _has_resume_functions(code: types.CodeType) -> bool:
     if "__nested_resume_fns" in code.co_varnames:
         return True
     return any(
-        isinstance(const, types.CodeType) and const.co_name.startswith("torch_dynamo_resume_in_")
+        isinstance(const, types.CodeType) and resume_of(const) is not None
         for const in code.co_consts
     )
 

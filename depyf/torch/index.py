@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from depyf.torch import adapter
+
 if TYPE_CHECKING:
     from depyf.torch.session import DumpSession, FunctionRecord
 
@@ -87,8 +89,8 @@ def _function_json(session: DumpSession, record: FunctionRecord, parent: Functio
                     recompiles.append({"reason": reason, "cache_entry": index, "compile_id": key})
     resumes = None
     if parent is not None:
-        match = re.search(r"_at_(\d+)$", record.name)
-        resumes = {"parent": parent.name, "at_line": int(match.group(1)) if match else None}
+        resume = adapter.resume_of(record.code)
+        resumes = {"parent": parent.name, "at_line": resume.line if resume else None}
     code = record.code
     return {
         "name": record.name,
@@ -170,6 +172,7 @@ def write_index(session: DumpSession, top_level: list[FunctionRecord],
         "graphs": graphs,
         "files": ["index.md", "index.json", *written],
         "warnings": list(session.warnings),
+        "unavailable": list(session.unavailable),
     }
     files.write("index.json", json.dumps(data, indent=2, default=str) + "\n")
     files.write("index.md", render_markdown(data, files.process_dirs() if files.subdir is None else []))
@@ -211,6 +214,9 @@ def render_markdown(data: dict[str, Any], process_dirs: list[str]) -> str:
         out.append(f"- {graph['name']} (from {graph['function']}): {files}")
         for file, reason in graph.get("not_linked", {}).items():
             out.append(f"  - {file} is for reading only (the graph runs from torch's code): {reason}")
+    if data["unavailable"]:
+        out.append(f"\n## Unavailable on torch {data['torch_version']}\n")
+        out += [f"- {item['feature']}: {item['reason']}" for item in data["unavailable"]]
     if data["warnings"]:
         out.append("\n## Warnings\n")
         out += [f"- {w}" for w in data["warnings"]]

@@ -1,0 +1,144 @@
+"""The degrade-safely rule (depyf/torch/adapter.py's docstring): a seam whose target has another
+shape turns off its one feature with one warning and an index.json item, the program runs
+unchanged; a torch older than the oldest supported release fails once at entry."""
+
+from __future__ import annotations
+
+import json
+import types
+import warnings
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import depyf  # noqa: E402
+from depyf.torch import DepyfWarning, adapter  # noqa: E402
+
+pytestmark = pytest.mark.torch
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def test_expect_names_the_torch_version_and_the_missing_piece():
+    with pytest.raises(adapter.SeamMismatch, match=rf"torch {adapter.torch_version()} has no torch\._dynamo\.nope"):
+        adapter.expect("torch._dynamo.nope")
+
+    def shaped(self, graph, inputs):
+        return graph
+
+    holder = types.SimpleNamespace(fn=shaped)
+    adapter.expect("os.path.join")  # present, no signature asked for
+    assert adapter.has("os.path.join") and not adapter.has("os.path.nope")
+    with pytest.raises(adapter.SeamMismatch, match=r"takes \(self, graph, inputs\), depyf expects \(self, gm"):
+        torch._dynamo.__dict__["_depyf_test_holder"] = holder
+        try:
+            adapter.expect("torch._dynamo._depyf_test_holder.fn", ("self", "gm"))
+        finally:
+            del torch._dynamo.__dict__["_depyf_test_holder"]
+
+
+def test_a_seam_of_another_shape_turns_off_one_feature_and_the_program_runs_unchanged(tmp_path, monkeypatch):
+    from torch._inductor.codecache import PyCodeCache
+
+    def load_by_key_path(cls, only_a_path):  # what a future torch might have instead
+        raise AssertionError("depyf must not wrap or call a seam of another shape")
+
+    monkeypatch.setattr(PyCodeCache, "load_by_key_path", classmethod(load_by_key_path))
+    replaced = PyCodeCache.__dict__["load_by_key_path"]
+
+    @torch.compile(backend="eager")
+    def f(x):
+        return x.sin() + 1
+
+    x = torch.arange(4.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with depyf.prepare_debug(str(tmp_path / "dump")) as d:
+            out = f(x)
+    assert torch.equal(out, x.sin() + 1)
+    assert PyCodeCache.__dict__["load_by_key_path"] is replaced
+    ours = [str(w.message) for w in caught if issubclass(w.category, DepyfWarning)]
+    assert len(ours) == 1, ours
+    assert "Inductor output code files unavailable" in ours[0]
+    assert f"torch {adapter.torch_version()}" in ours[0] and "load_by_key_path" in ours[0]
+    assert "depyf expects (key, path" in ours[0]
+    index = json.loads((Path(d) / "index.json").read_text())
+    assert [item["feature"] for item in index["unavailable"]] == ["Inductor output code files"]
+    assert "load_by_key_path" in index["unavailable"][0]["reason"]
+    assert index["functions"][0]["cache_entries"][0]["decompiled"] is True   # the rest still works
+    assert "## Unavailable on torch" in (Path(d) / "index.md").read_text()
+
+
+def test_a_torch_older_than_the_oldest_supported_fails_once_at_entry(tmp_path, monkeypatch):
+    monkeypatch.setattr(torch, "__version__", "2.1.2+cpu")
+    adapter.check_supported.cache_clear()
+    try:
+        with pytest.raises(adapter.UnsupportedTorchError, match=r"supports torch 2\.2 and later; this is torch 2\.1\.2"):
+            with depyf.prepare_debug(str(tmp_path / "dump")):
+                pass
+        assert not (tmp_path / "dump").exists()
+    finally:
+        monkeypatch.undo()
+        adapter.check_supported.cache_clear()
+    adapter.check_supported()
+
+
+def test_resume_of_reads_both_naming_conventions():
+    def torch_dynamo_resume_in_toy_example_at_5():
+        pass
+
+    def resume_in_toy_example():
+        pass
+
+    def toy_example():
+        pass
+
+    new = adapter.resume_of(torch_dynamo_resume_in_toy_example_at_5.__code__)
+    assert new == adapter.ResumeOf("toy_example", 5)
+    old_code = resume_in_toy_example.__code__
+    assert adapter.resume_of(old_code) == adapter.ResumeOf("toy_example", old_code.co_firstlineno)
+    assert adapter.resume_of(toy_example.__code__) is None
+
+
+def test_leaf_guards_of_a_python_guard_function():
+    # torch 2.2 to 2.4 (without the C++ guard manager): cache entries carry a guard function
+    guard_fn = types.SimpleNamespace(verbose_code_parts=["___guarded_code.valid", "___check_global_state()",
+                                                         "hasattr(L['a'], '_dynamo_dynamic_indices') == False"])
+    leaves = adapter.leaf_guards(guard_fn)
+    assert [leaf.parts for leaf in leaves] == [("___check_global_state()",),
+                                              ("hasattr(L['a'], '_dynamo_dynamic_indices') == False",)]
+    with pytest.raises(adapter.SeamMismatch):
+        adapter.leaf_guards(object())
+
+
+def test_graph_break_of_reads_the_compile_reason():
+    import traceback
+
+    frame = traceback.FrameSummary("user.py", 7, "f", line="if x.sum() > 0:")
+    gm = types.SimpleNamespace(compile_subgraph_reason=types.SimpleNamespace(
+        reason="generic_jump TensorVariable()", user_stack=[frame], graph_break=True))
+    assert adapter.graph_break_of(gm) == adapter.GraphBreak("generic_jump TensorVariable()", "user.py", 7)
+    gm.compile_subgraph_reason.graph_break = False
+    assert adapter.graph_break_of(gm) is None
+    assert adapter.graph_break_of(types.SimpleNamespace()) is None
+
+
+def test_graph_name_from_the_calling_frame_when_the_graph_module_has_none():
+    gm = torch.fx.symbolic_trace(torch.nn.ReLU())
+    gm.meta.pop("backend_id", None)
+
+    def compile_and_call_fx_graph():
+        name = "__compiled_fn_7"  # noqa: F841 - read from the frame, as on torch 2.2 to 2.5
+        import sys
+
+        adapter._note_caller_graph_name(gm, sys._getframe())
+
+    compile_and_call_fx_graph()
+    assert adapter.graph_backend_id(gm) == "__compiled_fn_7"
