@@ -431,6 +431,7 @@ def patch_call_user_compiler(
     def call_user_compiler(self: Any, gm: Any, *args: Any, **kwargs: Any) -> Any:
         if "backend_id" not in getattr(gm, "meta", {}):
             _note_caller_graph_name(gm, sys._getframe(1))
+        _note_backend(gm, getattr(self, "compiler_fn", None))
         inputs = args[0] if args else kwargs.get("example_inputs")
         if inputs is None:
             try:
@@ -462,6 +463,27 @@ def _note_caller_graph_name(gm: Any, caller: types.FrameType | None) -> None:
             _CALLER_GRAPH_NAMES[gm] = name
         except TypeError:
             pass
+
+
+_GRAPH_BACKENDS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+
+
+def _note_backend(gm: Any, compiler_fn: Any) -> None:
+    name = backend_name(compiler_fn)
+    if name is not None:
+        try:
+            _GRAPH_BACKENDS[gm] = name
+        except TypeError:
+            pass
+
+
+def graph_backend_name(gm: Any) -> str | None:
+    """The backend a captured graph was handed to (``OutputGraph.compiler_fn``), for releases whose
+    cache entries do not name it (before 2.6)."""
+    try:
+        return _GRAPH_BACKENDS.get(gm)
+    except TypeError:
+        return None
 
 
 def graph_backend_id(gm: Any) -> str | None:

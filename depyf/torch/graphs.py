@@ -60,6 +60,7 @@ class GraphDumper:
         self._counts: dict[tuple[str, str], int] = {}
         self.active = True
         self.captured_via_gm = False
+        self.backends: set[str] = set()    # backends the captured graphs went to
         # Set where the structured trace is unavailable: graph breaks then come from the graph module.
         self.on_break_reason: Callable[[TraceEvent], None] | None = None
 
@@ -112,6 +113,9 @@ class GraphDumper:
             self.warn(f"could not name the captured graph: {exc!r}")
         if self.on_break_reason is not None:
             self._report_graph_break(gm)
+        backend = adapter.graph_backend_name(gm)
+        if backend:
+            self.backends.add(backend)
         if name is None:
             return call(gm, inputs)
         self._push(name)

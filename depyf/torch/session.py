@@ -24,7 +24,7 @@ class DepyfWarning(UserWarning):
 
 
 _TRACE_KINDS = set(GRAPH_STAGES) | {"dynamo_graph_break_reason", "recompile_reasons"}
-_TRACE_FEATURE = "structured trace (joint/pre-grad/post-grad graph files, recompilation reasons)"
+TRACE_FEATURE = "structured trace (joint/pre-grad/post-grad graph files, recompilation reasons)"
 
 
 @dataclass
@@ -119,7 +119,7 @@ class DumpSession:
         # (feature the dump loses without it, step that installs the seam and returns its undo)
         steps: list[tuple[str, Callable[[], Callable[[], None]]]] = [
             ("transformed code and guards", lambda: adapter.register_bytecode_hook(self._bytecode_hook).remove),
-            (_TRACE_FEATURE, lambda: trace.attach(self._on_trace, _TRACE_KINDS)),
+            (TRACE_FEATURE, lambda: trace.attach(self._on_trace, _TRACE_KINDS)),
             ("captured graph files", lambda: adapter.patch_call_user_compiler(self.graphs.around_user_compiler)),
             ("forward/backward graph files", lambda: adapter.patch_aot_compilers(self.graphs.wrap_aot_compiler)),
             ("Inductor output code files", lambda: adapter.patch_inductor_module_loader(self.graphs.on_inductor_module)),
@@ -132,7 +132,7 @@ class DumpSession:
                 self.mark_unavailable(feature, str(exc))
             except Exception as exc:  # noqa: BLE001
                 self.mark_unavailable(feature, f"torch {adapter.torch_version()}: installing it failed: {exc!r}")
-        if any(item["feature"] == _TRACE_FEATURE for item in self.unavailable):
+        if any(item["feature"] == TRACE_FEATURE for item in self.unavailable):
             # Graph breaks still come from the captured graph's compile reason.
             self.graphs.on_break_reason = self._on_trace
 
