@@ -148,7 +148,7 @@ class TorchCompileWrapperWithCustomDispatcher:
         method = self._depyf_method
         frame_locals = _frame_locals(method, inspect.signature(method), (self, *args), kwargs)
         for entry in private.cache_entries(method.__code__):
-            if private.failed_guards(entry.guard_manager, frame_locals) is None:
+            if private.failed_guards(private.entry_guards(entry), frame_locals) is None:
                 for index, code in enumerate(self.compiled_codes):
                     if code is entry.code:
                         return index
@@ -312,7 +312,7 @@ def _checked(
             f"checked dispatch of {name}: Dynamo holds no cache entry for compiled_codes[{index}] "
             "(evicted or reset), so its guards cannot be evaluated"
         )
-    guard_manager = entry.guard_manager
+    guard_manager = private.entry_guards(entry)
 
     def checked(*args: Any, **kwargs: Any) -> Any:
         frame_locals = _frame_locals(func, signature, args, kwargs)

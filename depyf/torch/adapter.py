@@ -810,6 +810,11 @@ def dispatch_cache_entries(code: types.CodeType) -> list[Any]:
     return list(_debug_get_cache_entry_list(code))
 
 
+def entry_guards(entry: Any) -> Any:
+    """The guards of a raw cache entry, as ``failed_guards`` takes them."""
+    return _guards_of(entry)
+
+
 def cache_entry_for(code: types.CodeType, transformed: types.CodeType, compile_id: Any) -> Any | None:
     """The cache entry of ``code`` that a bytecode hook saw being made, or None (evicted, reset).
 
@@ -855,11 +860,17 @@ def compiling_frame_locals() -> dict[str, Any] | None:
 
 
 def failed_guards(guard_manager: Any, f_locals: dict[str, Any]) -> list[str] | None:
-    """None when the guards of one cache entry pass for ``f_locals``, else the failed guards' text."""
-    try:
-        check_verbose = guard_manager.check_verbose
-    except AttributeError as exc:
-        raise _optim_missing("GuardManagerWrapper.check_verbose", exc) from exc
+    """None when the guards of one cache entry pass for ``f_locals``, else the failed guards' text.
+
+    ``guard_manager`` is what ``entry_guards`` returns: a guard manager with ``check_verbose``, or
+    (2.2 to 2.4) the Python guard function Dynamo calls with the frame's locals."""
+    check_verbose = getattr(guard_manager, "check_verbose", None)
+    if check_verbose is None:
+        if callable(guard_manager) and hasattr(guard_manager, "verbose_code_parts"):
+            if guard_manager(f_locals):
+                return None
+            return [f"(torch {torch_version()}'s guard function returned False; it names no guard)"]
+        raise _optim_missing("GuardManagerWrapper.check_verbose")
     result = check_verbose(f_locals)
     if result.result:
         return None

@@ -128,3 +128,15 @@ def test_graph_name_from_the_calling_frame_when_the_graph_module_has_none():
 
     compile_and_call_fx_graph()
     assert adapter.graph_backend_id(gm) == "__compiled_fn_7"
+
+
+def test_failed_guards_of_a_python_guard_function():
+    # the dispatcher on torch 2.2 to 2.4: the guard function Dynamo calls with the frame's locals
+    def guard(L):
+        return L["x"] > 0
+
+    guard.verbose_code_parts = ["L['x'] > 0"]
+    assert adapter.entry_guards(types.SimpleNamespace(check_fn=guard)) is guard
+    assert adapter.failed_guards(guard, {"x": 1}) is None
+    (reason,) = adapter.failed_guards(guard, {"x": -1})
+    assert f"torch {adapter.torch_version()}'s guard function returned False" in reason
