@@ -23,8 +23,10 @@ To support a release whose API differs, add a function here that picks the varia
 test in ``tests/torch/test_adapter.py`` that fails on that release without it. Shapes by release:
 
 - 2.2: no structured trace (``torch._logging._internal.trace_log``): graph breaks come from the
-  captured graph's ``compile_subgraph_reason`` instead, joint/pre-grad/post-grad graph text and
-  recompilation reasons are unavailable. No ``AotAutograd`` class: the AOT compilers are wrapped
+  captured graph's ``compile_subgraph_reason`` instead; the joint graph's text and recompilation
+  reasons are unavailable.
+- up to 2.6 the trace has no pre-grad graph (and up to 2.4 no post-grad graph): those stages come
+  from wrapping Inductor's passes (``inductor_traces``, ``patch_inductor_passes``). No ``AotAutograd`` class: the AOT compilers are wrapped
   at ``torch._dynamo.backends.common.aot_module_simplified``. Cache entries carry ``check_fn``
   (guard text in ``verbose_code_parts``) instead of a guard manager.
 - 2.2 to 2.5: ``OutputGraph.call_user_compiler(self, gm)`` takes no example inputs and the graph
@@ -617,6 +619,62 @@ def patch_inductor_module_loader(on_load: Callable[[types.ModuleType, str], None
 
     def undo() -> None:
         PyCodeCache.load_by_key_path = original
+
+    return undo
+
+
+# Inductor's graph passes, by the dump stage whose graph they return (pre_grad) or leave (post_grad).
+_INDUCTOR_PASSES = {"pre_grad": ("pre_grad_passes", ("gm", "example_inputs")),
+                    "post_grad": ("post_grad_passes", ("gm", "is_inference"))}
+
+
+def inductor_traces(artifacts: set[str]) -> bool:
+    """Whether this torch's Inductor writes one of the structured-trace ``artifacts``.
+
+    The pre-grad graph is traced from 2.7 on only, the post-grad graph from 2.5 on (the whole
+    trace from 2.3): where it is not, ``patch_inductor_passes`` gives the dump that stage."""
+    if not has("torch._logging._internal.trace_log"):
+        return False
+    try:
+        import torch._inductor.compile_fx as compile_fx
+
+        with open(compile_fx.__file__, encoding="utf-8") as f:
+            text = f.read()
+    except (ImportError, OSError, TypeError):
+        return False
+    return any(f'"{name}"' in text for name in artifacts)
+
+
+def patch_inductor_passes(stages: set[str], on_graph: Callable[[str, Any], None]) -> Undo:
+    """Call ``on_graph(stage, gm)`` with the graph after Inductor's pre-grad passes and after its
+    post-grad passes (``stages`` picks which), for releases whose trace does not report them.
+
+    ``torch._inductor.compile_fx`` calls ``pre_grad_passes(gm, example_inputs)`` (returns the new
+    graph) and ``post_grad_passes(gm, is_inference)`` (changes it in place) by module global."""
+    import torch._inductor.compile_fx as compile_fx
+
+    originals: dict[str, Any] = {}
+    for stage in sorted(stages):
+        name, params = _INDUCTOR_PASSES[stage]
+        original = expect(f"torch._inductor.compile_fx.{name}", params)
+        originals[name] = original
+
+        def patched(gm: Any, *args: Any, __original: Any = original, __stage: str = stage, **kwargs: Any) -> Any:
+            result = __original(gm, *args, **kwargs)
+            try:
+                on_graph(__stage, result if __stage == "pre_grad" and result is not None else gm)
+            except Exception:  # noqa: BLE001 - dumping never breaks compilation
+                pass
+            return result
+
+        functools.update_wrapper(patched, original)
+        setattr(compile_fx, name, patched)
+    installed = {name: getattr(compile_fx, name) for name in originals}
+
+    def undo() -> None:
+        for name, original in originals.items():
+            if getattr(compile_fx, name, None) is installed[name]:
+                setattr(compile_fx, name, original)
 
     return undo
 

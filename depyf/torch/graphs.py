@@ -226,6 +226,16 @@ class GraphDumper:
         except Exception as exc:  # noqa: BLE001
             self.warn(f"could not dump the {stage} graph of {name}: {exc!r}")
 
+    def on_pass_graph(self, stage: str, gm: Any) -> None:
+        """A graph after Inductor's pre-/post-grad passes, where the trace does not report it."""
+        name = self._current()
+        if not self.active or name is None or name not in self.graphs:
+            return
+        try:
+            self.files.write(self._new_path(name, stage), parseable_text(readable_graph_source(gm)))
+        except Exception as exc:  # noqa: BLE001
+            self.warn(f"could not dump the {stage} graph of {name}: {exc!r}")
+
     # --- text from the structured trace ---------------------------------------------------------
     def on_trace(self, event: TraceEvent) -> None:
         stage = GRAPH_STAGES.get(event.kind)

@@ -24,7 +24,7 @@ class DepyfWarning(UserWarning):
 
 
 _TRACE_KINDS = set(GRAPH_STAGES) | {"dynamo_graph_break_reason", "recompile_reasons"}
-TRACE_FEATURE = "structured trace (joint/pre-grad/post-grad graph files, recompilation reasons)"
+TRACE_FEATURE = "structured trace (joint graph files, recompilation reasons)"
 
 
 @dataclass
@@ -125,6 +125,11 @@ class DumpSession:
             ("Inductor output code files", lambda: adapter.patch_inductor_module_loader(self.graphs.on_inductor_module)),
             ("compile caches off", self._disable_caches),
         ]
+        untraced = {stage for stage in ("pre_grad", "post_grad")
+                    if not adapter.inductor_traces({k for k, v in GRAPH_STAGES.items() if v == stage})}
+        if untraced:
+            steps.append((f"{' and '.join(sorted(untraced))} graph files",
+                          lambda: adapter.patch_inductor_passes(untraced, self.graphs.on_pass_graph)))
         for feature, step in steps:
             try:
                 self._undo.append(step())

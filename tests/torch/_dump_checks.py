@@ -21,12 +21,13 @@ def expected_unavailable() -> set[str]:
 
 
 def expected_stages(*wanted: str) -> set[str]:
-    """``wanted`` less the stages only the structured trace reports, where this torch has none."""
+    """``wanted`` less the stage only the structured trace reports (the joint graph), where this
+    torch has none."""
     from depyf.torch import adapter
 
     if adapter.has("torch._logging._internal.trace_log"):
         return set(wanted)
-    return set(wanted) - {"joint_graph", "pre_grad", "post_grad"}
+    return set(wanted) - {"joint_graph"}
 
 
 def check_dump(dump_dir: str | Path) -> dict[str, Any]:
