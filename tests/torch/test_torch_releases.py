@@ -140,3 +140,58 @@ def test_failed_guards_of_a_python_guard_function():
     assert adapter.failed_guards(guard, {"x": 1}) is None
     (reason,) = adapter.failed_guards(guard, {"x": -1})
     assert f"torch {adapter.torch_version()}'s guard function returned False" in reason
+
+
+def test_without_the_structured_trace_graph_breaks_come_from_the_captured_graph(tmp_path, monkeypatch):
+    # torch 2.2 has no structured trace; here its absence is simulated on this release
+    from depyf.torch import trace
+    from depyf.torch.session import TRACE_FEATURE
+
+    def no_trace(sink, kinds):
+        raise adapter.SeamMismatch(f"torch {adapter.torch_version()} has no torch._logging._internal.trace_log")
+
+    monkeypatch.setattr(trace, "attach", no_trace)
+
+    @torch.compile(backend="eager")
+    def f(x):
+        y = x.cos()
+        if y.sum() > 0:
+            y = y + 1
+        return y
+
+    x = torch.zeros(3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with depyf.prepare_debug(str(tmp_path / "dump")) as d:
+            out = f(x)
+    assert torch.equal(out, x.cos() + 1)
+    assert [str(w.message) for w in caught if issubclass(w.category, DepyfWarning)] == [
+        f"depyf: {TRACE_FEATURE} unavailable: torch {adapter.torch_version()} has no "
+        "torch._logging._internal.trace_log; the program runs unchanged"]
+    index = json.loads((Path(d) / "index.json").read_text())
+    assert index["unavailable"] == [{"feature": TRACE_FEATURE, "reason": f"torch {adapter.torch_version()} has no "
+                                     "torch._logging._internal.trace_log"}]
+    (brk,) = index["functions"][0]["graph_breaks"]
+    assert brk["source_line"] == "if y.sum() > 0:" and brk["filename"] == __file__
+    assert brk["reason"]
+
+
+def test_inductor_passes_give_the_pre_and_post_grad_graphs(monkeypatch):
+    # what the dump uses where the trace lacks these stages (pre-grad before 2.7, post-grad before 2.5)
+    seen = []
+    before = adapter.state_snapshot()
+    import torch._inductor.compile_fx as compile_fx
+
+    originals = (compile_fx.pre_grad_passes, compile_fx.post_grad_passes)
+    undo = adapter.patch_inductor_passes({"pre_grad", "post_grad"},
+                                         lambda stage, gm: seen.append((stage, "def forward" in gm.code)))
+    try:
+        with adapter.compile_caches_disabled():
+            out = torch.compile(lambda x: x.sin() * 2, backend="inductor")(torch.ones(3))
+    finally:
+        undo()
+    assert torch.allclose(out, torch.ones(3).sin() * 2)
+    assert ("pre_grad", True) in seen and ("post_grad", True) in seen
+    assert (compile_fx.pre_grad_passes, compile_fx.post_grad_passes) == originals
+    assert adapter.state_snapshot() == before
+    assert not adapter.inductor_traces({"no_such_artifact"})
