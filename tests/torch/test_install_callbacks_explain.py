@@ -84,7 +84,10 @@ def test_on_compile_event_has_code_source_guards_and_graphs():
     first = events[0]
     assert first.transformed_code.co_name == "f"
     assert first.graph_names and first.graph_names[0].startswith("__compiled_fn_")
-    assert first.compile_id == "0/0"
+    if adapter._release(adapter.torch_version()) >= (2, 3):
+        assert first.compile_id == "0/0"
+    else:  # torch 2.2's torch._dynamo.reset() does not restart the frame count
+        assert re.fullmatch(r"\d+/0", first.compile_id)
     if not adapter.has("torch._logging._internal.trace_log"):
         pytest.skip(f"torch {adapter.torch_version()} has no structured trace: events carry no guards")
     assert any("check_tensor(L['x']" in g for g in first.guards)

@@ -30,7 +30,9 @@ def test_seed_example_writes_a_complete_inductor_dump(tmp_path):
     assert expected_stages("captured_graph", "pre_grad", "forward", "post_grad", "output_code") <= stages(index)
     names = [fn["name"] for fn in index["functions"]]
     assert names[0] == "toy_example"
-    assert sum(n.startswith("torch_dynamo_resume_in_toy_example_at_") for n in names) == 2
+    resumes = [fn for fn in index["functions"] if fn["kind"] == "resume"]
+    assert len(resumes) == 2 and all(fn["resumes"]["parent"] == "toy_example" for fn in resumes)
+    assert all(e["decompiled"] for fn in index["functions"] for e in fn["cache_entries"])
     assert (dump / "full_code_for_toy_example_0.py").exists()
     # one warning per feature this torch lacks by design (none on 2.3 and later), nothing else
     assert proc.stderr.count("DepyfWarning") == len(expected_unavailable()), proc.stderr[-3000:]
