@@ -6,8 +6,10 @@ from depyf.torch.adapter import (
     cache_entry_for,
     compiling_frame_locals,
     current_compile_id,
+    entry_guards,
     failed_guards,
     lean_profiler_hooks,
+    resume_of,
     run_only_eval_frame,
     set_eval_frame,
 )
@@ -20,9 +22,11 @@ __all__ = [
     "cache_entry_for",
     "compiling_frame_locals",
     "current_compile_id",
+    "entry_guards",
     "failed_guards",
     "lean_profiler_hooks",
     "register_bytecode_hook",
+    "resume_of",
     "run_only_eval_frame",
     "set_eval_frame",
 ]

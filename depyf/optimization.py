@@ -34,7 +34,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from depyf._torch_private_optim import run_only_eval_frame
+from depyf._torch_private_optim import resume_of, run_only_eval_frame
 
 __all__ = ["CHECK_ENV_VAR", "DispatchGuardError", "TorchCompileWrapperWithCustomDispatcher"]
 
@@ -148,7 +148,7 @@ class TorchCompileWrapperWithCustomDispatcher:
         method = self._depyf_method
         frame_locals = _frame_locals(method, inspect.signature(method), (self, *args), kwargs)
         for entry in private.cache_entries(method.__code__):
-            if private.failed_guards(entry.guard_manager, frame_locals) is None:
+            if private.failed_guards(private.entry_guards(entry), frame_locals) is None:
                 for index, code in enumerate(self.compiled_codes):
                     if code is entry.code:
                         return index
@@ -223,7 +223,7 @@ def _has_resume_functions(code: types.CodeType) -> bool:
     if "__nested_resume_fns" in code.co_varnames:
         return True
     return any(
-        isinstance(const, types.CodeType) and const.co_name.startswith("torch_dynamo_resume_in_")
+        isinstance(const, types.CodeType) and resume_of(const) is not None
         for const in code.co_consts
     )
 
@@ -312,7 +312,7 @@ def _checked(
             f"checked dispatch of {name}: Dynamo holds no cache entry for compiled_codes[{index}] "
             "(evicted or reset), so its guards cannot be evaluated"
         )
-    guard_manager = entry.guard_manager
+    guard_manager = private.entry_guards(entry)
 
     def checked(*args: Any, **kwargs: Any) -> Any:
         frame_locals = _frame_locals(func, signature, args, kwargs)

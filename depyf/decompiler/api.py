@@ -121,7 +121,8 @@ class Recompiled:
     code: types.CodeType
 
 
-def recompile(code: types.CodeType, *, filename: str | None = None, verify: bool = True) -> Recompiled:
+def recompile(code: types.CodeType, *, filename: str | None = None, verify: bool = True,
+              keep_locals: bool = False) -> Recompiled:
     """Decompile ``code`` and compile the source back into a drop-in replacement code object.
 
     The new code has the original's name, qualified name, argument layout, flags and free
@@ -129,11 +130,17 @@ def recompile(code: types.CodeType, *, filename: str | None = None, verify: bool
     (and every code nested in it) reports that file, so debuggers show the file we wrote. With
     ``verify`` (the default) the new code's control flow is compared with the original's (see
     ``decompile``); the torch integration turns it off and runs its own check of Dynamo's code.
+    With ``keep_locals`` the new code has every local variable name of the original, unused ones
+    included (see ``declare_unused_locals``).
     """
     if not isinstance(code, types.CodeType):
         code = code_of(code)
     source, constants = code_to_source_and_constants(code)
     new_code = _rebuild(code, source, constants, filename)
+    missing = [name for name in code.co_varnames if name not in new_code.co_varnames]
+    if keep_locals and missing:
+        source = declare_unused_locals(source, missing)
+        new_code = _rebuild(code, source, constants, filename)
     if verify:
         _raise_if_flow_differs(code, new_code)
     return Recompiled(source=source, code=new_code)
@@ -169,6 +176,20 @@ def _ensure_parses(code: types.CodeType, source: str) -> None:
 
 
 _COMPREHENSION_NAMES = frozenset({"<genexpr>", "<listcomp>", "<setcomp>", "<dictcomp>"})
+
+
+def declare_unused_locals(source: str, names: list[str]) -> str:
+    """``source`` (one function) with a last statement that assigns ``names``, after its end.
+
+    Why: an eval-frame that moves a frame's locals into replacement code by name (torch 2.2's
+    Dynamo does) needs every local of the code it replaces, even one the code never reads. The
+    statement follows the function's last line, where a return has already left; it only makes
+    the compiler allocate the names."""
+    lines = source.rstrip("\n").split("\n")
+    body = next((line for line in lines[1:] if line.strip() and not line.lstrip().startswith("#")), "    ")
+    indent = body[:len(body) - len(body.lstrip())] or "    "
+    lines.append(f"{indent}{' = '.join(names)} = None  # depyf: locals of the replaced code, never read")
+    return "\n".join(lines) + "\n"
 
 
 def _rebuild(code: types.CodeType, source: str, constants: dict[str, object],

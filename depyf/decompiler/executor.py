@@ -300,7 +300,7 @@ class Executor:
                 if op.startswith("JUMP_IF"):
                     return i + 1, Stop(ins, stack[-1])
                 cond = self.pop(stack, ins)
-                if isinstance(cond, v.FunctionValue):  # ``assert lambda: ...``
+                if isinstance(cond, v.FunctionValue) or type(cond) is v.Hole:  # ``assert lambda: ...``
                     cond = self.value(cond, ins)
                 if op == "POP_JUMP_IF_NONE":
                     cond = ast.Compare(cond, [ast.Is()], [ast.Constant(None)])
@@ -514,6 +514,12 @@ class Executor:
             return ast.Call(load("set"), [], [])
         if isinstance(item, ast.expr):
             return item
+        if type(item) is v.Hole and item.target is None:
+            # an unpacked item used as a value without a store (Dynamo's ``UNPACK_SEQUENCE`` of a
+            # graph's outputs): it gets a temporary, and the unpacking assigns to it
+            name = self.new_temp()
+            item.fill(store(name))
+            return load(name)
         if isinstance(item, v.FunctionValue):
             return self.decompile_nested.lambda_or_error(item, ins)
         if isinstance(item, v.Converted):
@@ -723,7 +729,7 @@ class Executor:
     def op_UNPACK_SEQUENCE(self, ins, stack, out):
         nxt = self.instrs[self.current + 1] if self.current + 1 < len(self.instrs) else None
         if ins.argval == 1 and nxt is not None and nxt.opname in ("LOAD_CONST", "BUILD_TUPLE", "RETURN_VALUE") \
-                and not isinstance(stack[-1] if stack else None, v.Hole):
+                and not isinstance(stack[-1] if stack else None, (v.Hole, ast.Call)):
             # ``*args: *Ts`` (PEP 646) or a type parameter default ``*Ts = *tuple[int, ...]``: the
             # one item of unpacking the value, not a store
             stack.append(ast.Starred(self.value(self.pop(stack, ins), ins), ast.Load()))

@@ -50,10 +50,10 @@ def _view(code: types.CodeType, globals_: dict[str, Any], counters: dict[str, in
             source=source, runs_decompiled=False,
             fallback_reason=None if source is not None else "could not decompile",
             dis_text="" if source is not None else dis_listing(entry.code), graphs=graphs))
-    resume = code.co_name.startswith("torch_dynamo_resume_in_")
+    resume = adapter.resume_of(code) is not None
     original = safe_decompile(code) if resume else original_source_of(code)
     return FunctionView(code=code, name=code.co_name, dispatch_name=f"__dispatch_for_{code.co_name}",
-                        kind="resume" if code.co_name.startswith("torch_dynamo_resume_in_") else "user",
+                        kind="resume" if resume else "user",
                         original_source=original, entries=entries, resumes=resumes)
 
 

@@ -39,6 +39,7 @@ INDEX_SCHEMA = {
     "format": "text", "version": "int", "torch_version": "text", "python_version": "text", "backend": "text",
     "process": {"subdir": "text", "pid": "int"}, "functions": ("list", _FUNCTION), "graphs": ("list", _GRAPH),
     "files": ("list", "file"), "warnings": ("list", "text"),
+    "unavailable": ("list", {"feature": "text", "reason": "text"}),
 }
 
 _JSON_NAMES = {dict: "an object", list: "a list", str: "a string", bool: "true/false", int: "a number",

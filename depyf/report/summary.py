@@ -18,6 +18,7 @@ class Summary:
     recompilations: int
     fallbacks: int
     warnings: int
+    unavailable: int = 0
 
     def lines(self, report_path: str | None = None, dump_dir: str | None = None) -> list[str]:
         """The one-screen summary, one fact per line."""
@@ -33,6 +34,8 @@ class Summary:
             out.append(f"kept as bytecode   : {self.fallbacks} (decompilation failed; see the report)")
         if self.warnings:
             out.append(f"warnings           : {self.warnings}")
+        if self.unavailable:
+            out.append(f"unavailable        : {self.unavailable} feature(s) on this torch (see the report)")
         if dump_dir:
             out.append(f"dump               : {dump_dir}")
         if report_path:
@@ -53,4 +56,5 @@ def summarize(dump: Dump) -> Summary:
         recompilations=sum(len(f.get("recompilations") or []) for f in functions),
         fallbacks=sum(1 for e in entries if e.get("decompiled") is False),
         warnings=len(dump.index.get("warnings") or []),
+        unavailable=len(dump.index.get("unavailable") or []),
     )

@@ -1,12 +1,37 @@
 """Every private torch API depyf touches, in one place, one small function each.
 
 Why one module: private APIs change between torch releases. Keeping every access here means a
-new torch release breaks at most this file, and ``check_supported()`` can name exactly what is
-missing instead of failing with a traceback from deep inside a compilation. Each function has a
-test in ``tests/torch/test_adapter.py``.
+new torch release breaks at most this file. Each function has a test in
+``tests/torch/test_adapter.py``.
 
 Nothing here runs at import time beyond importing torch; every patch is undone by the callable
 it returns.
+
+Releases and the degrade-safely rule
+------------------------------------
+depyf supports torch ``MIN_TORCH`` (2.2) and later; ``check_supported()`` raises
+``UnsupportedTorchError`` on anything older, once, at ``prepare_debug``/``install`` entry. On a
+supported release a piece of torch may still be missing or have another shape. Every seam
+therefore checks what it wraps *before* patching it, through ``expect(dotted, params)``:
+``expect`` returns the object, or raises ``SeamMismatch`` whose message names the torch version
+and the missing piece. The caller (``DumpSession.start``) turns a ``SeamMismatch`` into one
+unavailable *feature*: one ``DepyfWarning``, an ``{"feature", "reason"}`` item in index.json's
+``"unavailable"`` list, and the user's program runs unchanged because nothing was patched.
+
+To support a release whose API differs, add a function here that picks the variant by shape
+(``has(dotted)``, ``expect``), never by comparing version numbers where a shape test works, and a
+test in ``tests/torch/test_adapter.py`` that fails on that release without it. Shapes by release:
+
+- 2.2: no structured trace (``torch._logging._internal.trace_log``): graph breaks come from the
+  captured graph's ``compile_subgraph_reason`` instead; the joint graph's text and recompilation
+  reasons are unavailable.
+- up to 2.6 the trace has no pre-grad graph (and up to 2.4 no post-grad graph): those stages come
+  from wrapping Inductor's passes (``inductor_traces``, ``patch_inductor_passes``). No ``AotAutograd`` class: the AOT compilers are wrapped
+  at ``torch._dynamo.backends.common.aot_module_simplified``. Cache entries carry ``check_fn``
+  (guard text in ``verbose_code_parts``) instead of a guard manager.
+- 2.2 to 2.5: ``OutputGraph.call_user_compiler(self, gm)`` takes no example inputs and the graph
+  module has no ``meta["backend_id"]``: the name is the ``name`` local of the calling
+  ``compile_and_call_fx_graph``.
 """
 
 from __future__ import annotations
@@ -17,8 +42,10 @@ import importlib
 import logging
 import multiprocessing.process
 import os
+import re
 import sys
 import types
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -27,10 +54,31 @@ import torch
 
 
 class UnsupportedTorchError(RuntimeError):
-    """The installed torch lacks something depyf needs; the message names each missing piece."""
+    """The installed torch is older than the oldest release depyf supports."""
 
 
-# (dotted location, what depyf uses it for); checked by ``check_supported``.
+class SeamMismatch(RuntimeError):
+    """What a seam would wrap is missing or has another shape in this torch; the message names the
+    torch version and the piece. The feature that needs it is turned off, nothing is patched."""
+
+
+MIN_TORCH = (2, 2)
+
+
+def torch_version() -> str:
+    """``torch.__version__`` without a local suffix (``2.2.2+cu121`` -> ``2.2.2``)."""
+    return str(torch.__version__).split("+")[0]
+
+
+def _release(version: str) -> tuple[int, ...]:
+    out = []
+    for part in version.split(".")[:2]:
+        digits = "".join(ch for ch in part if ch.isdigit())
+        out.append(int(digits or 0))
+    return tuple(out)
+
+
+# (dotted location, what depyf uses it for): the pieces ``missing_apis`` reports.
 _REQUIRED: list[tuple[str, str]] = [
     ("torch._dynamo.convert_frame.register_bytecode_hook", "see Dynamo's transformed bytecode"),
     ("torch._dynamo.convert_frame.bytecode_log", "log decompiled source next to TORCH_LOGS=+bytecode"),
@@ -60,25 +108,53 @@ def _resolve(dotted: str) -> Any:
     raise ImportError(dotted)
 
 
-def missing_apis() -> list[str]:
-    """Lines naming each private torch API depyf needs that this torch does not have."""
-    missing = []
-    for dotted, why in _REQUIRED:
+def has(dotted: str) -> bool:
+    """Whether this torch has ``dotted`` (a module, or an attribute path inside one)."""
+    try:
+        _resolve(dotted)
+    except (ImportError, AttributeError):
+        return False
+    return True
+
+
+def expect(dotted: str, params: tuple[str, ...] = ()) -> Any:
+    """``dotted`` resolved, checked to take ``params`` as its first parameters (names, in order).
+
+    Raises ``SeamMismatch`` naming the torch version and the missing piece, so a patch is never
+    installed over something of another shape."""
+    try:
+        obj = _resolve(dotted)
+    except (ImportError, AttributeError):
+        raise SeamMismatch(f"torch {torch_version()} has no {dotted}") from None
+    if params:
+        import inspect
+
+        target = obj.__func__ if isinstance(obj, (classmethod, staticmethod)) else obj
         try:
-            _resolve(dotted)
-        except (ImportError, AttributeError):
-            missing.append(f"{dotted} (used to {why})")
-    return missing
+            names = tuple(inspect.signature(target).parameters)
+        except (TypeError, ValueError):
+            raise SeamMismatch(f"torch {torch_version()}: {dotted} has no inspectable signature") from None
+        if names[:len(params)] != params:
+            raise SeamMismatch(f"torch {torch_version()}: {dotted} takes ({', '.join(names)}), "
+                               f"depyf expects ({', '.join(params)}, ...)")
+    return obj
+
+
+def missing_apis() -> list[str]:
+    """Lines naming each private torch API the full feature set uses that this torch lacks."""
+    return [f"{dotted} (used to {why})" for dotted, why in _REQUIRED if not has(dotted)]
 
 
 @functools.lru_cache(maxsize=1)
 def check_supported() -> None:
-    """Raise ``UnsupportedTorchError`` listing every missing private API, or return quietly."""
-    missing = missing_apis()
-    if missing:
+    """Raise ``UnsupportedTorchError`` on a torch older than ``MIN_TORCH``, else return quietly.
+
+    A supported release that lacks a piece loses only the feature that needs it (see the module
+    docstring), so this checks the release alone."""
+    if _release(torch_version()) < MIN_TORCH:
         raise UnsupportedTorchError(
-            f"depyf does not support torch {torch.__version__}: it lacks\n  - " + "\n  - ".join(missing)
-            + "\ndepyf is tested with torch 2.13."
+            f"depyf supports torch {'.'.join(map(str, MIN_TORCH))} and later; this is torch "
+            f"{torch.__version__}. Upgrade torch (pip install 'torch>=2.2') or use an older depyf."
         )
 
 
@@ -86,9 +162,7 @@ def check_supported() -> None:
 
 def register_bytecode_hook(hook: Callable[[types.CodeType, types.CodeType], types.CodeType | None]) -> Any:
     """Register ``hook(original_code, dynamo_code)``; returns a handle with ``.remove()``."""
-    from torch._dynamo.convert_frame import register_bytecode_hook as _register
-
-    return _register(hook)
+    return expect("torch._dynamo.convert_frame.register_bytecode_hook")(hook)
 
 
 def bytecode_hook_count() -> int:
@@ -115,6 +189,33 @@ def compile_key() -> str | None:
     return f"{cid.frame_id}/{cid.frame_compile_id}"
 
 
+@dataclass(frozen=True)
+class ResumeOf:
+    """What a resume function's name says: the function it resumes and the line it resumes at."""
+
+    parent: str
+    line: int | None
+
+
+_RESUME_NAME = re.compile(r"^torch_dynamo_resume_in_(?P<parent>.+)_at_(?P<line>\d+)$")
+_OLD_RESUME_NAME = re.compile(r"^resume_in_(?P<parent>.+)$")
+
+
+def resume_of(code: types.CodeType) -> ResumeOf | None:
+    """``ResumeOf`` for a resume function Dynamo made, else None.
+
+    Dynamo names them ``torch_dynamo_resume_in_<fn>_at_<line>`` from 2.5 and ``resume_in_<fn>``
+    before (the line is then the code's first line number)."""
+    name = code.co_name
+    match = _RESUME_NAME.match(name)
+    if match:
+        return ResumeOf(match.group("parent"), int(match.group("line")))
+    match = _OLD_RESUME_NAME.match(name)
+    if match:
+        return ResumeOf(match.group("parent"), code.co_firstlineno)
+    return None
+
+
 # --- cache entries and guards ---------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -137,10 +238,16 @@ def cache_entries(code: types.CodeType) -> list[CacheEntryView]:
         key = None
         if cid is not None and getattr(cid, "frame_id", None) is not None:
             key = f"{cid.frame_id}/{cid.frame_compile_id}"
-        out.append(CacheEntryView(code=entry.code, compile_key=key,
-                                  guard_manager=getattr(entry, "guard_manager", None),
+        out.append(CacheEntryView(code=entry.code, compile_key=key, guard_manager=_guards_of(entry),
                                   backend=backend_name(getattr(entry, "backend", None))))
     return out
+
+
+def _guards_of(entry: Any) -> Any:
+    """The guard tree of a cache entry: ``guard_manager`` from 2.6, ``check_fn`` before (a guard
+    manager wrapper on 2.5, a Python guard function with ``verbose_code_parts`` on 2.2 to 2.4)."""
+    manager = getattr(entry, "guard_manager", None)
+    return manager if manager is not None else getattr(entry, "check_fn", None)
 
 
 def backend_name(backend: Any) -> str | None:
@@ -157,6 +264,10 @@ def backend_name(backend: Any) -> str | None:
     return type(backend).__name__
 
 
+# Parts every Python guard function of 2.2 to 2.4 starts with: Dynamo's own bookkeeping.
+_PYTHON_GUARD_BOOKKEEPING = {"___guarded_code.valid"}
+
+
 @dataclass(frozen=True)
 class LeafGuard:
     """One leaf guard: its kind (``TENSOR_MATCH``...) and Dynamo's verbose text for it."""
@@ -166,8 +277,18 @@ class LeafGuard:
 
 
 def leaf_guards(guard_manager: Any) -> list[LeafGuard]:
-    """Every leaf guard in the guard tree, depth first, children of dict managers included."""
+    """Every leaf guard in the guard tree, depth first, children of dict managers included.
+
+    A Python guard function (2.2 to 2.4 without the C++ guard manager) has no tree: its
+    ``verbose_code_parts`` become leaves of kind ``GUARD``."""
     root = getattr(guard_manager, "root", guard_manager)
+    if not callable(getattr(root, "get_leaf_guards", None)):
+        parts = getattr(guard_manager, "verbose_code_parts", None)
+        if parts is None:
+            raise SeamMismatch(f"torch {torch_version()}: a cache entry's guards have neither a guard "
+                               "tree nor verbose_code_parts")
+        return [LeafGuard("GUARD", (str(part),)) for part in parts
+                if str(part).strip() not in _PYTHON_GUARD_BOOKKEEPING]
     out: list[LeafGuard] = []
     seen: set[int] = set()
 
@@ -213,9 +334,7 @@ def original_callable(fn: Any) -> Any:
 def trace_logger() -> logging.Logger:
     """The structured-trace logger (what ``TORCH_TRACE``/tlparse read); records carry
     ``metadata`` (dict) and ``payload`` (str or None) attributes."""
-    from torch._logging._internal import trace_log
-
-    return trace_log
+    return expect("torch._logging._internal.trace_log")
 
 
 # handler -> which records it wants; see ``skip_unwanted_trace_records``.
@@ -302,15 +421,28 @@ def patch_call_user_compiler(
 ) -> Undo:
     """Route Dynamo's backend call through ``around(call, gm, example_inputs)``.
 
-    ``gm.meta["backend_id"]`` is the ``__compiled_fn_<n>_<uuid>`` global the transformed code calls.
+    ``graph_backend_id(gm)`` is then the ``__compiled_fn_<n>[_<uuid>]`` global the transformed code
+    calls. The wrapper passes torch's own arguments through unchanged: ``(self, gm)`` up to 2.5,
+    ``(self, gm, example_inputs)`` later; ``example_inputs`` handed to ``around`` comes from the
+    output graph where the call does not carry them.
     """
+    expect("torch._dynamo.output_graph.OutputGraph.call_user_compiler", ("self", "gm"))
     from torch._dynamo.output_graph import OutputGraph
 
     original = OutputGraph.__dict__["call_user_compiler"]
 
     @functools.wraps(original)
-    def call_user_compiler(self: Any, gm: Any, example_inputs: list[Any]) -> Any:
-        return around(lambda g, inputs: original(self, g, inputs), gm, example_inputs)
+    def call_user_compiler(self: Any, gm: Any, *args: Any, **kwargs: Any) -> Any:
+        if "backend_id" not in getattr(gm, "meta", {}):
+            _note_caller_graph_name(gm, sys._getframe(1))
+        _note_backend(gm, getattr(self, "compiler_fn", None))
+        inputs = args[0] if args else kwargs.get("example_inputs")
+        if inputs is None:
+            try:
+                inputs = self.example_inputs()
+            except Exception:  # noqa: BLE001 - only passed along to ``around``
+                inputs = []
+        return around(lambda g, _inputs: original(self, g, *args, **kwargs), gm, inputs)
 
     OutputGraph.call_user_compiler = call_user_compiler
 
@@ -320,17 +452,88 @@ def patch_call_user_compiler(
     return undo
 
 
+# gm -> the __compiled_fn_<n> name, on releases whose graph modules do not carry it (2.2 to 2.5).
+_CALLER_GRAPH_NAMES: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+
+
+def _note_caller_graph_name(gm: Any, caller: types.FrameType | None) -> None:
+    """Up to 2.5, ``OutputGraph.compile_and_call_fx_graph`` keeps the graph's global name in its
+    local ``name`` while it calls the backend."""
+    if caller is None or caller.f_code.co_name != "compile_and_call_fx_graph":
+        return
+    name = caller.f_locals.get("name")
+    if isinstance(name, str) and name.startswith("__compiled_fn"):
+        try:
+            _CALLER_GRAPH_NAMES[gm] = name
+        except TypeError:
+            pass
+
+
+_GRAPH_BACKENDS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+
+
+def _note_backend(gm: Any, compiler_fn: Any) -> None:
+    name = backend_name(compiler_fn)
+    if name is not None:
+        try:
+            _GRAPH_BACKENDS[gm] = name
+        except TypeError:
+            pass
+
+
+def graph_backend_name(gm: Any) -> str | None:
+    """The backend a captured graph was handed to (``OutputGraph.compiler_fn``), for releases whose
+    cache entries do not name it (before 2.6)."""
+    try:
+        return _GRAPH_BACKENDS.get(gm)
+    except TypeError:
+        return None
+
+
 def graph_backend_id(gm: Any) -> str | None:
     """The ``__compiled_fn_...`` name Dynamo gave a captured graph module."""
     meta = getattr(gm, "meta", None)
-    return meta.get("backend_id") if isinstance(meta, dict) else None
+    if isinstance(meta, dict) and meta.get("backend_id"):
+        return meta["backend_id"]
+    try:
+        return _CALLER_GRAPH_NAMES.get(gm)
+    except TypeError:
+        return None
+
+
+@dataclass(frozen=True)
+class GraphBreak:
+    """Why Dynamo ended a graph early, and the user line it stopped at."""
+
+    reason: str
+    filename: str | None
+    lineno: int | None
+
+
+def graph_break_of(gm: Any) -> GraphBreak | None:
+    """The graph break that ended the captured graph ``gm`` (None when it ended at a return).
+
+    Used where no structured trace reports graph breaks (2.2): Dynamo sets
+    ``gm.compile_subgraph_reason`` (``reason``, ``user_stack``, ``graph_break``) before it calls
+    the backend."""
+    reason = getattr(gm, "compile_subgraph_reason", None)
+    if reason is None or not getattr(reason, "graph_break", False):
+        return None
+    stack = list(getattr(reason, "user_stack", None) or [])
+    frame = stack[-1] if stack else None
+    return GraphBreak(str(getattr(reason, "reason", "")), getattr(frame, "filename", None),
+                      getattr(frame, "lineno", None))
 
 
 def patch_aot_compilers(wrap: Callable[[str, Callable[..., Any]], Callable[..., Any]]) -> Undo:
     """Wrap AOTAutograd's forward/backward/inference compilers (aot_eager and inductor both go
     through ``AotAutograd``): ``wrap(stage, compiler)`` returns the compiler to use, stage being
     ``"forward"``, ``"backward"`` or ``"inference"``. The backend's own settings are restored after
-    each call, so nothing outlives the patch."""
+    each call, so nothing outlives the patch. Releases without the ``AotAutograd`` class (2.2, 2.3)
+    are wrapped one step lower, at ``aot_module_simplified`` (see ``_patch_aot_module_simplified``)."""
+    if not has("torch._dynamo.backends.common.AotAutograd"):
+        return _patch_aot_module_simplified(wrap)
+    expect("torch._dynamo.backends.common.AotAutograd.__call__", ("self", "gm", "example_inputs"))
     from torch._dynamo.backends.common import AotAutograd
 
     original = AotAutograd.__dict__["__call__"]
@@ -338,17 +541,7 @@ def patch_aot_compilers(wrap: Callable[[str, Callable[..., Any]], Callable[..., 
     @functools.wraps(original)
     def __call__(self: Any, gm: Any, example_inputs: Any, **kwargs: Any) -> Any:
         saved = self.kwargs
-        patched = dict(saved)
-        fw = saved.get("fw_compiler")
-        if fw is not None and not getattr(fw, "_depyf_wrapped", False):
-            patched["fw_compiler"] = _mark(wrap("forward", fw))
-            bw = saved.get("bw_compiler") or fw
-            if not getattr(bw, "_depyf_wrapped", False):
-                patched["bw_compiler"] = _mark(wrap("backward", bw))
-            inference = saved.get("inference_compiler") or fw
-            if not getattr(inference, "_depyf_wrapped", False):
-                patched["inference_compiler"] = _mark(wrap("inference", inference))
-        self.kwargs = patched
+        self.kwargs = _wrapped_compilers(saved, wrap)
         try:
             return original(self, gm, example_inputs, **kwargs)
         finally:
@@ -358,6 +551,45 @@ def patch_aot_compilers(wrap: Callable[[str, Callable[..., Any]], Callable[..., 
 
     def undo() -> None:
         AotAutograd.__call__ = original
+
+    return undo
+
+
+def _wrapped_compilers(kwargs: dict[str, Any], wrap: Callable[[str, Callable[..., Any]], Callable[..., Any]],
+                       ) -> dict[str, Any]:
+    """A copy of AOTAutograd's keyword arguments with each compiler wrapped once."""
+    patched = dict(kwargs)
+    fw = kwargs.get("fw_compiler")
+    if fw is not None and not getattr(fw, "_depyf_wrapped", False):
+        patched["fw_compiler"] = _mark(wrap("forward", fw))
+        bw = kwargs.get("bw_compiler") or fw
+        if not getattr(bw, "_depyf_wrapped", False):
+            patched["bw_compiler"] = _mark(wrap("backward", bw))
+        inference = kwargs.get("inference_compiler") or fw
+        if not getattr(inference, "_depyf_wrapped", False):
+            patched["inference_compiler"] = _mark(wrap("inference", inference))
+    return patched
+
+
+def _patch_aot_module_simplified(wrap: Callable[[str, Callable[..., Any]], Callable[..., Any]]) -> Undo:
+    """2.2, 2.3: ``aot_autograd(**kwargs)`` returns a closure that calls the global
+    ``aot_module_simplified`` of ``torch._dynamo.backends.common`` with the compilers as keywords."""
+    expect("torch._dynamo.backends.common.aot_module_simplified", ("mod", "args", "fw_compiler"))
+    from torch._dynamo.backends import common
+
+    original = common.__dict__["aot_module_simplified"]
+
+    @functools.wraps(original)
+    def aot_module_simplified(mod: Any, args: Any, *rest: Any, **kwargs: Any) -> Any:
+        if rest:  # compilers passed by position: not how Dynamo calls it, leave it alone
+            return original(mod, args, *rest, **kwargs)
+        return original(mod, args, **_wrapped_compilers(kwargs, wrap))
+
+    common.aot_module_simplified = aot_module_simplified
+
+    def undo() -> None:
+        if common.__dict__.get("aot_module_simplified") is aot_module_simplified:
+            common.aot_module_simplified = original
 
     return undo
 
@@ -373,6 +605,7 @@ def _mark(fn: Callable[..., Any]) -> Callable[..., Any]:
 def patch_inductor_module_loader(on_load: Callable[[types.ModuleType, str], None]) -> Undo:
     """Call ``on_load(module, path)`` for each Python module Inductor loads from its code cache
     (its output code defines ``call``), before Inductor takes ``call`` from it."""
+    expect("torch._inductor.codecache.PyCodeCache.load_by_key_path", ("key", "path"))
     from torch._inductor.codecache import PyCodeCache
 
     original = PyCodeCache.__dict__["load_by_key_path"]
@@ -392,34 +625,97 @@ def patch_inductor_module_loader(on_load: Callable[[types.ModuleType, str], None
     return undo
 
 
+# Inductor's graph passes, by the dump stage whose graph they return (pre_grad) or leave (post_grad).
+_INDUCTOR_PASSES = {"pre_grad": ("pre_grad_passes", ("gm", "example_inputs")),
+                    "post_grad": ("post_grad_passes", ("gm", "is_inference"))}
+
+
+def inductor_traces(artifacts: set[str]) -> bool:
+    """Whether this torch's Inductor writes one of the structured-trace ``artifacts``.
+
+    The pre-grad graph is traced from 2.7 on only, the post-grad graph from 2.5 on (the whole
+    trace from 2.3): where it is not, ``patch_inductor_passes`` gives the dump that stage."""
+    if not has("torch._logging._internal.trace_log"):
+        return False
+    try:
+        import torch._inductor.compile_fx as compile_fx
+
+        with open(compile_fx.__file__, encoding="utf-8") as f:
+            text = f.read()
+    except (ImportError, OSError, TypeError):
+        return False
+    return any(f'"{name}"' in text for name in artifacts)
+
+
+def patch_inductor_passes(stages: set[str], on_graph: Callable[[str, Any], None]) -> Undo:
+    """Call ``on_graph(stage, gm)`` with the graph after Inductor's pre-grad passes and after its
+    post-grad passes (``stages`` picks which), for releases whose trace does not report them.
+
+    ``torch._inductor.compile_fx`` calls ``pre_grad_passes(gm, example_inputs)`` (returns the new
+    graph) and ``post_grad_passes(gm, is_inference)`` (changes it in place) by module global."""
+    import torch._inductor.compile_fx as compile_fx
+
+    originals: dict[str, Any] = {}
+    for stage in sorted(stages):
+        name, params = _INDUCTOR_PASSES[stage]
+        original = expect(f"torch._inductor.compile_fx.{name}", params)
+        originals[name] = original
+
+        def patched(gm: Any, *args: Any, __original: Any = original, __stage: str = stage, **kwargs: Any) -> Any:
+            result = __original(gm, *args, **kwargs)
+            try:
+                on_graph(__stage, result if __stage == "pre_grad" and result is not None else gm)
+            except Exception:  # noqa: BLE001 - dumping never breaks compilation
+                pass
+            return result
+
+        functools.update_wrapper(patched, original)
+        setattr(compile_fx, name, patched)
+    installed = {name: getattr(compile_fx, name) for name in originals}
+
+    def undo() -> None:
+        for name, original in originals.items():
+            if getattr(compile_fx, name, None) is installed[name]:
+                setattr(compile_fx, name, original)
+
+    return undo
+
+
 @contextlib.contextmanager
 def compile_caches_disabled() -> Iterator[None]:
     """Turn off Inductor's FX graph cache and the AOTAutograd cache: a warm cache skips the
-    stages whose graphs the dump shows."""
+    stages whose graphs the dump shows. A release without one of them (no AOTAutograd cache
+    before 2.5) has nothing to turn off there."""
     import torch._functorch.config as functorch_config
     import torch._inductor.config as inductor_config
 
-    with inductor_config.patch(fx_graph_cache=False), functorch_config.patch(enable_autograd_cache=False):
+    with contextlib.ExitStack() as stack:
+        if hasattr(inductor_config, "fx_graph_cache"):
+            stack.enter_context(inductor_config.patch(fx_graph_cache=False))
+        if hasattr(functorch_config, "enable_autograd_cache"):
+            stack.enter_context(functorch_config.patch(enable_autograd_cache=False))
         yield
 
 
 def state_snapshot() -> dict[str, Any]:
     """Everything depyf may touch, for tests that check it is all put back."""
-    from torch._dynamo.backends.common import AotAutograd
+    from torch._dynamo.backends import common
     from torch._dynamo.output_graph import OutputGraph
     from torch._functorch import config as functorch_config
     from torch._inductor import config as inductor_config
     from torch._inductor.codecache import PyCodeCache
 
+    aot = getattr(common, "AotAutograd", None)
+    trace = trace_logger() if has("torch._logging._internal.trace_log") else None
     return {
         "bytecode_hooks": bytecode_hook_count(),
         # torch's own lazy TORCH_TRACE handler removes itself on the first trace event; not ours.
-        "trace_handlers": [h for h in trace_logger().handlers if type(h).__name__ != "LazyTraceHandler"],
+        "trace_handlers": [h for h in trace.handlers if type(h).__name__ != "LazyTraceHandler"] if trace else [],
         "call_user_compiler": OutputGraph.__dict__["call_user_compiler"],
-        "aot_call": AotAutograd.__dict__["__call__"],
+        "aot_call": aot.__dict__["__call__"] if aot is not None else common.__dict__.get("aot_module_simplified"),
         "load_by_key_path": PyCodeCache.__dict__["load_by_key_path"],
-        "fx_graph_cache": inductor_config.fx_graph_cache,
-        "autograd_cache": functorch_config.enable_autograd_cache,
+        "fx_graph_cache": getattr(inductor_config, "fx_graph_cache", None),
+        "autograd_cache": getattr(functorch_config, "enable_autograd_cache", None),
         "bytecode_log_handlers": list(bytecode_logger().handlers),
         "process_start": multiprocessing.process.BaseProcess.__dict__["start"],
         "trace_structured": {name: module.__dict__["trace_structured"] for name, module in list(sys.modules.items())
@@ -598,6 +894,11 @@ def dispatch_cache_entries(code: types.CodeType) -> list[Any]:
     return list(_debug_get_cache_entry_list(code))
 
 
+def entry_guards(entry: Any) -> Any:
+    """The guards of a raw cache entry, as ``failed_guards`` takes them."""
+    return _guards_of(entry)
+
+
 def cache_entry_for(code: types.CodeType, transformed: types.CodeType, compile_id: Any) -> Any | None:
     """The cache entry of ``code`` that a bytecode hook saw being made, or None (evicted, reset).
 
@@ -643,11 +944,17 @@ def compiling_frame_locals() -> dict[str, Any] | None:
 
 
 def failed_guards(guard_manager: Any, f_locals: dict[str, Any]) -> list[str] | None:
-    """None when the guards of one cache entry pass for ``f_locals``, else the failed guards' text."""
-    try:
-        check_verbose = guard_manager.check_verbose
-    except AttributeError as exc:
-        raise _optim_missing("GuardManagerWrapper.check_verbose", exc) from exc
+    """None when the guards of one cache entry pass for ``f_locals``, else the failed guards' text.
+
+    ``guard_manager`` is what ``entry_guards`` returns: a guard manager with ``check_verbose``, or
+    (2.2 to 2.4) the Python guard function Dynamo calls with the frame's locals."""
+    check_verbose = getattr(guard_manager, "check_verbose", None)
+    if check_verbose is None:
+        if callable(guard_manager) and hasattr(guard_manager, "verbose_code_parts"):
+            if guard_manager(f_locals):
+                return None
+            return [f"(torch {torch_version()}'s guard function returned False; it names no guard)"]
+        raise _optim_missing("GuardManagerWrapper.check_verbose")
     result = check_verbose(f_locals)
     if result.result:
         return None

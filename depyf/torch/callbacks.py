@@ -49,6 +49,7 @@ class _Registry:
         self.pending: dict[str, CompileEvent] = {}
         self.guards: dict[str, list[str]] = {}
         self.undo: list[Callable[[], None]] = []
+        self.traced = True     # whether events wait for the trace's guards (see ``_install``)
         self.lock = threading.RLock()
 
     def add(self, handle: CallbackHandle) -> None:
@@ -69,7 +70,16 @@ class _Registry:
 
         # The hook only notes the code; the event fires when the compilation ends (guards exist).
         self.undo.append(adapter.register_bytecode_hook(self._hook).remove)
-        self.undo.append(trace.attach(self._on_trace, {"dynamo_cpp_guards_str", "compilation_metrics"}))
+        try:
+            self.undo.append(trace.attach(self._on_trace, {"dynamo_cpp_guards_str", "compilation_metrics"}))
+            self.traced = True
+        except adapter.SeamMismatch as exc:
+            # No structured trace (2.2): events fire from the hook, before guards exist.
+            self.traced = False
+            from depyf.torch.session import DepyfWarning
+
+            warnings.warn(f"depyf: on_compile events carry no guards: {exc}; the program runs unchanged",
+                          DepyfWarning, stacklevel=4)
 
     def _uninstall(self) -> None:
         while self.undo:
@@ -86,7 +96,7 @@ class _Registry:
                 if name.startswith("__compiled_fn") and short_graph_name(name) not in seen:
                     seen.append(short_graph_name(name))
             event.graph_names = seen
-            if key is None:
+            if key is None or not self.traced:
                 self._fire(event)
             else:
                 self.pending[key] = event

@@ -61,6 +61,9 @@ class GraphDumper:
         self._counts: dict[tuple[str, str], int] = {}
         self.active = True
         self.captured_via_gm = False
+        self.backends: set[str] = set()    # backends the captured graphs went to
+        # Set where the structured trace is unavailable: graph breaks then come from the graph module.
+        self.on_break_reason: Callable[[TraceEvent], None] | None = None
 
     # --- naming ---------------------------------------------------------------------------------
     def _current(self, compile_key: str | None = None) -> str | None:
@@ -109,6 +112,11 @@ class GraphDumper:
                 self.captured_via_gm = True
         except Exception as exc:  # noqa: BLE001
             self.warn(f"could not name the captured graph: {exc!r}")
+        if self.on_break_reason is not None:
+            self._report_graph_break(gm)
+        backend = adapter.graph_backend_name(gm)
+        if backend:
+            self.backends.add(backend)
         if name is None:
             return call(gm, inputs)
         self._push(name)
@@ -118,6 +126,18 @@ class GraphDumper:
             self._pop()
         self._dump_graph_module(name, "captured_graph", gm)
         return compiled
+
+    def _report_graph_break(self, gm: Any) -> None:
+        """Hand the graph break that ended ``gm`` on as the structured trace would have."""
+        try:
+            brk = adapter.graph_break_of(gm)
+            if brk is None or self.on_break_reason is None:
+                return
+            where = f"Graph break in user code at {brk.filename}:{brk.lineno}\n" if brk.filename else ""
+            self.on_break_reason(TraceEvent("dynamo_graph_break_reason", adapter.compile_key(),
+                                            f"{where}Graph Break Reason: {brk.reason}\n"))
+        except Exception as exc:  # noqa: BLE001
+            self.warn(f"could not read the graph break reason: {exc!r}")
 
     def wrap_aot_compiler(self, stage: str, compiler: Callable[..., Any]) -> Callable[..., Any]:
         """Wrap an AOTAutograd compiler so its graph module is dumped and linked before compiling."""
@@ -212,6 +232,16 @@ class GraphDumper:
             self.files.write(relative, parseable_text(readable_graph_source(gm)))
         except DumpWriteError as exc:
             self.files.fail(exc)
+        except Exception as exc:  # noqa: BLE001
+            self.warn(f"could not dump the {stage} graph of {name}: {exc!r}")
+
+    def on_pass_graph(self, stage: str, gm: Any) -> None:
+        """A graph after Inductor's pre-/post-grad passes, where the trace does not report it."""
+        name = self._current()
+        if not self.active or name is None or name not in self.graphs:
+            return
+        try:
+            self.files.write(self._new_path(name, stage), parseable_text(readable_graph_source(gm)))
         except Exception as exc:  # noqa: BLE001
             self.warn(f"could not dump the {stage} graph of {name}: {exc!r}")
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from depyf.fileio import read_regular
+from depyf.torch import adapter
 
 if TYPE_CHECKING:
     from depyf.torch.session import DumpSession, FunctionRecord
@@ -89,8 +90,8 @@ def _function_json(session: DumpSession, record: FunctionRecord, parent: Functio
                     recompiles.append({"reason": reason, "cache_entry": index, "compile_id": key})
     resumes = None
     if parent is not None:
-        match = re.search(r"_at_(\d+)$", record.name)
-        resumes = {"parent": parent.name, "at_line": int(match.group(1)) if match else None}
+        resume = adapter.resume_of(record.code)
+        resumes = {"parent": parent.name, "at_line": resume.line if resume else None}
     code = record.code
     return {
         "name": record.name,
@@ -166,12 +167,14 @@ def write_index(session: DumpSession, top_level: list[FunctionRecord],
         "version": 1,
         "torch_version": torch.__version__.split("+")[0],
         "python_version": ".".join(str(p) for p in sys.version_info[:3]),
-        "backend": ", ".join(sorted(session.backends)) or None,
+        # cache entries name their backend from 2.6; before, the captured graphs' backend is used
+        "backend": ", ".join(sorted(session.backends or session.graphs.backends)) or None,
         "process": {"subdir": files.subdir, "pid": os.getpid()},
         "functions": functions,
         "graphs": graphs,
         "files": ["index.md", "index.json", *written],
         "warnings": list(session.warnings),
+        "unavailable": list(session.unavailable),
     }
     # index.json last: a directory with an index.json holds a complete dump.
     files.write("index.md", render_markdown(data, files.process_dirs() if files.subdir is None else []))
@@ -214,6 +217,9 @@ def render_markdown(data: dict[str, Any], process_dirs: list[str]) -> str:
         out.append(f"- {graph['name']} (from {graph['function']}): {files}")
         for file, reason in graph.get("not_linked", {}).items():
             out.append(f"  - {file} is for reading only (the graph runs from torch's code): {reason}")
+    if data["unavailable"]:
+        out.append(f"\n## Unavailable on torch {data['torch_version']}\n")
+        out += [f"- {item['feature']}: {item['reason']}" for item in data["unavailable"]]
     if data["warnings"]:
         out.append("\n## Warnings\n")
         out += [f"- {w}" for w in data["warnings"]]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import marshal
-import re
 import sys
 import threading
 import types
@@ -26,8 +25,8 @@ class DepyfWarning(UserWarning):
     """Something depyf could not do; the user's program is unaffected."""
 
 
-_RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<parent>.+)_at_(?P<line>\d+)$")
 _TRACE_KINDS = set(GRAPH_STAGES) | {"dynamo_graph_break_reason", "recompile_reasons"}
+TRACE_FEATURE = "structured trace (joint graph files, recompilation reasons)"
 
 
 @dataclass
@@ -67,7 +66,7 @@ class FunctionRecord:
 
     @property
     def kind(self) -> str:
-        return "resume" if _RESUME.match(self.name) else "user"
+        return "resume" if adapter.resume_of(self.code) else "user"
 
     @property
     def full_code_file(self) -> str:
@@ -91,6 +90,7 @@ class DumpSession:
         self.clean_wild_fx_code = clean_wild_fx_code
         self.log_bytecode = log_bytecode
         self.warnings: list[str] = []
+        self.unavailable: list[dict[str, str]] = []   # index.json "unavailable": {"feature", "reason"}
         self.functions: dict[types.CodeType, FunctionRecord] = {}
         self.by_run_code: dict[int, EntryRecord] = {}
         self._name_serials: dict[str, int] = {}
@@ -112,26 +112,45 @@ class DumpSession:
         self.warn(f"could not write the dump in {self.files.dir}: {exc.strerror or exc}; dumping stopped "
                   "there and the incomplete dump is removed (the program runs on unchanged)")
 
+    def mark_unavailable(self, feature: str, reason: str) -> None:
+        """Record that this torch cannot provide ``feature``: one warning, one index.json item."""
+        if any(item["feature"] == feature for item in self.unavailable):
+            return
+        self.unavailable.append({"feature": feature, "reason": reason})
+        warnings.warn(f"depyf: {feature} unavailable: {reason}; the program runs unchanged", DepyfWarning,
+                      stacklevel=2)
+
     def start(self) -> None:
         from depyf.torch import trace
 
         self.files.remove_stale()
         self._tell_about_directory()
         self.active = True
+        # (feature the dump loses without it, step that installs the seam and returns its undo)
         steps: list[tuple[str, Callable[[], Callable[[], None]]]] = [
-            ("bytecode hook", lambda: adapter.register_bytecode_hook(self._bytecode_hook).remove),
-            ("structured trace", lambda: trace.attach(self._on_trace, _TRACE_KINDS)),
-            ("captured graph seam", lambda: adapter.patch_call_user_compiler(self.graphs.around_user_compiler)),
-            ("AOTAutograd seam", lambda: adapter.patch_aot_compilers(self.graphs.wrap_aot_compiler)),
-            ("Inductor seam", lambda: adapter.patch_inductor_module_loader(self.graphs.on_inductor_module)),
-            ("compile caches", self._disable_caches),
+            ("transformed code and guards", lambda: adapter.register_bytecode_hook(self._bytecode_hook).remove),
+            (TRACE_FEATURE, lambda: trace.attach(self._on_trace, _TRACE_KINDS)),
+            ("captured graph files", lambda: adapter.patch_call_user_compiler(self.graphs.around_user_compiler)),
+            ("forward/backward graph files", lambda: adapter.patch_aot_compilers(self.graphs.wrap_aot_compiler)),
+            ("Inductor output code files", lambda: adapter.patch_inductor_module_loader(self.graphs.on_inductor_module)),
+            ("compile caches off", self._disable_caches),
             ("child process count", lambda: count_child_processes(self._child_started)),
         ]
-        for what, step in steps:
+        untraced = {stage for stage in ("pre_grad", "post_grad")
+                    if not adapter.inductor_traces({k for k, v in GRAPH_STAGES.items() if v == stage})}
+        if untraced:
+            steps.append((f"{' and '.join(sorted(untraced))} graph files",
+                          lambda: adapter.patch_inductor_passes(untraced, self.graphs.on_pass_graph)))
+        for feature, step in steps:
             try:
                 self._undo.append(step())
+            except adapter.SeamMismatch as exc:
+                self.mark_unavailable(feature, str(exc))
             except Exception as exc:  # noqa: BLE001
-                self.warn(f"could not install the {what}: {exc!r}; the dump will lack what it provides")
+                self.mark_unavailable(feature, f"torch {adapter.torch_version()}: installing it failed: {exc!r}")
+        if any(item["feature"] == TRACE_FEATURE for item in self.unavailable):
+            # Graph breaks still come from the captured graph's compile reason.
+            self.graphs.on_break_reason = self._on_trace
 
     def _tell_about_directory(self) -> None:
         files = self.files
@@ -305,7 +324,7 @@ class DumpSession:
             if not name.startswith("__resume_at_"):
                 continue
             code = getattr(self._resume_global(name), "__code__", None)
-            if isinstance(code, types.CodeType) and _RESUME.match(code.co_name) and code not in out:
+            if isinstance(code, types.CodeType) and adapter.resume_of(code) and code not in out:
                 out.append(code)
         return out
 
@@ -322,16 +341,16 @@ class DumpSession:
         return self._resume_global_cache[name]
 
     def _parent_of(self, record: FunctionRecord) -> FunctionRecord | None:
-        match = _RESUME.match(record.name)
-        if not match:
+        resume = adapter.resume_of(record.code)
+        if resume is None:
             return None
-        parent_name = match.group("parent")
+        parent_name = resume.parent
         candidates = [r for r in self.functions.values()
                       if r.name == parent_name and r.code.co_filename == record.code.co_filename
                       and r is not record]
         if not candidates:
             return None
-        line = int(match.group("line"))
+        line = resume.line if resume.line is not None else record.code.co_firstlineno
         # The parent whose source range holds the break line, else the latest one.
         for cand in candidates:
             lines = [ln for _, _, ln in cand.code.co_lines() if ln is not None]

@@ -110,7 +110,9 @@ def transform(dynamo_code: types.CodeType, function_name: str, path: str) -> Tra
         # Dynamo's code keeps values on the stack and loads globals early: the general flow check
         # would reject reorderings no Python source can avoid. verification_problems checks it.
         # (recompile parsed the source: text that does not parse never gets this far)
-        recompiled = recompile(dynamo_code, filename=path, verify=False)
+        # keep_locals: Dynamo moves the frame's locals into the code it runs by name (2.2 fails with
+        # a SystemError when one is missing), so unused locals of its code stay.
+        recompiled = recompile(dynamo_code, filename=path, verify=False, keep_locals=True)
         problems = verification_problems(dynamo_code, recompiled.code)
         if problems:
             reason = "recompiled code failed verification: " + "; ".join(problems)

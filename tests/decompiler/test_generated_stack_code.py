@@ -197,3 +197,53 @@ def test_a_slice_on_the_stack_decompiles_to_python(program) -> None:
     exec(compiled, namespace)
     for args in (([1, 2, 3], 1), ("abcd", 2)):
         assert namespace["_template2"](*args) == types.FunctionType(code, {})(*args), source
+
+
+def _template_unpack(a):
+    x = None
+    return x
+
+
+_JUMP_IF_FALSE = "POP_JUMP_FORWARD_IF_FALSE" if "POP_JUMP_FORWARD_IF_FALSE" in dis.opmap else "POP_JUMP_IF_FALSE"
+
+# x, <flag> = a; if <flag>: return x; return None   with <flag> never stored: the shape of
+# torch 2.2's transformed code, which unpacks a graph's outputs and branches on the last one.
+UNPACKED_ITEM_AS_CONDITION = [
+    ("RESUME", 0), ("LOAD_FAST", 0), ("UNPACK_SEQUENCE", 2), ("STORE_FAST", 1),
+    (_JUMP_IF_FALSE, 2), ("LOAD_FAST", 1), ("RETURN_VALUE", 0), ("LOAD_CONST", 0), ("RETURN_VALUE", 0),
+]
+
+# (<result>,) = a(); return <result>   (torch 2.2's resume functions return a graph's one output so)
+_CALL_A = ([("PUSH_NULL", 0), ("LOAD_FAST", 0), ("PRECALL", 0), ("CALL", 0)] if "PRECALL" in dis.opmap
+           else [("PUSH_NULL", 0), ("LOAD_FAST", 0), ("CALL", 0)])
+UNPACKED_ONE_ITEM_RETURNED = [("RESUME", 0), *_CALL_A, ("UNPACK_SEQUENCE", 1), ("RETURN_VALUE", 0)]
+
+
+def test_unpacked_item_used_as_a_condition_gets_a_temporary() -> None:
+    code = assemble(_template_unpack, UNPACKED_ITEM_AS_CONDITION, [None])
+    recompiled = depyf.recompile(code)
+    fn, original = types.FunctionType(recompiled.code, {}), types.FunctionType(code, {})
+    for value in (("x", True), ("x", False), ("x", 0)):
+        assert fn(value) == original(value), recompiled.source
+    with pytest.raises(ValueError):
+        fn(("x", True, 3))
+
+
+def test_one_item_unpacked_from_a_call_and_returned_is_a_real_unpacking() -> None:
+    code = assemble(_template, UNPACKED_ONE_ITEM_RETURNED, [None])
+    recompiled = depyf.recompile(code)
+    fn = types.FunctionType(recompiled.code, {})
+    assert fn(lambda: [5]) == 5, recompiled.source
+    with pytest.raises(ValueError):
+        fn(lambda: [1, 2])
+
+
+def test_keep_locals_keeps_a_local_the_code_never_uses() -> None:
+    # Dynamo's resume functions carry the locals of the function they resume, used or not; torch
+    # 2.2 moves a frame's locals into the code it runs by name and fails on a missing one.
+    code = assemble(_template_unpack, UNPACKED_ONE_ITEM_RETURNED, [None])
+    assert code.co_varnames == ("a", "x")
+    assert "x" not in depyf.recompile(code).code.co_varnames
+    kept = depyf.recompile(code, keep_locals=True)
+    assert set(kept.code.co_varnames) >= {"a", "x"}, kept.source
+    assert types.FunctionType(kept.code, {})(lambda: [7]) == 7

@@ -60,12 +60,18 @@ def _nul_in_file_name(index):
     index["files"].append("a\x00b.py")
 
 
+def _unavailable_markup(index):
+    index["unavailable"] = [{"feature": ["<img src=x onerror=alert(1)>"], "reason": "r"}]
+
+
 REPORT_CASES = {
     "functions: [1]": (_functions_list, "not a valid depyf dump: functions[0] must be an object, not a number (1)"),
     "version: [1]": (_version_list, "not a valid depyf dump: version must be an integer, not a list ([1])"),
     "cache_entries: 5": (_cache_entries_number,
                          "not a valid depyf dump: functions[0].cache_entries must be a list, not a number (5)"),
     "NUL in a file name": (_nul_in_file_name, "not a valid depyf dump: files[16] is not a usable file name: 'a\\x00b.py'"),
+    "unavailable feature a list": (_unavailable_markup, "not a valid depyf dump: unavailable[0].feature must be "
+                                   "a string, not a list (['<img src=x onerror=alert(1)>'])"),
     "nested 100k deep": (None, "cannot be read as JSON (nested too deeply)"),
 }
 

@@ -231,3 +231,21 @@ def test_sparse_or_odd_manifests_render_without_errors(browser, tmp_path, index)
         open_report(browser, page, route)
         assert heading(browser)
         assert_no_js_errors(browser)
+
+
+def test_overview_shows_what_this_torch_could_not_provide(browser, tmp_path):
+    import json
+
+    dump_dir = tmp_path / "toy_dump"
+    shutil.copytree(FIXTURE, dump_dir)
+    index_path = dump_dir / "index.json"
+    index = json.loads(index_path.read_text())
+    index["torch_version"] = "2.2.2"
+    index["unavailable"] = [{"feature": "structured trace (recompilation reasons)",
+                             "reason": "torch 2.2.2 has no torch._logging._internal.trace_log"}]
+    index_path.write_text(json.dumps(index))
+    open_report(browser, build_report(dump_dir))
+    main = browser.find_element(By.CSS_SELECTOR, "#main").text
+    assert "Unavailable on torch 2.2.2" in main
+    assert "structured trace (recompilation reasons): torch 2.2.2 has no torch._logging._internal.trace_log" in main
+    assert_no_js_errors(browser)

@@ -8,11 +8,34 @@ from pathlib import Path
 from typing import Any
 
 
+def expected_unavailable() -> set[str]:
+    """Features this torch release lacks by design (the releases listed in the adapter's
+    docstring); on every other release the dump must have them all."""
+    from depyf.torch import adapter
+    from depyf.torch.session import TRACE_FEATURE
+
+    out = set()
+    if not adapter.has("torch._logging._internal.trace_log"):
+        out.add(TRACE_FEATURE)
+    return out
+
+
+def expected_stages(*wanted: str) -> set[str]:
+    """``wanted`` less the stage only the structured trace reports (the joint graph), where this
+    torch has none."""
+    from depyf.torch import adapter
+
+    if adapter.has("torch._logging._internal.trace_log"):
+        return set(wanted)
+    return set(wanted) - {"joint_graph"}
+
+
 def check_dump(dump_dir: str | Path) -> dict[str, Any]:
     """Assert the dump is complete and self-consistent; returns index.json."""
     d = Path(dump_dir)
     index = json.loads((d / "index.json").read_text())
     assert index["format"] == "depyf-dump" and index["version"] == 1
+    assert {item["feature"] for item in index["unavailable"]} == expected_unavailable(), index["unavailable"]
     for name in index["files"]:
         assert (d / name).exists(), f"index lists {name} but it is missing"
     for path in d.glob("*.py"):

@@ -30,9 +30,24 @@ def _compiled(backend="eager"):
     return f
 
 
+# Pieces a supported release lacks by design (see the adapter's docstring): release -> dotted names.
+_LACKED_BY_DESIGN = {
+    (2, 2): {"torch._logging._internal.trace_log", "torch._logging._internal.trace_structured",
+             "torch._dynamo.backends.common.AotAutograd.__call__", "torch._functorch.config.enable_autograd_cache"},
+    (2, 3): {"torch._dynamo.backends.common.AotAutograd.__call__", "torch._functorch.config.enable_autograd_cache"},
+    (2, 4): {"torch._functorch.config.enable_autograd_cache"},
+}
+
+
+def _trace_or_skip():
+    if not adapter.has("torch._logging._internal.trace_log"):
+        pytest.skip(f"torch {adapter.torch_version()} has no structured trace (torch._logging._internal.trace_log)")
+
+
 def test_check_supported_passes_and_nothing_is_missing():
     adapter.check_supported()
-    assert adapter.missing_apis() == []
+    lacked = _LACKED_BY_DESIGN.get(adapter._release(adapter.torch_version()), set())
+    assert [line for line in adapter.missing_apis() if line.split(" ")[0] not in lacked] == []
 
 
 def test_missing_api_is_named(monkeypatch):
@@ -76,6 +91,11 @@ def test_cache_entries_and_backend_name():
     entries = adapter.cache_entries(adapter.original_callable(f).__code__)
     assert len(entries) >= 1
     assert all(isinstance(e.code, types.CodeType) and e.code.co_name == "f" for e in entries)
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    if not hasattr(_debug_get_cache_entry_list(adapter.original_callable(f).__code__)[0], "backend"):
+        pytest.skip(f"torch {adapter.torch_version()} cache entries do not name their backend (nor, "
+                    "before 2.5, their compile id); the dump takes both from the compilation")
     assert all(e.compile_key and e.backend == "aot_eager" for e in entries)
 
 
@@ -83,6 +103,9 @@ def test_leaf_guards_walk_dict_children():
     f = _compiled()
     f(torch.ones(2), {"k": torch.ones(2)})
     (entry,) = adapter.cache_entries(adapter.original_callable(f).__code__)
+    if not hasattr(entry.guard_manager, "root"):
+        pytest.skip(f"torch {adapter.torch_version()} guards are a Python function, with no guard tree "
+                    "(test_torch_releases.py checks its verbose_code_parts)")
     leaves = adapter.leaf_guards(entry.guard_manager)
     text = "\n".join(p for leaf in leaves for p in leaf.parts)
     assert "check_tensor(L['x']" in text
@@ -99,6 +122,7 @@ def test_original_callable_unwraps_functions_and_modules():
 
 
 def test_trace_logger_and_record_compile_key():
+    _trace_or_skip()
     records = []
 
     class Collect(logging.Handler):
@@ -118,6 +142,7 @@ def test_trace_logger_and_record_compile_key():
 
 
 def test_unwanted_trace_records_are_skipped_only_while_every_handler_is_ours():
+    _trace_or_skip()
     from torch._logging import _internal
 
     def collect_into(records):
@@ -205,10 +230,14 @@ def test_compile_caches_disabled_restores():
     import torch._functorch.config as functorch_config
     import torch._inductor.config as inductor_config
 
-    before = (inductor_config.fx_graph_cache, functorch_config.enable_autograd_cache)
+    def caches():
+        # no AOTAutograd cache before 2.5: nothing to turn off there
+        return (inductor_config.fx_graph_cache, getattr(functorch_config, "enable_autograd_cache", False))
+
+    before = caches()
     with adapter.compile_caches_disabled():
-        assert (inductor_config.fx_graph_cache, functorch_config.enable_autograd_cache) == (False, False)
-    assert (inductor_config.fx_graph_cache, functorch_config.enable_autograd_cache) == before
+        assert caches() == (False, False)
+    assert caches() == before
 
 
 def test_state_snapshot_notices_a_change():

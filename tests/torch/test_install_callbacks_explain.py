@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -79,12 +80,17 @@ def test_on_compile_event_has_code_source_guards_and_graphs():
     assert adapter.state_snapshot() == before
     assert torch.equal(out, torch.ones(3).cos() + 1)
     names = [e.original_code.co_name for e in events]
-    assert names[0] == "f" and names[1].startswith("torch_dynamo_resume_in_f_at_")
+    assert names[0] == "f" and adapter.resume_of(events[1].original_code).parent == "f"
     first = events[0]
     assert first.transformed_code.co_name == "f"
     assert first.graph_names and first.graph_names[0].startswith("__compiled_fn_")
+    if adapter._release(adapter.torch_version()) >= (2, 3):
+        assert first.compile_id == "0/0"
+    else:  # torch 2.2's torch._dynamo.reset() does not restart the frame count
+        assert re.fullmatch(r"\d+/0", first.compile_id)
+    if not adapter.has("torch._logging._internal.trace_log"):
+        pytest.skip(f"torch {adapter.torch_version()} has no structured trace: events carry no guards")
     assert any("check_tensor(L['x']" in g for g in first.guards)
-    assert first.compile_id == "0/0"
     assert first.source is None or "def f(" in first.source
 
 
@@ -126,7 +132,7 @@ def test_dump_src_of_compiled_function():
     assert "def g(a, b):" in text
     assert "def __guard_0_for_g(L, G" in text
     assert "if __guard_0_for_g(L, G):" in text
-    assert "resume function torch_dynamo_resume_in_g_at_" in text
+    assert re.search(r"resume function (torch_dynamo_)?resume_in_g", text)
 
 
 def test_importing_depyf_installs_nothing():
@@ -140,12 +146,15 @@ def test_importing_depyf_installs_nothing():
 
 
 def test_unsupported_torch_gets_one_clear_error(monkeypatch, tmp_path):
-    monkeypatch.setattr(adapter, "_REQUIRED", [("torch._dynamo.gone_in_future", "see the future")])
+    monkeypatch.setattr(torch, "__version__", "2.1.2")
     adapter.check_supported.cache_clear()
     try:
-        with pytest.raises(adapter.UnsupportedTorchError, match="torch._dynamo.gone_in_future"):
+        with pytest.raises(adapter.UnsupportedTorchError, match=r"supports torch 2\.2 and later; this is torch 2\.1\.2"):
             with depyf.prepare_debug(str(tmp_path / "d")):
                 pass
         assert not (tmp_path / "d").exists()
+        with pytest.raises(adapter.UnsupportedTorchError):
+            depyf.install()
     finally:
+        monkeypatch.undo()
         adapter.check_supported.cache_clear()

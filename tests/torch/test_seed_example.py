@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("torch")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _dump_checks import check_dump, stages  # noqa: E402
+from _dump_checks import check_dump, expected_stages, expected_unavailable, stages  # noqa: E402
 
 pytestmark = [pytest.mark.torch, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,12 +27,15 @@ def test_seed_example_writes_a_complete_inductor_dump(tmp_path):
     dump = tmp_path / "depyf_debug_dir"
     index = check_dump(dump)
     assert index["backend"] == "inductor"
-    assert {"captured_graph", "pre_grad", "forward", "post_grad", "output_code"} <= stages(index)
+    assert expected_stages("captured_graph", "pre_grad", "forward", "post_grad", "output_code") <= stages(index)
     names = [fn["name"] for fn in index["functions"]]
     assert names[0] == "toy_example"
-    assert sum(n.startswith("torch_dynamo_resume_in_toy_example_at_") for n in names) == 2
+    resumes = [fn for fn in index["functions"] if fn["kind"] == "resume"]
+    assert len(resumes) == 2 and all(fn["resumes"]["parent"] == "toy_example" for fn in resumes)
+    assert all(e["decompiled"] for fn in index["functions"] for e in fn["cache_entries"])
     assert (dump / "full_code_for_toy_example_0.py").exists()
     # Transformed code and resume functions run as the decompiled files (breakpoints work there).
     entries = [entry for fn in index["functions"] for entry in fn["cache_entries"]]
     assert [entry["fallback_reason"] for entry in entries if not entry["decompiled"]] == []
-    assert "DepyfWarning" not in proc.stderr
+    # one warning per feature this torch lacks by design (none on 2.3 and later), nothing else
+    assert proc.stderr.count("DepyfWarning") == len(expected_unavailable()), proc.stderr[-3000:]

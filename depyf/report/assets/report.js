@@ -354,6 +354,11 @@
     h.push("<h2>Recompilations</h2>");
     h.push(recs.length ? recs.map(function (r) { return recompileBox(r, true); }).join("") :
       '<div class="box muted">No recompilations.</div>');
+    var unavailable = INDEX.unavailable || [];
+    if (unavailable.length) {
+      h.push("<h2>Unavailable on torch " + esc(INDEX.torch_version || "") + "</h2>");
+      unavailable.forEach(function (u) { h.push('<div class="box warn reason">' + esc(u.feature) + ": " + esc(u.reason) + "</div>"); });
+    }
     var warnings = [].concat(INDEX.warnings || []).concat((META.truncated || []).map(function (n) { return n + ": cut in this report (too large)"; }))
       .concat((META.missing || []).map(function (n) { return n + ": listed in index.json but missing"; }))
       .concat((META.not_regular || []).map(function (n) { return n + ": not a regular file (a FIFO, device or directory), not read"; }));

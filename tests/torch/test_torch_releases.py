@@ -1,0 +1,202 @@
+"""The degrade-safely rule (depyf/torch/adapter.py's docstring): a seam whose target has another
+shape turns off its one feature with one warning and an index.json item, the program runs
+unchanged (a torch older than the oldest supported release: test_install_callbacks_explain.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+import warnings
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import depyf  # noqa: E402
+from depyf.torch import DepyfWarning, adapter  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _dump_checks import expected_unavailable  # noqa: E402
+
+pytestmark = pytest.mark.torch
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def test_expect_names_the_torch_version_and_the_missing_piece():
+    with pytest.raises(adapter.SeamMismatch, match=rf"torch {adapter.torch_version()} has no torch\._dynamo\.nope"):
+        adapter.expect("torch._dynamo.nope")
+
+    def shaped(self, graph, inputs):
+        return graph
+
+    holder = types.SimpleNamespace(fn=shaped)
+    adapter.expect("os.path.join")  # present, no signature asked for
+    assert adapter.has("os.path.join") and not adapter.has("os.path.nope")
+    with pytest.raises(adapter.SeamMismatch, match=r"takes \(self, graph, inputs\), depyf expects \(self, gm"):
+        torch._dynamo.__dict__["_depyf_test_holder"] = holder
+        try:
+            adapter.expect("torch._dynamo._depyf_test_holder.fn", ("self", "gm"))
+        finally:
+            del torch._dynamo.__dict__["_depyf_test_holder"]
+
+
+def test_a_seam_of_another_shape_turns_off_one_feature_and_the_program_runs_unchanged(tmp_path, monkeypatch):
+    from torch._inductor.codecache import PyCodeCache
+
+    def load_by_key_path(cls, only_a_path):  # what a future torch might have instead
+        raise AssertionError("depyf must not wrap or call a seam of another shape")
+
+    monkeypatch.setattr(PyCodeCache, "load_by_key_path", classmethod(load_by_key_path))
+    replaced = PyCodeCache.__dict__["load_by_key_path"]
+
+    @torch.compile(backend="eager")
+    def f(x):
+        return x.sin() + 1
+
+    x = torch.arange(4.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with depyf.prepare_debug(str(tmp_path / "dump")) as d:
+            out = f(x)
+    assert torch.equal(out, x.sin() + 1)
+    assert PyCodeCache.__dict__["load_by_key_path"] is replaced
+    ours = [str(w.message) for w in caught if issubclass(w.category, DepyfWarning)
+            and not any(f"depyf: {feature} unavailable" in str(w.message) for feature in expected_unavailable())]
+    assert len(ours) == 1, ours
+    assert "Inductor output code files unavailable" in ours[0]
+    assert f"torch {adapter.torch_version()}" in ours[0] and "load_by_key_path" in ours[0]
+    assert "depyf expects (key, path" in ours[0]
+    index = json.loads((Path(d) / "index.json").read_text())
+    (item,) = [item for item in index["unavailable"] if item["feature"] not in expected_unavailable()]
+    assert item["feature"] == "Inductor output code files" and "load_by_key_path" in item["reason"]
+    assert index["functions"][0]["cache_entries"][0]["decompiled"] is True   # the rest still works
+    assert "## Unavailable on torch" in (Path(d) / "index.md").read_text()
+
+
+def test_resume_of_reads_both_naming_conventions():
+    def torch_dynamo_resume_in_toy_example_at_5():
+        pass
+
+    def resume_in_toy_example():
+        pass
+
+    def toy_example():
+        pass
+
+    new = adapter.resume_of(torch_dynamo_resume_in_toy_example_at_5.__code__)
+    assert new == adapter.ResumeOf("toy_example", 5)
+    old_code = resume_in_toy_example.__code__
+    assert adapter.resume_of(old_code) == adapter.ResumeOf("toy_example", old_code.co_firstlineno)
+    assert adapter.resume_of(toy_example.__code__) is None
+
+
+def test_leaf_guards_of_a_python_guard_function():
+    # torch 2.2 to 2.4 (without the C++ guard manager): cache entries carry a guard function
+    guard_fn = types.SimpleNamespace(verbose_code_parts=["___guarded_code.valid", "___check_global_state()",
+                                                         "hasattr(L['a'], '_dynamo_dynamic_indices') == False"])
+    leaves = adapter.leaf_guards(guard_fn)
+    assert [leaf.parts for leaf in leaves] == [("___check_global_state()",),
+                                              ("hasattr(L['a'], '_dynamo_dynamic_indices') == False",)]
+    with pytest.raises(adapter.SeamMismatch):
+        adapter.leaf_guards(object())
+
+
+def test_graph_break_of_reads_the_compile_reason():
+    import traceback
+
+    frame = traceback.FrameSummary("user.py", 7, "f", line="if x.sum() > 0:")
+    gm = types.SimpleNamespace(compile_subgraph_reason=types.SimpleNamespace(
+        reason="generic_jump TensorVariable()", user_stack=[frame], graph_break=True))
+    assert adapter.graph_break_of(gm) == adapter.GraphBreak("generic_jump TensorVariable()", "user.py", 7)
+    gm.compile_subgraph_reason.graph_break = False
+    assert adapter.graph_break_of(gm) is None
+    assert adapter.graph_break_of(types.SimpleNamespace()) is None
+
+
+def test_graph_name_from_the_calling_frame_when_the_graph_module_has_none():
+    gm = torch.fx.symbolic_trace(torch.nn.ReLU())
+    gm.meta.pop("backend_id", None)
+
+    def compile_and_call_fx_graph():
+        name = "__compiled_fn_7"  # noqa: F841 - read from the frame, as on torch 2.2 to 2.5
+        import sys
+
+        adapter._note_caller_graph_name(gm, sys._getframe())
+
+    compile_and_call_fx_graph()
+    assert adapter.graph_backend_id(gm) == "__compiled_fn_7"
+
+
+def test_failed_guards_of_a_python_guard_function():
+    # the dispatcher on torch 2.2 to 2.4: the guard function Dynamo calls with the frame's locals
+    def guard(L):
+        return L["x"] > 0
+
+    guard.verbose_code_parts = ["L['x'] > 0"]
+    assert adapter.entry_guards(types.SimpleNamespace(check_fn=guard)) is guard
+    assert adapter.failed_guards(guard, {"x": 1}) is None
+    (reason,) = adapter.failed_guards(guard, {"x": -1})
+    assert f"torch {adapter.torch_version()}'s guard function returned False" in reason
+
+
+def test_without_the_structured_trace_graph_breaks_come_from_the_captured_graph(tmp_path, monkeypatch):
+    # torch 2.2 has no structured trace; here its absence is simulated on this release
+    from depyf.torch import trace
+    from depyf.torch.session import TRACE_FEATURE
+
+    def no_trace(sink, kinds):
+        raise adapter.SeamMismatch(f"torch {adapter.torch_version()} has no torch._logging._internal.trace_log")
+
+    monkeypatch.setattr(trace, "attach", no_trace)
+
+    @torch.compile(backend="eager")
+    def f(x):
+        y = x.cos()
+        if y.sum() > 0:
+            y = y + 1
+        return y
+
+    x = torch.zeros(3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with depyf.prepare_debug(str(tmp_path / "dump")) as d:
+            out = f(x)
+    assert torch.equal(out, x.cos() + 1)
+    assert [str(w.message) for w in caught if issubclass(w.category, DepyfWarning)] == [
+        f"depyf: {TRACE_FEATURE} unavailable: torch {adapter.torch_version()} has no "
+        "torch._logging._internal.trace_log; the program runs unchanged"]
+    index = json.loads((Path(d) / "index.json").read_text())
+    assert index["unavailable"] == [{"feature": TRACE_FEATURE, "reason": f"torch {adapter.torch_version()} has no "
+                                     "torch._logging._internal.trace_log"}]
+    (brk,) = index["functions"][0]["graph_breaks"]
+    assert brk["source_line"] == "if y.sum() > 0:" and brk["filename"] == __file__
+    assert brk["reason"]
+
+
+def test_inductor_passes_give_the_pre_and_post_grad_graphs(monkeypatch):
+    # what the dump uses where the trace lacks these stages (pre-grad before 2.7, post-grad before 2.5)
+    seen = []
+    before = adapter.state_snapshot()
+    import torch._inductor.compile_fx as compile_fx
+
+    originals = (compile_fx.pre_grad_passes, compile_fx.post_grad_passes)
+    undo = adapter.patch_inductor_passes({"pre_grad", "post_grad"},
+                                         lambda stage, gm: seen.append((stage, "def forward" in gm.code)))
+    try:
+        with adapter.compile_caches_disabled():
+            out = torch.compile(lambda x: x.sin() * 2, backend="inductor")(torch.ones(3))
+    finally:
+        undo()
+    assert torch.allclose(out, torch.ones(3).sin() * 2)
+    assert ("pre_grad", True) in seen and ("post_grad", True) in seen
+    assert (compile_fx.pre_grad_passes, compile_fx.post_grad_passes) == originals
+    assert adapter.state_snapshot() == before
+    assert not adapter.inductor_traces({"no_such_artifact"})
