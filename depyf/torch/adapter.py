@@ -135,9 +135,9 @@ def cache_entries(code: types.CodeType) -> list[CacheEntryView]:
         key = None
         if cid is not None and getattr(cid, "frame_id", None) is not None:
             key = f"{cid.frame_id}/{cid.frame_compile_id}"
+        backend = backend_name(getattr(entry, "backend", None)) or compile_backend_name(key)
         out.append(CacheEntryView(code=entry.code, compile_key=key,
-                                  guard_manager=getattr(entry, "guard_manager", None),
-                                  backend=backend_name(getattr(entry, "backend", None))))
+                                  guard_manager=getattr(entry, "guard_manager", None), backend=backend))
     return out
 
 
@@ -204,6 +204,92 @@ def original_callable(fn: Any) -> Any:
             return orig_mod.forward
         return fn.forward
     return fn
+
+
+# --- torch 2.7 to 2.12: what older releases keep elsewhere -------------------------------------
+
+def call_user_compiler_takes_inputs(method: Any) -> bool:
+    """Whether ``OutputGraph.call_user_compiler`` is ``(self, gm, example_inputs)`` (torch 2.8+)
+    rather than ``(self, gm)`` (torch 2.7 and older, which read ``self.example_inputs()``)."""
+    import inspect
+
+    try:
+        return len(inspect.signature(method).parameters) >= 3
+    except (TypeError, ValueError):
+        return True
+
+
+def graph_backend_id_from_compiling_frame() -> str | None:
+    """torch 2.7's ``__compiled_fn_<n>`` name of the graph being compiled, or None.
+
+    torch 2.7 names the graph in ``OutputGraph.compile_and_call_fx_graph`` (local ``name``) and
+    only installs the global after the backend returns; the backend call runs below that frame.
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "compile_and_call_fx_graph" and code.co_filename.endswith("output_graph.py"):
+            name = frame.f_locals.get("name")
+            return name if isinstance(name, str) and name.startswith("__compiled_fn") else None
+        frame = frame.f_back
+    return None
+
+
+# compile key -> backend name, filled by the call_user_compiler patch (torch 2.12 and older have no
+# ``backend`` on a cache entry).
+_COMPILE_BACKENDS: dict[str, str] = {}
+
+
+def _remember_compile_backend(output_graph: Any) -> None:
+    try:
+        key = compile_key()
+        name = backend_name(getattr(output_graph, "compiler_fn", None))
+        if key is not None and name:
+            _COMPILE_BACKENDS[key] = name
+    except Exception:  # noqa: BLE001 - only a label for the dump
+        pass
+
+
+def compile_backend_name(key: str | None) -> str | None:
+    """The backend of compilation ``key`` seen by the call_user_compiler patch, or None."""
+    return _COMPILE_BACKENDS.get(key) if key is not None else None
+
+
+def torch_release() -> tuple[int, int]:
+    """(major, minor) of the installed torch, e.g. (2, 7)."""
+    parts = torch.__version__.split("+")[0].split(".")
+    try:
+        return int(parts[0]), int(parts[1])
+    except (IndexError, ValueError):
+        return (0, 0)
+
+
+def release_graph_records() -> dict[str, str]:
+    """Structured-trace graph records of this torch that the 2.13 names do not cover -> dump stage.
+
+    torch 2.7 logs Inductor's input graph as ``inductor_pre_grad_graph``, before the pre-grad
+    passes (2.8 renamed it ``before_pre_grad_graph`` and added ``after_pre_grad_graph``): it is
+    dumped as stage ``before_pre_grad``, not as the ``pre_grad`` stage it is not. torch 2.8 and 2.9
+    name the post-grad graph artifact ``after_post_grad_graph`` (their ``inductor_post_grad_graph``
+    is only logged on an FX graph cache hit, which the dump turns off).
+    """
+    release = torch_release()
+    if release < (2, 8):
+        return {"inductor_pre_grad_graph": "before_pre_grad"}
+    if release < (2, 10):
+        return {"after_post_grad_graph": "post_grad"}
+    return {}
+
+
+def release_unavailable_features() -> list[dict[str, str]]:
+    """What this torch release cannot show at all, as ``index.json``'s ``unavailable`` items."""
+    out = []
+    if torch_release() < (2, 8):
+        out.append({"feature": "pre_grad graph",
+                    "reason": f"torch {torch.__version__.split('+')[0]} does not log Inductor's graph after its "
+                              "pre-grad passes (after_pre_grad_graph exists from torch 2.8); the graph before "
+                              "them is dumped as stage before_pre_grad"})
+    return out
 
 
 # --- structured trace -----------------------------------------------------------------------------
@@ -300,15 +386,23 @@ def patch_call_user_compiler(
 ) -> Undo:
     """Route Dynamo's backend call through ``around(call, gm, example_inputs)``.
 
-    ``gm.meta["backend_id"]`` is the ``__compiled_fn_<n>_<uuid>`` global the transformed code calls.
+    ``graph_backend_id(gm)`` is the ``__compiled_fn_<n>...`` global the transformed code calls.
+    The backend's name is remembered per compilation for ``cache_entries`` (see
+    ``compile_backend_name``).
     """
     from torch._dynamo.output_graph import OutputGraph
 
     original = OutputGraph.__dict__["call_user_compiler"]
-
-    @functools.wraps(original)
-    def call_user_compiler(self: Any, gm: Any, example_inputs: list[Any]) -> Any:
-        return around(lambda g, inputs: original(self, g, inputs), gm, example_inputs)
+    if call_user_compiler_takes_inputs(original):
+        @functools.wraps(original)
+        def call_user_compiler(self: Any, gm: Any, example_inputs: list[Any]) -> Any:
+            _remember_compile_backend(self)
+            return around(lambda g, inputs: original(self, g, inputs), gm, example_inputs)
+    else:
+        @functools.wraps(original)
+        def call_user_compiler(self: Any, gm: Any) -> Any:  # type: ignore[misc]
+            _remember_compile_backend(self)
+            return around(lambda g, inputs: original(self, g), gm, self.example_inputs())
 
     OutputGraph.call_user_compiler = call_user_compiler
 
@@ -319,9 +413,18 @@ def patch_call_user_compiler(
 
 
 def graph_backend_id(gm: Any) -> str | None:
-    """The ``__compiled_fn_...`` name Dynamo gave a captured graph module."""
+    """The ``__compiled_fn_...`` name Dynamo gave a captured graph module.
+
+    torch 2.9+ put it in ``gm.meta["backend_id"]``, 2.8 in ``gm._backend_id``; 2.7 and older keep
+    it only in a local of the compiling frame (``graph_backend_id_from_compiling_frame``).
+    """
     meta = getattr(gm, "meta", None)
-    return meta.get("backend_id") if isinstance(meta, dict) else None
+    name = meta.get("backend_id") if isinstance(meta, dict) else None
+    if name is None:
+        name = getattr(gm, "_backend_id", None)
+    if name is None:
+        name = graph_backend_id_from_compiling_frame()
+    return name if isinstance(name, str) else None
 
 
 def patch_aot_compilers(wrap: Callable[[str, Callable[..., Any]], Callable[..., Any]]) -> Undo:

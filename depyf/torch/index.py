@@ -170,11 +170,22 @@ def write_index(session: DumpSession, top_level: list[FunctionRecord],
         "graphs": graphs,
         "files": ["index.md", "index.json", *written],
         "warnings": list(session.warnings),
+        "unavailable": _unavailable(),
     }
     files.write("index.json", json.dumps(data, indent=2, default=str) + "\n")
     files.write("index.md", render_markdown(data, files.process_dirs() if files.subdir is None else []))
     if files.subdir is not None:
         _link_from_root(files)
+
+
+def _unavailable() -> list[dict[str, str]]:
+    """What this torch release cannot show (``[{"feature", "reason"}]``), so nothing is silently missing."""
+    from depyf.torch import adapter
+
+    try:
+        return adapter.release_unavailable_features()
+    except Exception as exc:  # noqa: BLE001
+        return [{"feature": "release check", "reason": repr(exc)}]
 
 
 def render_markdown(data: dict[str, Any], process_dirs: list[str]) -> str:
@@ -211,6 +222,9 @@ def render_markdown(data: dict[str, Any], process_dirs: list[str]) -> str:
         out.append(f"- {graph['name']} (from {graph['function']}): {files}")
         for file, reason in graph.get("not_linked", {}).items():
             out.append(f"  - {file} is for reading only (the graph runs from torch's code): {reason}")
+    if data.get("unavailable"):
+        out.append("\n## Not available with this torch\n")
+        out += [f"- {u['feature']}: {u['reason']}" for u in data["unavailable"]]
     if data["warnings"]:
         out.append("\n## Warnings\n")
         out += [f"- {w}" for w in data["warnings"]]

@@ -70,9 +70,15 @@ def test_compile_key_inside_and_outside_compilation():
 
 
 def test_cache_entries_and_backend_name():
+    # torch 2.12 and older keep no backend on a cache entry: the call_user_compiler seam (which
+    # prepare_debug installs) remembers it per compilation.
     f = _compiled("aot_eager")
-    f(torch.ones(2), {"k": torch.ones(2)})
-    f(torch.ones(3), {"k": torch.ones(3)})
+    undo = adapter.patch_call_user_compiler(lambda call, gm, inputs: call(gm, inputs))
+    try:
+        f(torch.ones(2), {"k": torch.ones(2)})
+        f(torch.ones(3), {"k": torch.ones(3)})
+    finally:
+        undo()
     entries = adapter.cache_entries(adapter.original_callable(f).__code__)
     assert len(entries) >= 1
     assert all(isinstance(e.code, types.CodeType) and e.code.co_name == "f" for e in entries)
@@ -162,11 +168,34 @@ def test_patch_call_user_compiler_and_graph_backend_id():
         return call(gm, inputs)
 
     undo = adapter.patch_call_user_compiler(around)
+    f = _compiled()
     try:
-        _compiled()(torch.ones(2), {"k": torch.ones(2)})
+        f(torch.ones(2), {"k": torch.ones(2)})
     finally:
         undo()
     assert len(names) == 1 and names[0].startswith("__compiled_fn_")
+    # the name the transformed code calls (with a uuid suffix on torch 2.8+)
+    assert names[0] in adapter.original_callable(f).__globals__
+
+
+def test_call_user_compiler_signature_of_each_generation():
+    def before_2_8(self, gm):
+        pass
+
+    def since_2_8(self, gm, example_inputs):
+        pass
+
+    assert not adapter.call_user_compiler_takes_inputs(before_2_8)
+    assert adapter.call_user_compiler_takes_inputs(since_2_8)
+    from torch._dynamo.output_graph import OutputGraph
+
+    takes = adapter.call_user_compiler_takes_inputs(OutputGraph.__dict__["call_user_compiler"])
+    assert takes == (tuple(int(p) for p in torch.__version__.split(".")[:2]) >= (2, 8))
+
+
+def test_graph_backend_id_from_compiling_frame_is_none_outside_a_compilation():
+    assert adapter.graph_backend_id_from_compiling_frame() is None
+    assert adapter.graph_backend_id(torch.fx.symbolic_trace(lambda x: x + 1)) is None
 
 
 def test_patch_aot_compilers_sees_forward_and_backward_graphs():
@@ -223,3 +252,22 @@ def test_state_snapshot_notices_a_change():
 
 def test_distributed_rank_is_none_without_process_group():
     assert adapter.distributed_rank() is None
+
+
+def test_graph_records_of_this_release_cover_every_inductor_stage():
+    # Record names differ per release (adapter.release_graph_records); a stage a release cannot
+    # show must be named by adapter.release_unavailable_features.
+    from depyf.torch import trace
+
+    seen = set()
+    detach = trace.attach(lambda event: seen.add(trace.GRAPH_STAGES[event.kind]), set(trace.GRAPH_STAGES))
+    try:
+        with adapter.compile_caches_disabled():
+            x = torch.ones(2, requires_grad=True)
+            _compiled("inductor")(x, {"k": torch.ones(2)}).sum().backward()
+    finally:
+        detach()
+    unavailable = {item["feature"].removesuffix(" graph") for item in adapter.release_unavailable_features()}
+    expected = {"captured_graph", "joint_graph", "forward", "backward", "pre_grad", "post_grad", "output_code"}
+    assert expected - unavailable <= seen
+    assert unavailable <= {"pre_grad"}

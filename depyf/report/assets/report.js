@@ -343,7 +343,7 @@
     h.push("<h2>Recompilations</h2>");
     h.push(recs.length ? recs.map(function (r) { return recompileBox(r, true); }).join("") :
       '<div class="box muted">No recompilations.</div>');
-    var warnings = (INDEX.warnings || []).concat((META.truncated || []).map(function (n) { return n + ": cut in this report (too large)"; }))
+    var warnings = (INDEX.warnings || []).concat((INDEX.unavailable || []).map(function (u) { return u.feature + ": not available with this torch (" + u.reason + ")"; })).concat((META.truncated || []).map(function (n) { return n + ": cut in this report (too large)"; }))
       .concat((META.missing || []).map(function (n) { return n + ": listed in index.json but missing"; }));
     if (warnings.length) {
       h.push("<h2>Warnings</h2>");
