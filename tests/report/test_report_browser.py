@@ -231,3 +231,17 @@ def test_sparse_or_odd_manifests_render_without_errors(browser, tmp_path, index)
         open_report(browser, page, route)
         assert heading(browser)
         assert_no_js_errors(browser)
+
+
+def test_overview_says_what_the_torch_release_cannot_show(browser, tmp_path):
+    import json
+
+    dump_dir = tmp_path / "toy_dump"
+    shutil.copytree(FIXTURE, dump_dir)
+    index = json.loads((dump_dir / "index.json").read_text())
+    index["unavailable"] = [{"feature": "pre_grad graph", "reason": "torch 2.7.1 does not log it"}]
+    (dump_dir / "index.json").write_text(json.dumps(index))
+    open_report(browser, build_report(dump_dir))
+    assert_no_js_errors(browser)
+    text = browser.find_element(By.ID, "main").text
+    assert "pre_grad graph: not available with this torch (torch 2.7.1 does not log it)" in text
