@@ -7,6 +7,7 @@ from depyf.torch.adapter import (
     inductor_loaded_modules,
     run_frame_uncompiled,
     should_compile_frame,
+    tag_frame_callback_with_backend,
 )
 from depyf.torch.adapter import _debug_private as _private  # noqa: F401  (tests probe it)
 from depyf.torch.adapter import register_bytecode_hook_remover as register_bytecode_hook
@@ -18,4 +19,5 @@ __all__ = [
     "register_bytecode_hook",
     "should_compile_frame",
     "run_frame_uncompiled",
+    "tag_frame_callback_with_backend",
 ]

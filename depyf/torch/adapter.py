@@ -584,6 +584,17 @@ def dynamo_callback_from_stance_patch(
     return restore
 
 
+def tag_frame_callback_with_backend(fn: Any, callback: Any) -> None:
+    """Make Dynamo's cache lookup treat frame callback ``fn`` as ``callback`` (same backend), so
+    cache entries compiled under ``callback`` still run while ``fn`` is installed.
+
+    Private: the attribute Dynamo reads for this (as on its own ``fail_on_recompile`` callback) is
+    ``_torchdynamo_orig_backend`` from torch 2.9, ``_torchdynamo_orig_callable`` before.
+    """
+    attribute = "_torchdynamo_orig_callable" if torch_release() < (2, 9) else "_torchdynamo_orig_backend"
+    setattr(fn, attribute, callback)
+
+
 def should_compile_frame(frame: types.FrameType) -> bool:
     """Whether Dynamo would try to compile ``frame`` at all (not a skipped file, has tensors).
 
