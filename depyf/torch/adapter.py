@@ -463,6 +463,15 @@ def patch_aot_compilers(wrap: Callable[[str, Callable[..., Any]], Callable[..., 
     return undo
 
 
+def graph_runs_interpreted(compiled: Any) -> bool:
+    """Whether an AOTAutograd compiler's result runs its graph node by node through
+    ``torch.fx.Interpreter`` (``boxed_nop``, aot_eager's compiler, up to torch 2.9 at least), so the
+    graph's ``forward`` code, and a breakpoint in its file, never runs."""
+    fn = getattr(compiled, "__func__", compiled)
+    code = getattr(fn, "__code__", None)
+    return isinstance(code, types.CodeType) and {"Interpreter", "boxed_run"} <= set(code.co_names)
+
+
 def _mark(fn: Callable[..., Any]) -> Callable[..., Any]:
     try:
         fn._depyf_wrapped = True  # type: ignore[attr-defined]
