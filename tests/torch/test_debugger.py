@@ -17,7 +17,14 @@ import pytest
 torch = pytest.importorskip("torch")
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_debugger_support import REPO, PdbSession, child_env, first_aot_graph_line, line_after  # noqa: E402
+from test_debugger_support import (  # noqa: E402
+    REPO,
+    PdbSession,
+    child_env,
+    first_aot_graph_line,
+    inductor_call_line,
+    line_after,
+)
 
 pytestmark = pytest.mark.torch
 
@@ -174,7 +181,7 @@ def test_breakpoint_in_inductor_output_code(tmp_path: Path) -> None:
     session = _start(tmp_path, "inductor")
     try:
         output = tmp_path / "dump" / "__compiled_fn_0.output_code.0.py"
-        unpack = line_after(output, "def call(self, args)")  # `arg0_1, arg1_1 = args`
+        unpack = inductor_call_line(output)  # `arg0_1, arg1_1 = args`
         names = output.read_text().splitlines()[unpack - 1].split("=")[0].replace(" ", "").split(",")
         line = unpack + 1
         _break(session, output, line)
@@ -254,7 +261,7 @@ def test_seed_example_breakpoint_in_inductor_output(tmp_path: Path) -> None:
                          if "output_code" in p.name or "kernel" in p.name)
         assert outputs, sorted(p.name for p in dump.iterdir())
         output = outputs[0]
-        unpack = line_after(output, "def call(self, args)")
+        unpack = inductor_call_line(output)
         names = output.read_text().splitlines()[unpack - 1].split("=")[0].replace(" ", "").split(",")
         _break(session, output, unpack + 1)
         _continue_to(session, output, unpack + 1)

@@ -102,3 +102,10 @@ def first_aot_graph_line(path: Path) -> int:
     if "args_list.clear()" in path.read_text():
         return line_after(path, "args_list.clear()")
     return line_after(path, "def forward(")
+
+
+def inductor_call_line(path: Path) -> int:
+    """The first line of the output code's ``call``: a ``Runner`` method in newer torch, a module
+    function in torch 2.7."""
+    marker = "def call(self, args)" if "def call(self, args)" in path.read_text() else "def call(args)"
+    return line_after(path, marker)
