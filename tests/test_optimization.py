@@ -487,6 +487,10 @@ def test_private_set_eval_frame_run_only_mode_never_compiles():
 
 
 def test_private_lean_profiler_hooks_keep_the_profiler_range():
+    import torch._dynamo.utils
+
+    if not hasattr(torch._dynamo.utils, "record_pregraph_bytecode_enter"):
+        pytest.skip("this torch's transformed code opens no pregraph profiler range (torch 2.8+)")
     chain = Chain(2)
     x = torch.randn(3)
     chain.compiled_callable(x)

@@ -8,6 +8,7 @@ from depyf.torch.adapter import (
     run_frame_uncompiled,
     run_outside_dynamo,
     should_compile_frame,
+    tag_frame_callback_with_backend,
 )
 from depyf.torch.adapter import _debug_private as _private  # noqa: F401  (tests probe it)
 from depyf.torch.adapter import register_bytecode_hook_remover as register_bytecode_hook
@@ -20,4 +21,5 @@ __all__ = [
     "should_compile_frame",
     "run_frame_uncompiled",
     "run_outside_dynamo",
+    "tag_frame_callback_with_backend",
 ]

@@ -238,8 +238,9 @@ def cache_entries(code: types.CodeType) -> list[CacheEntryView]:
         key = None
         if cid is not None and getattr(cid, "frame_id", None) is not None:
             key = f"{cid.frame_id}/{cid.frame_compile_id}"
+        backend = backend_name(getattr(entry, "backend", None)) or compile_backend_name(key)
         out.append(CacheEntryView(code=entry.code, compile_key=key, guard_manager=_guards_of(entry),
-                                  backend=backend_name(getattr(entry, "backend", None))))
+                                  backend=backend))
     return out
 
 
@@ -327,6 +328,70 @@ def original_callable(fn: Any) -> Any:
             return orig_mod.forward
         return fn.forward
     return fn
+
+
+# --- torch 2.7 to 2.12: what older releases keep elsewhere -------------------------------------
+
+def graph_backend_id_from_compiling_frame() -> str | None:
+    """torch 2.7's ``__compiled_fn_<n>`` name of the graph being compiled, or None.
+
+    torch 2.7 names the graph in ``OutputGraph.compile_and_call_fx_graph`` (local ``name``) and
+    only installs the global after the backend returns; the backend call runs below that frame.
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "compile_and_call_fx_graph" and code.co_filename.endswith("output_graph.py"):
+            name = frame.f_locals.get("name")
+            return name if isinstance(name, str) and name.startswith("__compiled_fn") else None
+        frame = frame.f_back
+    return None
+
+
+# compile key -> backend name, filled by the call_user_compiler patch (torch 2.12 and older have no
+# ``backend`` on a cache entry).
+_COMPILE_BACKENDS: dict[str, str] = {}
+
+
+def _remember_compile_backend(output_graph: Any) -> None:
+    try:
+        key = compile_key()
+        name = backend_name(getattr(output_graph, "compiler_fn", None))
+        if key is not None and name:
+            _COMPILE_BACKENDS[key] = name
+    except Exception:  # noqa: BLE001 - only a label for the dump
+        pass
+
+
+def compile_backend_name(key: str | None) -> str | None:
+    """The backend of compilation ``key`` seen by the call_user_compiler patch, or None."""
+    return _COMPILE_BACKENDS.get(key) if key is not None else None
+
+
+def torch_release() -> tuple[int, int]:
+    """(major, minor) of the installed torch, e.g. (2, 7)."""
+    parts = torch.__version__.split("+")[0].split(".")
+    try:
+        return int(parts[0]), int(parts[1])
+    except (IndexError, ValueError):
+        return (0, 0)
+
+
+def release_graph_records() -> dict[str, str]:
+    """Structured-trace graph records of this torch that the 2.13 names do not cover -> dump stage.
+
+    torch 2.7 logs Inductor's input graph as ``inductor_pre_grad_graph``, before the pre-grad
+    passes (2.8 renamed it ``before_pre_grad_graph`` and added ``after_pre_grad_graph``): it is
+    dumped as stage ``before_pre_grad``, not as the ``pre_grad`` stage it is not. torch 2.8 and 2.9
+    name the post-grad graph artifact ``after_post_grad_graph`` (their ``inductor_post_grad_graph``
+    is only logged on an FX graph cache hit, which the dump turns off).
+    """
+    release = torch_release()
+    if release < (2, 8):
+        return {"inductor_pre_grad_graph": "before_pre_grad"}
+    if release < (2, 10):
+        return {"after_post_grad_graph": "post_grad"}
+    return {}
 
 
 # --- structured trace -----------------------------------------------------------------------------
@@ -425,6 +490,8 @@ def patch_call_user_compiler(
     calls. The wrapper passes torch's own arguments through unchanged: ``(self, gm)`` up to 2.5,
     ``(self, gm, example_inputs)`` later; ``example_inputs`` handed to ``around`` comes from the
     output graph where the call does not carry them.
+    The backend's name is remembered per compilation for ``cache_entries`` (see
+    ``compile_backend_name``).
     """
     expect("torch._dynamo.output_graph.OutputGraph.call_user_compiler", ("self", "gm"))
     from torch._dynamo.output_graph import OutputGraph
@@ -436,6 +503,7 @@ def patch_call_user_compiler(
         if "backend_id" not in getattr(gm, "meta", {}):
             _note_caller_graph_name(gm, sys._getframe(1))
         _note_backend(gm, getattr(self, "compiler_fn", None))
+        _remember_compile_backend(self)
         inputs = args[0] if args else kwargs.get("example_inputs")
         if inputs is None:
             try:
@@ -491,14 +559,24 @@ def graph_backend_name(gm: Any) -> str | None:
 
 
 def graph_backend_id(gm: Any) -> str | None:
-    """The ``__compiled_fn_...`` name Dynamo gave a captured graph module."""
+    """The ``__compiled_fn_...`` name Dynamo gave a captured graph module.
+
+    torch 2.9+ put it in ``gm.meta["backend_id"]``, 2.8 in ``gm._backend_id``; 2.7 and older keep
+    it only in a local of the compiling frame (``graph_backend_id_from_compiling_frame``).
+    """
     meta = getattr(gm, "meta", None)
     if isinstance(meta, dict) and meta.get("backend_id"):
         return meta["backend_id"]
+    name = getattr(gm, "_backend_id", None)  # 2.8
+    if isinstance(name, str):
+        return name
     try:
-        return _CALLER_GRAPH_NAMES.get(gm)
+        name = _CALLER_GRAPH_NAMES.get(gm)
     except TypeError:
-        return None
+        name = None
+    if name is None:
+        name = graph_backend_id_from_compiling_frame()
+    return name if isinstance(name, str) else None
 
 
 @dataclass(frozen=True)
@@ -592,6 +670,15 @@ def _patch_aot_module_simplified(wrap: Callable[[str, Callable[..., Any]], Calla
             common.aot_module_simplified = original
 
     return undo
+
+
+def graph_runs_interpreted(compiled: Any) -> bool:
+    """Whether an AOTAutograd compiler's result runs its graph node by node through
+    ``torch.fx.Interpreter`` (``boxed_nop``, aot_eager's compiler, up to torch 2.9 at least), so the
+    graph's ``forward`` code, and a breakpoint in its file, never runs."""
+    fn = getattr(compiled, "__func__", compiled)
+    code = getattr(fn, "__code__", None)
+    return isinstance(code, types.CodeType) and {"Interpreter", "boxed_run"} <= set(code.co_names)
 
 
 def _mark(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -801,6 +888,17 @@ def run_outside_dynamo(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` wrapped so that Dynamo never traces it: called from compiled code, it graph-breaks and
     runs as Python (``torch.compiler.disable``)."""
     return torch.compiler.disable(fn)
+
+
+def tag_frame_callback_with_backend(fn: Any, callback: Any) -> None:
+    """Make Dynamo's cache lookup treat frame callback ``fn`` as ``callback`` (same backend), so
+    cache entries compiled under ``callback`` still run while ``fn`` is installed.
+
+    Private: the attribute Dynamo reads for this (as on its own ``fail_on_recompile`` callback) is
+    ``_torchdynamo_orig_backend`` from torch 2.9, ``_torchdynamo_orig_callable`` before.
+    """
+    attribute = "_torchdynamo_orig_callable" if torch_release() < (2, 9) else "_torchdynamo_orig_backend"
+    setattr(fn, attribute, callback)
 
 
 def should_compile_frame(frame: types.FrameType) -> bool:

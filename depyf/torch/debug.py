@@ -173,8 +173,10 @@ def _warn_on_uncompiled_calls(restore: contextlib.ExitStack) -> None:
 
 def _with_backend(fn: Any, callback: Any) -> Any:
     """A fresh function object carrying the backend tag, so cache lookups still match entries."""
+    from depyf.torch import _adapter_debug as adapter
+
     wrapped = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
-    wrapped._torchdynamo_orig_backend = callback  # type: ignore[attr-defined]
+    adapter.tag_frame_callback_with_backend(wrapped, callback)
     return wrapped
 
 

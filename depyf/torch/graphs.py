@@ -153,7 +153,10 @@ class GraphDumper:
                 compiled = compiler(gm, example_inputs, *args, **kwargs)
             finally:
                 self._pop()
-            self._dump_graph_module(name, dump_stage, gm)
+            interpreted = adapter.graph_runs_interpreted(compiled)
+            self._dump_graph_module(name, dump_stage, gm, reading_only=(
+                "this torch's compiler runs the graph through torch.fx.Interpreter, not its forward code"
+                if interpreted else None))
             return compiled
 
         for attr in ("__name__", "__qualname__"):
@@ -212,8 +215,9 @@ class GraphDumper:
             return pending.pop(0)
         return self._new_path(name, stage)
 
-    def _dump_graph_module(self, name: str, stage: str, gm: Any) -> None:
-        """Write ``gm`` as this stage's file and make it run from there; never raises."""
+    def _dump_graph_module(self, name: str, stage: str, gm: Any, reading_only: str | None = None) -> None:
+        """Write ``gm`` as this stage's file and make it run from there; never raises.
+        ``reading_only``: why the file cannot be what runs even when linked."""
         if self.files.failed is not None:
             return
         try:
@@ -223,6 +227,7 @@ class GraphDumper:
             link = getattr(linking, "link_graph_module", None) if linking else None
             if link is not None:
                 reason = link(gm, target, title=f"{name} {stage}")
+                reason = reason if reason is not None else reading_only
                 if reason is None:
                     self.graphs[name].linked.append(relative)
                 else:

@@ -26,6 +26,7 @@ GRAPH_STAGES: dict[str, str] = {
     "inductor_post_grad_graph": "post_grad",
     "inductor_output_code": "output_code",
 }
+GRAPH_STAGES.update(adapter.release_graph_records())  # records named differently before torch 2.13
 
 
 @dataclass

@@ -127,6 +127,35 @@ def test_adapter_callback_from_stance_patch_wraps_and_restores() -> None:
     assert torch._dynamo.eval_frame._callback_from_stance is original
 
 
+def test_adapter_tag_frame_callback_with_backend_keeps_cache_hits(counting_compile) -> None:
+    # The tag's attribute differs per release (torch 2.8: _torchdynamo_orig_callable).
+    fn, compiled = counting_compile
+    x = torch.randn(4)
+    fn(x)
+    misses = []
+
+    def on_miss(frame, *args, **kwargs):
+        misses.append(frame.f_code.co_name)
+        return adapter.run_frame_uncompiled()
+
+    def wrap(result, callback):
+        if result is not False or callback in (False, None):
+            return result
+        adapter.tag_frame_callback_with_backend(on_miss, callback)
+        return on_miss
+
+    restore = adapter.dynamo_callback_from_stance_patch(wrap)
+    try:
+        with torch.compiler.set_stance("eager_on_recompile"):
+            assert torch.equal(fn(x), x * 2 + 1)
+            assert "scale" not in misses  # the cached compiled code ran
+            fn(torch.randn(2, 3, dtype=torch.float64))
+            assert "scale" in misses
+    finally:
+        restore()
+    assert len(compiled) == 1
+
+
 def test_adapter_should_compile_frame() -> None:
     def with_tensor(t):
         return sys._getframe()

@@ -93,3 +93,19 @@ def line_after(path: Path, marker: str) -> int:
                 if stripped and not stripped.startswith("#"):
                     return j + 1
     raise AssertionError(f"no code line after {marker!r} in {path}:\n" + "\n".join(lines))
+
+
+def first_aot_graph_line(path: Path) -> int:
+    """The first line of an AOTAutograd graph's ``forward`` where its inputs are bound: after
+    ``args_list.clear()`` where the graph takes its inputs as one boxed list, else the
+    first code line of ``forward`` (torch 2.7 passes them as parameters)."""
+    if "args_list.clear()" in path.read_text():
+        return line_after(path, "args_list.clear()")
+    return line_after(path, "def forward(")
+
+
+def inductor_call_line(path: Path) -> int:
+    """The first line of the output code's ``call``: a ``Runner`` method in newer torch, a module
+    function in torch 2.7."""
+    marker = "def call(self, args)" if "def call(self, args)" in path.read_text() else "def call(args)"
+    return line_after(path, marker)

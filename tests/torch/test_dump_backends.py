@@ -133,3 +133,33 @@ def test_index_md_links_everything(backend_run):
     for name in index["files"]:
         assert f"({name})" in md
     assert "graph break at" in md
+
+
+def test_aot_eager_graph_files_marked_for_reading_when_the_graph_is_interpreted(backend_run):
+    # aot_eager's boxed_nop ran graphs through torch.fx.Interpreter up to torch 2.9: the files of
+    # forward/backward graphs cannot be what runs there, and index.json must say so.
+    if backend_run["backend"] != "aot_eager":
+        pytest.skip("aot_eager only")
+    from torch._dynamo.backends.debugging import boxed_nop
+
+    interpreted = adapter.graph_runs_interpreted(boxed_nop(torch.fx.symbolic_trace(lambda x: x + 1), []))
+    index = check_dump(backend_run["dir"])
+    aot_files = [(g, f["file"]) for g in index["graphs"] for f in g["files"] if f["stage"] in ("forward", "backward")]
+    assert aot_files
+    for graph, name in aot_files:
+        if interpreted:
+            assert name not in graph["linked_files"]
+            assert "torch.fx.Interpreter" in graph["not_linked"][name]
+        else:
+            assert name in graph["linked_files"]
+
+
+def test_graph_runs_interpreted_tells_interpreted_graphs_from_graph_code():
+    gm = torch.fx.symbolic_trace(lambda x: x + 1)
+
+    def interpreted(args):
+        return torch.fx.Interpreter(gm).boxed_run(args)
+
+    assert adapter.graph_runs_interpreted(interpreted)
+    assert not adapter.graph_runs_interpreted(gm.forward)
+    assert not adapter.graph_runs_interpreted(object())
