@@ -805,9 +805,12 @@ def state_snapshot() -> dict[str, Any]:
         "autograd_cache": getattr(functorch_config, "enable_autograd_cache", None),
         "bytecode_log_handlers": list(bytecode_logger().handlers),
         "process_start": multiprocessing.process.BaseProcess.__dict__["start"],
-        "trace_structured": {name: module.__dict__["trace_structured"] for name, module in list(sys.modules.items())
-                             if isinstance(module, types.ModuleType) and name.startswith("torch")
-                             and "trace_structured" in module.__dict__},
+        # modules whose trace_structured is a wrapper (depyf's has __wrapped__); torch modules
+        # imported during a dump (Inductor's, on first use) bind torch's own function and do not count
+        "trace_structured_wrapped": sorted(
+            name for name, module in list(sys.modules.items())
+            if isinstance(module, types.ModuleType) and name.startswith("torch")
+            and hasattr(module.__dict__.get("trace_structured"), "__wrapped__")),
     }
 
 

@@ -25,19 +25,25 @@ PROGRAM = """
     import errno
     dump, mode = sys.argv[1], sys.argv[2]
     if mode == "enospc-after":
-        import builtins
-        from depyf.torch import files as files_module
+        # every dump file is written by depyf.fileio through os.fdopen: after N files, the disk is full
+        import os as real_os
+        import types
+        from depyf import fileio
         calls = [0]
-        def filling_open(path, mode="r", *args, **kwargs):
-            f = builtins.open(path, mode, *args, **kwargs)
-            if "w" in mode:
-                calls[0] += 1
-                if calls[0] > int(sys.argv[3]):
-                    f.write(b"partial" if "b" in mode else "partial")
-                    f.close()
-                    raise OSError(errno.ENOSPC, "No space left on device")
+        class FillingOs(types.ModuleType):
+            def __getattr__(self, name):
+                return getattr(real_os, name)
+        def fdopen(fd, mode="r", *args, **kwargs):
+            f = real_os.fdopen(fd, mode, *args, **kwargs)
+            calls[0] += 1
+            if calls[0] > int(sys.argv[3]):
+                f.write(b"partial")
+                f.close()
+                raise OSError(errno.ENOSPC, "No space left on device")
             return f
-        files_module.open = filling_open
+        filling = FillingOs("os")
+        filling.fdopen = fdopen
+        fileio.os = filling
 
     def make(k):  # a code object of its own per function: each one compiles
         namespace = {}

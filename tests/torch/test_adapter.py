@@ -281,6 +281,8 @@ def test_launcher_rank_reads_torchrun_environment(monkeypatch):
     assert adapter.launcher_rank() is None  # not a rank of that world
 
 
+@pytest.mark.skipif(not hasattr(torch.compiler, "set_stance"),
+                    reason=f"torch {torch.__version__} has no torch.compiler.set_stance (2.6+), the call traced here")
 def test_run_outside_dynamo_is_not_traced():
     from depyf.torch.debug import debug
 
