@@ -1,5 +1,5 @@
 # ruff: noqa
-"""Shapes the property-based generator of test_roundtrip_properties found (session 5), written out
+"""Shapes the property-based generator of test_roundtrip_properties found, written out
 so every CPython runs them: tests that continue inside comprehensions and loops, code only a loop
 reaches, values computed inside tests, constants the compiler folds part of the way."""
 
