@@ -26,8 +26,15 @@ MB = 1024 * 1024
 
 def measured_depyf(args: list[str], cwd: Path, address_space: int | None = None) -> tuple[subprocess.CompletedProcess, int]:
     """Run ``depyf ARGS`` in a child Python; its result and its peak RSS in bytes."""
+    # The peak of this program's own memory: /proc's VmHWM (in kB) is per address space, while
+    # ru_maxrss also counts the pages of the test process the child was forked from (preexec_fn
+    # forks), which holds torch when the whole suite runs.
     code = ("import resource, sys\nfrom depyf.cli import main\ntry:\n    rc = main(sys.argv[1:])\nfinally:\n"
-            "    print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+            "    try:\n"
+            "        peak = next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:'))\n"
+            "    except (OSError, StopIteration):\n"
+            "        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            "    print('MAXRSS', peak, file=sys.stderr)\n"
             "sys.exit(rc)\n")
 
     def limit():  # so a runaway allocation fails fast instead of swapping the machine
