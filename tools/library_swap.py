@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from swapping import print_problems
+
 TOOLS = Path(__file__).resolve().parent
 ROOT = TOOLS.parent
 
@@ -103,20 +105,10 @@ def print_report(reports: list[dict]) -> None:
                  r["seconds"])
         print("| " + " | ".join(str(c) for c in cells) + " |")
     for r in reports:
-        for key in ("baseline_problem", "swap_problem"):
-            if key in r:
-                print(f"\n{r['library']}: {r[key]}")
         if r["modules_not_imported"]:
             print(f"\n{r['library']}: {len(r['modules_not_imported'])} modules not imported (left alone): "
                   + ", ".join(r["modules_not_imported"][:10]))
-        if r["failures"]:
-            print(f"\n{r['library']}: {len(r['failures'])} functions not swapped:")
-            for f in r["failures"][:30]:
-                print(f"  - {f['qualname']} (line {f['line']}) [{f['stage']}] {f['error']}")
-        if r["regressions"]:
-            print(f"\n{r['library']}: {len(r['regressions'])} tests passed before the swap and fail after:")
-            for test_id in r["regressions"][:30]:
-                print(f"  - {test_id}")
+        print_problems(r["library"], r, most=30)
 
 
 def main(argv: list[str] | None = None) -> int:

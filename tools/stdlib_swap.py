@@ -37,7 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from swapping import swap_modules
+from swapping import print_problems, swap_modules
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -204,17 +204,7 @@ def print_table(reports: list[dict]) -> None:
     print("| **total** | " + " | ".join(str(total[c]) for c in cols[1:-1]) + " | "
           + f"{sum(r['seconds'] for r in reports):.0f} |")
     for r in reports:
-        for key in ("baseline_problem", "swap_problem"):
-            if key in r:
-                print(f"\n{r['module']}: {r[key]}")
-        if r["failures"]:
-            print(f"\n{r['module']}: {len(r['failures'])} functions not swapped:")
-            for f in r["failures"][:20]:
-                print(f"  - {f['qualname']} (line {f['line']}) [{f['stage']}] {f['error']}")
-        if r["regressions"]:
-            print(f"\n{r['module']}: {len(r['regressions'])} tests passed before the swap and fail after:")
-            for test_id in r["regressions"][:20]:
-                print(f"  - {test_id}")
+        print_problems(r["module"], r)
         for test_id in r["line_number_tests"]:
             print(f"\n{r['module']}: not counted: {test_id} {LINE_NUMBER_TESTS[test_id]}")
 

@@ -169,3 +169,19 @@ def _is_generic_scope(code) -> bool:
 
 def _qualname(code) -> str:
     return getattr(code, "co_qualname", code.co_name)
+
+
+def print_problems(name: str, report: dict, most: int = 20) -> None:
+    """What went wrong in one swap report: an unfinished run, functions not swapped, tests that
+    passed before the swap and fail after (at most ``most`` of each)."""
+    for key in ("baseline_problem", "swap_problem"):
+        if key in report:
+            print(f"\n{name}: {report[key]}")
+    if report["failures"]:
+        print(f"\n{name}: {len(report['failures'])} functions not swapped:")
+        for f in report["failures"][:most]:
+            print(f"  - {f['qualname']} (line {f['line']}) [{f['stage']}] {f['error']}")
+    if report["regressions"]:
+        print(f"\n{name}: {len(report['regressions'])} tests passed before the swap and fail after:")
+        for test_id in report["regressions"][:most]:
+            print(f"  - {test_id}")
