@@ -219,6 +219,7 @@ _CALL_A = ([("PUSH_NULL", 0), ("LOAD_FAST", 0), ("PRECALL", 0), ("CALL", 0)] if 
 UNPACKED_ONE_ITEM_RETURNED = [("RESUME", 0), *_CALL_A, ("UNPACK_SEQUENCE", 1), ("RETURN_VALUE", 0)]
 
 
+@before_3_13
 def test_unpacked_item_used_as_a_condition_gets_a_temporary() -> None:
     code = assemble(_template_unpack, UNPACKED_ITEM_AS_CONDITION, [None])
     recompiled = depyf.recompile(code)
@@ -229,6 +230,7 @@ def test_unpacked_item_used_as_a_condition_gets_a_temporary() -> None:
         fn(("x", True, 3))
 
 
+@before_3_13
 def test_one_item_unpacked_from_a_call_and_returned_is_a_real_unpacking() -> None:
     code = assemble(_template, UNPACKED_ONE_ITEM_RETURNED, [None])
     recompiled = depyf.recompile(code)
@@ -238,6 +240,7 @@ def test_one_item_unpacked_from_a_call_and_returned_is_a_real_unpacking() -> Non
         fn(lambda: [1, 2])
 
 
+@before_3_13
 def test_keep_locals_keeps_a_local_the_code_never_uses() -> None:
     # Dynamo's resume functions carry the locals of the function they resume, used or not; torch
     # 2.2 moves a frame's locals into the code it runs by name and fails on a missing one.
