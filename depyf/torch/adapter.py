@@ -348,8 +348,8 @@ def graph_backend_id_from_compiling_frame() -> str | None:
     return None
 
 
-# compile key -> backend name, filled by the call_user_compiler patch (torch 2.12 and older have no
-# ``backend`` on a cache entry).
+# compile key -> backend name, filled by the call_user_compiler patch: cache entries name their
+# backend only from torch 2.10, and the dump names the backends of its graphs on every release.
 _COMPILE_BACKENDS: dict[str, str] = {}
 
 
@@ -502,7 +502,6 @@ def patch_call_user_compiler(
     def call_user_compiler(self: Any, gm: Any, *args: Any, **kwargs: Any) -> Any:
         if "backend_id" not in getattr(gm, "meta", {}):
             _note_caller_graph_name(gm, sys._getframe(1))
-        _note_backend(gm, getattr(self, "compiler_fn", None))
         _remember_compile_backend(self)
         inputs = args[0] if args else kwargs.get("example_inputs")
         if inputs is None:
@@ -535,27 +534,6 @@ def _note_caller_graph_name(gm: Any, caller: types.FrameType | None) -> None:
             _CALLER_GRAPH_NAMES[gm] = name
         except TypeError:
             pass
-
-
-_GRAPH_BACKENDS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
-
-
-def _note_backend(gm: Any, compiler_fn: Any) -> None:
-    name = backend_name(compiler_fn)
-    if name is not None:
-        try:
-            _GRAPH_BACKENDS[gm] = name
-        except TypeError:
-            pass
-
-
-def graph_backend_name(gm: Any) -> str | None:
-    """The backend a captured graph was handed to (``OutputGraph.compiler_fn``), for releases whose
-    cache entries do not name it (before 2.6)."""
-    try:
-        return _GRAPH_BACKENDS.get(gm)
-    except TypeError:
-        return None
 
 
 def graph_backend_id(gm: Any) -> str | None:

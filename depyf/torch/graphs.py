@@ -114,7 +114,7 @@ class GraphDumper:
             self.warn(f"could not name the captured graph: {exc!r}")
         if self.on_break_reason is not None:
             self._report_graph_break(gm)
-        backend = adapter.graph_backend_name(gm)
+        backend = adapter.compile_backend_name(adapter.compile_key())
         if backend:
             self.backends.add(backend)
         if name is None:
