@@ -45,7 +45,6 @@ import os
 import re
 import sys
 import types
-import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -333,10 +332,10 @@ def original_callable(fn: Any) -> Any:
 # --- torch 2.7 to 2.12: what older releases keep elsewhere -------------------------------------
 
 def graph_backend_id_from_compiling_frame() -> str | None:
-    """torch 2.7's ``__compiled_fn_<n>`` name of the graph being compiled, or None.
+    """The ``__compiled_fn_<n>`` name of the graph being compiled on torch 2.7 and older, or None.
 
-    torch 2.7 names the graph in ``OutputGraph.compile_and_call_fx_graph`` (local ``name``) and
-    only installs the global after the backend returns; the backend call runs below that frame.
+    torch 2.2 to 2.7 name the graph in ``OutputGraph.compile_and_call_fx_graph`` (local ``name``) and
+    only install the global after the backend returns; the backend call runs below that frame.
     """
     frame = sys._getframe(1)
     while frame is not None:
@@ -500,8 +499,6 @@ def patch_call_user_compiler(
 
     @functools.wraps(original)
     def call_user_compiler(self: Any, gm: Any, *args: Any, **kwargs: Any) -> Any:
-        if "backend_id" not in getattr(gm, "meta", {}):
-            _note_caller_graph_name(gm, sys._getframe(1))
         _remember_compile_backend(self)
         inputs = args[0] if args else kwargs.get("example_inputs")
         if inputs is None:
@@ -520,27 +517,12 @@ def patch_call_user_compiler(
 
 
 # gm -> the __compiled_fn_<n> name, on releases whose graph modules do not carry it (2.2 to 2.5).
-_CALLER_GRAPH_NAMES: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
-
-
-def _note_caller_graph_name(gm: Any, caller: types.FrameType | None) -> None:
-    """Up to 2.5, ``OutputGraph.compile_and_call_fx_graph`` keeps the graph's global name in its
-    local ``name`` while it calls the backend."""
-    if caller is None or caller.f_code.co_name != "compile_and_call_fx_graph":
-        return
-    name = caller.f_locals.get("name")
-    if isinstance(name, str) and name.startswith("__compiled_fn"):
-        try:
-            _CALLER_GRAPH_NAMES[gm] = name
-        except TypeError:
-            pass
-
-
 def graph_backend_id(gm: Any) -> str | None:
     """The ``__compiled_fn_...`` name Dynamo gave a captured graph module.
 
     torch 2.9+ put it in ``gm.meta["backend_id"]``, 2.8 in ``gm._backend_id``; 2.7 and older keep
-    it only in a local of the compiling frame (``graph_backend_id_from_compiling_frame``).
+    it only in a local of the compiling frame (``graph_backend_id_from_compiling_frame``), so on
+    those releases it is found only while the backend is being called.
     """
     meta = getattr(gm, "meta", None)
     if isinstance(meta, dict) and meta.get("backend_id"):
@@ -548,13 +530,7 @@ def graph_backend_id(gm: Any) -> str | None:
     name = getattr(gm, "_backend_id", None)  # 2.8
     if isinstance(name, str):
         return name
-    try:
-        name = _CALLER_GRAPH_NAMES.get(gm)
-    except TypeError:
-        name = None
-    if name is None:
-        name = graph_backend_id_from_compiling_frame()
-    return name if isinstance(name, str) else None
+    return graph_backend_id_from_compiling_frame()
 
 
 @dataclass(frozen=True)

@@ -125,14 +125,13 @@ def test_graph_name_from_the_calling_frame_when_the_graph_module_has_none():
     gm = torch.fx.symbolic_trace(torch.nn.ReLU())
     gm.meta.pop("backend_id", None)
 
-    def compile_and_call_fx_graph():
-        name = "__compiled_fn_7"  # noqa: F841 - read from the frame, as on torch 2.2 to 2.5
-        import sys
-
-        adapter._note_caller_graph_name(gm, sys._getframe())
-
-    compile_and_call_fx_graph()
-    assert adapter.graph_backend_id(gm) == "__compiled_fn_7"
+    # Dynamo's own frame as on torch 2.2 to 2.7: the graph's global name is its local ``name``
+    source = ("def compile_and_call_fx_graph(gm):\n    name = '__compiled_fn_7'\n"
+              "    return adapter.graph_backend_id(gm)\n")
+    namespace = {"adapter": adapter}
+    exec(compile(source, "torch/_dynamo/output_graph.py", "exec"), namespace)
+    assert namespace["compile_and_call_fx_graph"](gm) == "__compiled_fn_7"
+    assert adapter.graph_backend_id(gm) is None  # outside that frame, not found
 
 
 def test_failed_guards_of_a_python_guard_function():
