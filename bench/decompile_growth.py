@@ -9,7 +9,9 @@ linear work keeps the time per instruction flat as n grows; a quadratic shape gr
 Shapes (n counts the repeated unit): an ``elif`` chain of n branches and conditional expressions
 nested n deep (CPython refuses either much beyond 1,000, so larger n repeats chains of 1,000);
 n straight-line assignments; n ``try``/``except`` statements; loops nested 10 deep, repeated n / 10
-times (CPython allows 20 nested blocks); an ``if`` on an ``and``/``or`` chain of n tests.
+times (CPython allows 20 nested blocks); an ``if`` on an ``and``/``or`` chain of n tests; ``return``
+of one flat ``and`` of n comparisons and an ``if`` on one flat ``or`` of n comparisons (source that
+nests them instead stops parsing at a few hundred terms).
 """
 
 from __future__ import annotations
@@ -68,7 +70,16 @@ def bool_chain(n: int) -> str:
     return f"    if {cond}:\n        y = 1\n    return y"
 
 
-SHAPES = {f.__name__: f for f in (elif_chain, nested_ifexp, straight_line, many_try, nested_loops, bool_chain)}
+def flat_and(n: int) -> str:
+    return "    return " + " and ".join(f"x > {i}" for i in range(n))
+
+
+def flat_or_test(n: int) -> str:
+    return "    if " + " or ".join(f"x == {i}" for i in range(n)) + ":\n        y = 1\n    return y"
+
+
+SHAPES = {f.__name__: f for f in (elif_chain, nested_ifexp, straight_line, many_try, nested_loops, bool_chain,
+                                  flat_and, flat_or_test)}
 
 
 def one(shape: str, n: int) -> dict:

@@ -120,9 +120,14 @@ def same(a: ast.AST | None, b: ast.AST | None) -> bool:
 
 
 def bool_op(op: type, left: ast.expr, right: ast.expr) -> ast.BoolOp:
+    """``left op right`` as one flat ``BoolOp``: an operand that is itself ``op`` gives its values.
+
+    Exact on either side (``a and (b and c)`` evaluates and returns as ``a and b and c``), and
+    needed: each nested level is a parenthesis the parser counts (a few hundred terms nested stop
+    parsing), while one flat ``BoolOp`` of any length parses."""
     values = []
     for side in (left, right):
-        if isinstance(side, ast.BoolOp) and isinstance(side.op, op) and side is left:
+        if isinstance(side, ast.BoolOp) and isinstance(side.op, op):
             values.extend(side.values)
         else:
             values.append(side)
