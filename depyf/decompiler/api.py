@@ -77,7 +77,7 @@ def decompile(obj: object, *, verify: bool = True) -> str:
         if verify:
             _check_same_flow(code, source, constants)
         else:
-            _ensure_parses(code, source)
+            _ensure_compiles(code, source)
         return source
     except Exception as exc:
         error = exc if isinstance(exc, DecompilationError) else DecompilationError(
@@ -147,35 +147,48 @@ def recompile(code: types.CodeType, *, filename: str | None = None, verify: bool
 
 
 def _check_same_flow(code: types.CodeType, source: str, constants: dict[str, object]) -> None:
-    """Compile ``source`` and compare its flow with ``code``'s. Source that does not rebuild into a
-    drop-in code object is returned unchecked, as before: a comprehension's own code object (its
-    source is the comprehension, not a function) and rare layouts of generated code."""
+    """Compile ``source`` and compare its flow with ``code``'s. Source that compiles but does not
+    rebuild into a drop-in code object (a comprehension's own code object, whose source is a
+    function standing for the comprehension; rare layouts of generated code) is returned with
+    its flow unchecked, once it is known to compile."""
     try:
         new_code = _rebuild(code, source, constants)
     except SourceDoesNotCompile:
-        if code.co_name in _COMPREHENSION_NAMES:
-            return          # its parameter is ``.0``: the source reads as a function but is no def
         raise
     except (DecompilationError, ValueError, TypeError):
-        _ensure_parses(code, source)
+        _ensure_compiles(code, source)
         return
     _raise_if_flow_differs(code, new_code)
 
 
-def _ensure_parses(code: types.CodeType, source: str) -> None:
-    """The last guard on every way out: text that is not Python is a decompiler bug, never a
-    result (checked here where nothing compiled it)."""
+def _ensure_compiles(code: types.CodeType, source: str) -> None:
+    """The last guard on every way out: text that is not Python, or that Python does not compile,
+    is a decompiler bug, never a result (checked here where nothing compiled it). A function with
+    free variables is compiled inside a function that defines them (``nonlocal x`` needs one)."""
+    qualname = getattr(code, "co_qualname", code.co_name)
     try:
         ast.parse(source)
     except SyntaxError as exc:
         raise SourceDoesNotCompile(f"the decompiled source is not valid Python: {exc.msg} (line {exc.lineno})",
-                                   qualname=getattr(code, "co_qualname", code.co_name)) from None
+                                   qualname=qualname) from None
     except (RecursionError, MemoryError):
-        raise DecompilationError("source nested too deeply to parse",
-                                 qualname=getattr(code, "co_qualname", code.co_name)) from None
+        raise DecompilationError("source nested too deeply to parse", qualname=qualname) from None
+    try:
+        compile(source, "<decompiled>", "exec", flags=code.co_flags & _FUTURE_ANNOTATIONS, dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        try:
+            rebuild_code(code, source)   # raises SourceDoesNotCompile where the wrapper does not help
+        except SourceDoesNotCompile:
+            raise
+        except DecompilationError:
+            pass    # it compiled, into code that is no drop-in replacement: still Python
+        except (ValueError, TypeError):
+            raise SourceDoesNotCompile(f"the decompiled source does not compile: {exc}", qualname=qualname) from None
+    except (RecursionError, MemoryError):
+        raise DecompilationError("source nested too deeply to compile", qualname=qualname) from None
 
 
-_COMPREHENSION_NAMES = frozenset({"<genexpr>", "<listcomp>", "<setcomp>", "<dictcomp>"})
+_FUTURE_ANNOTATIONS = 0x1000000   # CO_FUTURE_ANNOTATIONS
 
 
 def declare_unused_locals(source: str, names: list[str]) -> str:

@@ -94,7 +94,7 @@ class Nested:
 
     def function_def(self, fn: v.FunctionValue, name: str | None = None) -> ast.stmt:
         code = fn.code
-        # (a comprehension's own ``.0`` is printed as a placeholder name, as before)
+        # (a comprehension's own ``.0`` is named in the finished tree: _name_comprehension_iterator)
         hidden = [n for n in argument_names(code) if not n.isidentifier() and n != ".0"]
         if hidden:
             # 3.14's lazily evaluated values take ``.format``: a scope the compiler makes for a
@@ -574,6 +574,25 @@ def code_to_ast(code: types.CodeType, defaults: dict[str, ast.expr] | None = Non
     return ast.Module([nested.function_def(fn, name)], [])
 
 
+def _name_comprehension_iterator(tree: ast.Module, code: types.CodeType) -> None:
+    """A comprehension's own code object takes its iterator as ``.0``, which no source can name:
+    the function standing for it names the parameter ``iterator`` (or ``iterator_2``, ... where
+    the code uses that name)."""
+    fn = tree.body[0] if len(tree.body) == 1 else None
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or ".0" not in [a.arg for a in fn.args.args]:
+        return
+    taken = set(code.co_varnames) | set(code.co_names) | set(code.co_freevars) | set(code.co_cellvars)
+    name, k = "iterator", 1
+    while name in taken:
+        k += 1
+        name = f"iterator_{k}"
+    for node in ast.walk(fn):
+        if isinstance(node, ast.arg) and node.arg == ".0":
+            node.arg = name
+        elif isinstance(node, ast.Name) and node.id == ".0":
+            node.id = name
+
+
 def _split_defaults(code, defaults: dict[str, ast.expr]):
     npos, nkw = code.co_argcount, code.co_kwonlyargcount
     positional = code.co_varnames[:npos]
@@ -628,6 +647,7 @@ def _code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None =
             and isinstance(tree.body[0].value, ast.Constant) and isinstance(tree.body[0].value.value, str)
         tree.body.insert(1 if has_docstring else 0, ast.ImportFrom("__future__", [ast.alias("annotations")], 0))
         tree.body = [s for s in tree.body if not isinstance(s, ast.Pass)] if len(tree.body) == 2 else tree.body
+    _name_comprehension_iterator(tree, code)
     traversal.fill_locations(tree)  # ast.unparse reads lineno (type comments)
     try:
         return ast.unparse(tree) + "\n"
