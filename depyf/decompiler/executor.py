@@ -30,6 +30,7 @@ _STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_DEREF", "STORE_GLOBAL", 
 # instructions that may come between the stores of one tuple assignment (computing targets)
 _DURING_GROUP = _STORES | {"LOAD_FAST", "LOAD_CONST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_DEREF",
                            "LOAD_ATTR", "BINARY_SUBSCR", "BINARY_OP", "SWAP", "COPY", "PUSH_NULL"}
+_NAME_READS = frozenset({"LOAD_FAST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_DEREF"})
 # Expressions a later target of a tuple assignment may compute (``x[f()], x[g()] = h(), k()``
 # calls ``f`` after ``h`` and ``k``): the group stays open while they leave its values alone.
 _TARGET_WORK = frozenset({"LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF", "LOAD_FROM_DICT_OR_GLOBALS",
@@ -294,7 +295,8 @@ class Executor:
         while i < end:
             ins = self.instrs[i]
             op = ins.opname
-            if self.parallel and op not in _DURING_GROUP and not self.computes_next_target(ins, stack):
+            if self.parallel and (op not in _DURING_GROUP and not self.computes_next_target(ins, stack)
+                                  or self.reads_group_target(ins)):
                 self.flush_parallel(out)
             if op in CONDITIONAL_JUMPS:
                 if op.startswith("JUMP_IF"):
@@ -464,6 +466,18 @@ class Executor:
         taken = stack[len(stack) - _operands(ins):] if _operands(ins) else []
         return not any(x is p for x in taken for p in self.parallel_pending)
 
+    def reads_group_target(self, ins: Instr) -> bool:
+        """Does ``ins`` read a location the open tuple assignment stores? Then it reads the new
+        value, and the stores happen before it."""
+        for target, _ in self.parallel:
+            if isinstance(target, ast.Name) and ins.opname in _NAME_READS and ins.argval == target.id:
+                return True
+            if isinstance(target, ast.Attribute) and ins.opname == "LOAD_ATTR" and ins.argval == target.attr:
+                return True
+            if isinstance(target, ast.Subscript) and ins.opname in ("BINARY_SUBSCR", "BINARY_SLICE"):
+                return True
+        return False
+
     def next_is_store(self) -> bool:
         nxt = self.instrs[self.current + 1] if self.current + 1 < len(self.instrs) else None
         return nxt is not None and nxt.opname in _DURING_GROUP
@@ -487,6 +501,16 @@ class Executor:
         else:
             node = ast.Assign([ast.Tuple(targets, ast.Store())], ast.Tuple(vals, ast.Load()))
         self.name_repeated_parts(node, self.current_stack, out)
+        # A value still waiting on the stack that reads a location the stores overwrite was read
+        # before them (``LOAD_FAST x; ...; STORE_FAST x``, then the old x is used): evaluated
+        # later it would see the new value, so it is evaluated into a temporary first.
+        stack = self.current_stack
+        for k in range(len(stack)):
+            item = stack[k]
+            if isinstance(item, ast.expr) and not isinstance(item, ast.Constant) \
+                    and not (isinstance(item, ast.Name) and item.id.startswith("__stack_")) \
+                    and any(_reads_target([item], t) for t in targets):
+                self.assign_temp(item, stack, out)
         out.append(node)
 
     # -- helpers -----------------------------------------------------------------------

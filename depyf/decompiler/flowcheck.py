@@ -68,6 +68,16 @@ _BINDINGS = {"STORE_FAST": ("store", "fast"), "STORE_FAST_MAYBE_NULL": ("store",
              "STORE_GLOBAL": ("store", "global"), "DELETE_GLOBAL": ("del", "global"),
              "STORE_NAME": ("store", "name"), "DELETE_NAME": ("del", "name")}
 _TEMPORARY = re.compile(r"__stack_\d+$")
+# Reads and writes of local and cell variables, in the order the instruction does them (the
+# fused 3.13+ instructions name two variables)
+_ACCESSES = {"LOAD_FAST": ("read",), "LOAD_FAST_CHECK": ("read",), "LOAD_FAST_BORROW": ("read",),
+             "LOAD_DEREF": ("read",), "LOAD_FAST_LOAD_FAST": ("read", "read"),
+             "LOAD_FAST_BORROW_LOAD_FAST_BORROW": ("read", "read"), "LOAD_FAST_AND_CLEAR": ("read", "write"),
+             "STORE_FAST": ("write",), "STORE_FAST_MAYBE_NULL": ("write",), "STORE_DEREF": ("write",),
+             "STORE_FAST_STORE_FAST": ("write", "write"), "STORE_FAST_LOAD_FAST": ("write", "read"),
+             "DELETE_FAST": ("del",), "DELETE_DEREF": ("del",)}
+# Instructions followed, over all variables, before the access order check gives up on a code
+MAX_ACCESS_STEPS = 400_000
 # Loads whose name a call's label shows (the callee: ``f``, ``x.append``)
 _NAMED_LOADS = ("LOAD_FAST", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_ATTR",
                 "LOAD_METHOD", "LOAD_SUPER_ATTR", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW",
@@ -110,6 +120,7 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
         if not (ours.gave_up or theirs.gave_up):
             a, b = strict_a, strict_b
     problems.extend(_binding_differences(original, theirs.bindings(), ours.bindings()))
+    problems.extend(_access_order_differences(original, theirs.access_orders(), ours.access_orders()))
     if a != b:
         extra = sorted(a - b, key=repr)[:3]
         missing = sorted(b - a, key=repr)[:3]
@@ -137,6 +148,28 @@ def _binding_differences(code: types.CodeType, original: dict[str, set], recompi
         problems.append(f"{qualname}: {name!r} is bound differently (original: {_kinds(theirs)}; "
                         f"recompiled: {_kinds(mine)})")
     return problems
+
+
+def _access_order_differences(code: types.CodeType, original: dict[str, set] | None,
+                              recompiled: dict[str, set] | None) -> list[str]:
+    """Variables read and written in another order: a value read, then the variable stored, then
+    the value read earlier used (stack code keeps it there) must not turn into source that stores
+    first and reads the new value. Compared for the variables both codes use (the decompiler's
+    temporaries are its own); skipped where either side was too big to follow."""
+    if original is None or recompiled is None:
+        return []
+    problems = []
+    for name in sorted(original.keys() & recompiled.keys()):
+        if original[name] != recompiled[name]:
+            qualname = getattr(code, "co_qualname", code.co_name)
+            problems.append(f"{qualname}: {name!r} is read and written in another order (only in the "
+                            f"original: {_orders(original[name] - recompiled[name])}; only recompiled: "
+                            f"{_orders(recompiled[name] - original[name])})")
+    return problems
+
+
+def _orders(pairs: set) -> str:
+    return ", ".join(f"{a} -> {b}" for a, b in sorted(pairs)) or "none"
 
 
 def _kinds(found: set) -> str:
@@ -338,6 +371,53 @@ class Flow:
                 for name in stored:
                     found[str(name)].add(binding)
         return found
+
+    def access_orders(self) -> dict[str, set] | None:
+        """For each local or cell variable, which kind of access (read, write, del; or the start)
+        can come right before which other kind, along any path. Repeats of one kind are one (a
+        decompiler may read a variable twice where the bytecode kept a copy on the stack). None
+        when following them would take too long."""
+        accesses: dict[int, list[tuple[str, str]]] = {}
+        for k, ins in enumerate(self.instructions):
+            kinds = _ACCESSES.get(ins.opname)
+            if kinds is None or k in self._future_import:
+                continue
+            names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,) * len(kinds)
+            accesses[k] = [(str(n), kind) for n, kind in zip(names, kinds, strict=True)]
+        by_name: dict[str, list[int]] = defaultdict(list)
+        for k, found in accesses.items():
+            for name in dict.fromkeys(n for n, _ in found):
+                by_name[name].append(k)
+        orders: dict[str, set] = {}
+        budget = MAX_ACCESS_STEPS
+        for name, places in by_name.items():
+            if _TEMPORARY.match(name):
+                continue
+            pairs: set = set()
+            origins = [(s, "start", True) for s in self.starts] + [(k, None, False) for k in places]
+            for origin, kind, include_origin in origins:
+                if kind is None:   # an access: pairs inside the instruction, then from its last one
+                    own = [a for n, a in accesses[origin] if n == name]
+                    pairs.update((a, b) for a, b in zip(own, own[1:], strict=False) if a != b)
+                    kind = own[-1]
+                seen: set[int] = set()
+                work = [origin] if include_origin else [n for n, _ in self._successors(origin)]
+                while work:
+                    pos = work.pop()
+                    if pos in seen:
+                        continue
+                    seen.add(pos)
+                    budget -= 1
+                    if budget < 0:
+                        return None
+                    found = [a for n, a in accesses.get(pos, ()) if n == name]
+                    if found:
+                        if found[0] != kind:
+                            pairs.add((kind, found[0]))
+                        continue
+                    work.extend(n for n, _ in self._successors(pos))
+            orders[name] = pairs
+        return orders
 
     def _label_calls(self) -> None:
         """Name each call by its callee (``("CALL", "x.append")``), so calls made in another order

@@ -1,0 +1,107 @@
+"""Stack code (Dynamo's style) that reads a variable, attribute or item, then stores it, then uses
+the value read first: the source must evaluate the read into a temporary before the store, and the
+flow check must tell source that stores first (and reads the new value) from the original."""
+
+from __future__ import annotations
+
+import dis
+import sys
+import types
+
+import pytest
+
+import depyf
+from depyf.decompiler.flowcheck import differences
+
+pytestmark = pytest.mark.skipif(not (3, 10) <= sys.version_info[:2] <= (3, 13),
+                                reason="hand-assembled CPython 3.10-3.13 bytecode")
+
+_ADD = [("BINARY_ADD", 0)] if sys.version_info < (3, 11) else [("BINARY_OP", 0)]
+
+
+def assemble(template: types.FunctionType, program: list[tuple[str, int]], consts: list,
+             names: tuple = ()) -> types.CodeType:
+    """Code of ``template`` with ``program`` as its body (3.11+: RESUME first, inline caches)."""
+    if sys.version_info >= (3, 11):
+        program = [("RESUME", 0), *program]
+    cache = getattr(dis, "_inline_cache_entries", None)
+    out = bytearray()
+    for opname, arg in program:
+        op = dis.opmap[opname]
+        out += bytes([op, arg])
+        if cache is not None:
+            out += bytes(2 * (cache[op] if isinstance(cache, (list, tuple)) else cache.get(opname, 0)))
+    changes = {"co_code": bytes(out), "co_consts": tuple(consts), "co_names": names, "co_stacksize": 16,
+               "co_linetable": b""}
+    if sys.version_info >= (3, 11):
+        changes["co_exceptiontable"] = b""
+    return template.__code__.replace(**changes)
+
+
+def _template(x, y):
+    return x
+
+
+class Box:
+    def __init__(self, a):
+        self.a = a
+
+
+# old = x; x = 1; return old
+READ_STORE_USE = ([("LOAD_FAST", 0), ("LOAD_CONST", 0), ("STORE_FAST", 0), ("RETURN_VALUE", 0)], [1], ())
+# old = x; x = y; return old + x
+READ_STORE_READ = ([("LOAD_FAST", 0), ("LOAD_FAST", 1), ("STORE_FAST", 0), ("LOAD_FAST", 0), *_ADD,
+                    ("RETURN_VALUE", 0)], [], ())
+# old = y.a; y.a = 5; return old
+ATTRIBUTE = ([("LOAD_FAST", 1), ("LOAD_ATTR", 0), ("LOAD_CONST", 0), ("LOAD_FAST", 1), ("STORE_ATTR", 0),
+              ("RETURN_VALUE", 0)], [5], ("a",))
+# old = x[0]; x[0] = 5; return old
+SUBSCRIPT = ([("LOAD_FAST", 0), ("LOAD_CONST", 1), ("BINARY_SUBSCR", 0), ("LOAD_CONST", 0), ("LOAD_FAST", 0),
+              ("LOAD_CONST", 1), ("STORE_SUBSCR", 0), ("RETURN_VALUE", 0)], [5, 0], ())
+
+CASES = {"read-store-use": (READ_STORE_USE, lambda: (10, 20)),
+         "read-store-read": (READ_STORE_READ, lambda: (10, 20)),
+         "attribute": (ATTRIBUTE, lambda: (0, Box(3))),
+         "subscript": (SUBSCRIPT, lambda: ([7], 0))}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("verify", [True, False])
+def test_a_value_read_before_a_store_keeps_the_old_value(case, verify):
+    (program, consts, names), arguments = CASES[case]
+    code = assemble(_template, program, consts, names)
+    expected = types.FunctionType(code, {})(*arguments())
+    recompiled = depyf.recompile(code, verify=verify)
+    assert types.FunctionType(recompiled.code, {})(*arguments()) == expected, recompiled.source
+    assert "__stack_" in recompiled.source      # the value read first is kept in a temporary
+
+
+def _stores_first(x, y):
+    x = 1
+    return x
+
+
+def _reads_new_value(x, y):
+    x = y
+    return x + x
+
+
+def _kept_in_a_temporary(x, y):
+    __stack_0 = x
+    x = 1
+    return __stack_0
+
+
+@pytest.mark.parametrize(("program", "wrong"),
+                         [(READ_STORE_USE, _stores_first), (READ_STORE_READ, _reads_new_value)],
+                         ids=["read-store-use", "read-store-read"])
+def test_the_flow_check_sees_a_store_moved_before_the_read(program, wrong):
+    # ``wrong`` is the source the decompiler printed for ``program`` before it kept the read
+    code = assemble(_template, *program)
+    problems = differences(code, wrong.__code__)
+    assert any("'x' is read and written in another order" in p for p in problems), problems
+
+
+def test_the_flow_check_accepts_the_read_kept_in_a_temporary():
+    code = assemble(_template, *READ_STORE_USE)
+    assert differences(code, _kept_in_a_temporary.__code__) == []
