@@ -36,6 +36,7 @@ from depyf.decompiler.instructions import CONDITIONAL_JUMPS, JUMPS_CANNOT_RAISE,
 from depyf.decompiler.patterns import MatchRead, NoMatch, PatternReader
 
 MAX_STEPS = 200_000
+COMPOUND_CALLS_PER_BLOCK = 64   # condition searches allowed per basic block (beyond a fixed 16,384)
 TryStar = getattr(ast, "TryStar", ast.Try)  # ``try``/``except*`` (CPython 3.11+)
 TRY_NODES = (ast.Try, TryStar)
 # Instructions that may make up a small block 3.12+ copies into each path that reaches it: no
@@ -106,6 +107,7 @@ class Structurer:
         self.executor = Executor(code, instrs, nested)
         self.qualname = getattr(code, "co_qualname", code.co_name)
         self.steps = 0
+        self.compound_calls = 0
         self._pdoms: dict[int | None, dict[int, int]] = {}
         self._unfolded: set[tuple] = set()     # compound calls that fold nothing (see compound)
         self._pinned: list = []
@@ -660,6 +662,10 @@ class Structurer:
 
         A call that folds nothing is remembered (``_compound_key``): an ``elif`` chain asks the same
         question once per branch, each time about every test after it."""
+        self.compound_calls += 1
+        if self.compound_calls > COMPOUND_CALLS_PER_BLOCK * len(self.cfg.blocks) + 16_384:
+            # nested conditional expressions in a test are searched once per way to read them
+            raise self.error(t, "condition too complex (search limit reached)")
         key = self._compound_key(t, f, members, stack, ctx, keep)
         if key in self._unfolded:
             return cond, t, f, members

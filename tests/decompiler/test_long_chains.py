@@ -84,3 +84,28 @@ def test_a_chain_of_10000_terms_decompiles_to_source_that_parses_or_is_refused()
     rebuilt = _function(decompiled)
     for x in _inputs(10_000):
         assert rebuilt(x) == original(x)
+
+
+def test_nested_conditional_expressions_in_a_test_are_refused_in_bounded_time_not_searched_forever():
+    # each way to read ``a if b else c if d else ...`` as a condition was searched again: 50 of
+    # them in an ``if`` ran for hours; the search now has a budget per block
+    source = "def f(x):\n    if " + "".join(f"x[{i}] if x[{i + 1}] else " for i in range(0, 100, 2)) \
+        + "x[100]:\n        return 1\n    return 2\n"
+    original = _function(source)
+    try:
+        decompiled = depyf.decompile(original)
+    except DecompilationError as exc:
+        assert "search limit" in str(exc)
+        return
+    rebuilt = _function(decompiled)
+    for x in _inputs(101):
+        assert rebuilt(x) == original(x)
+
+
+def test_a_few_nested_conditional_expressions_in_a_test_still_decompile():
+    source = "def f(x):\n    if " + "".join(f"x[{i}] if x[{i + 1}] else " for i in range(0, 20, 2)) \
+        + "x[20]:\n        return 1\n    return 2\n"
+    original = _function(source)
+    rebuilt = _function(depyf.decompile(original))
+    for x in _inputs(21):
+        assert rebuilt(x) == original(x)
