@@ -373,10 +373,10 @@ class Flow:
         return found
 
     def access_orders(self) -> dict[str, set] | None:
-        """For each local or cell variable, which kind of access (read, write, del; or the start)
-        can come right before which other kind, along any path. Repeats of one kind are one (a
-        decompiler may read a variable twice where the bytecode kept a copy on the stack). None
-        when following them would take too long."""
+        """For each local or cell variable both read and written (or deleted), which kind of
+        access (read, write, del; or the start) can come right before which other kind, along any
+        path. Repeats of one kind are one (a decompiler may read a variable twice where the
+        bytecode kept a copy on the stack). None when following them would take too long."""
         accesses: dict[int, list[tuple[str, str]]] = {}
         for k, ins in enumerate(self.instructions):
             kinds = _ACCESSES.get(ins.opname)
@@ -385,37 +385,45 @@ class Flow:
             names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,) * len(kinds)
             accesses[k] = [(str(n), kind) for n, kind in zip(names, kinds, strict=True)]
         by_name: dict[str, list[int]] = defaultdict(list)
+        kinds_of: dict[str, set[str]] = defaultdict(set)
         for k, found in accesses.items():
+            for name, kind in found:
+                kinds_of[name].add(kind)
             for name in dict.fromkeys(n for n, _ in found):
                 by_name[name].append(k)
+        # (a variable only read, or only written, is accessed in one order whatever the layout)
+        checked = [name for name, places in by_name.items()
+                   if "read" in kinds_of[name] and len(kinds_of[name]) > 1 and not _TEMPORARY.match(name)]
+        if not checked:
+            return {}
+        successors = [[n for n, _ in self._successors(k)] for k in range(len(self.instructions))]
         orders: dict[str, set] = {}
         budget = MAX_ACCESS_STEPS
-        for name, places in by_name.items():
-            if _TEMPORARY.match(name):
-                continue
+        for name in checked:
+            places = set(by_name[name])
             pairs: set = set()
-            origins = [(s, "start", True) for s in self.starts] + [(k, None, False) for k in places]
-            for origin, kind, include_origin in origins:
-                if kind is None:   # an access: pairs inside the instruction, then from its last one
-                    own = [a for n, a in accesses[origin] if n == name]
-                    pairs.update((a, b) for a, b in zip(own, own[1:], strict=False) if a != b)
-                    kind = own[-1]
+            origins = [(s, "start", [s]) for s in self.starts]
+            for k in by_name[name]:
+                own = [a for n, a in accesses[k] if n == name]
+                pairs.update((a, b) for a, b in zip(own, own[1:], strict=False) if a != b)
+                origins.append((k, own[-1], successors[k]))
+            for _, kind, work in origins:
                 seen: set[int] = set()
-                work = [origin] if include_origin else [n for n, _ in self._successors(origin)]
+                work = list(work)
                 while work:
                     pos = work.pop()
                     if pos in seen:
                         continue
                     seen.add(pos)
-                    budget -= 1
-                    if budget < 0:
-                        return None
-                    found = [a for n, a in accesses.get(pos, ()) if n == name]
-                    if found:
-                        if found[0] != kind:
-                            pairs.add((kind, found[0]))
+                    if pos in places:
+                        first = next(a for n, a in accesses[pos] if n == name)
+                        if first != kind:
+                            pairs.add((kind, first))
                         continue
-                    work.extend(n for n, _ in self._successors(pos))
+                    work.extend(successors[pos])
+                budget -= len(seen)
+                if budget < 0:
+                    return None
             orders[name] = pairs
         return orders
 
