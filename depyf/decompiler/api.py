@@ -64,7 +64,9 @@ def decompile(obj: object, *, verify: bool = True) -> str:
 
     With ``verify`` (the default) the source is compiled and its control flow compared with the
     original's (``depyf.decompiler.flowcheck``): where they differ, ``DecompilationError`` is
-    raised instead of returning source that would run differently.
+    raised instead of returning source that would run differently. Either way the text returned
+    parses and compiles (a function with free variables: inside one that binds them); text that
+    does not raises ``DecompilationError`` naming the function.
     """
     if isinstance(obj, property):
         parts = [decompile(f, verify=verify) for f in (obj.fget, obj.fset, obj.fdel) if f is not None]
