@@ -182,8 +182,10 @@ def _ensure_compiles(code: types.CodeType, source: str) -> None:
             rebuild_code(code, source)   # raises SourceDoesNotCompile where the wrapper does not help
         except SourceDoesNotCompile:
             raise
-        except DecompilationError:
-            pass    # it compiled, into code that is no drop-in replacement: still Python
+        except DecompilationError as inner:
+            if "nested too deeply" in inner.reason:
+                raise
+            # it compiled, into code that is no drop-in replacement: still Python
         except (ValueError, TypeError):
             raise SourceDoesNotCompile(f"the decompiled source does not compile: {exc}", qualname=qualname) from None
     except (RecursionError, MemoryError):
