@@ -174,6 +174,43 @@ def async_for_entries_to_outer(table: list[ExceptionEntry], async_handlers: set[
             entries.append(ExceptionEntry(e.start, e.end, outer.target, outer.depth, outer.lasti))
     return entries
 
+def chain_operand_copies(out: list[Instr], k: int, end: int, key) -> dict[int, tuple[int, int]]:
+    """Copies of a chained comparison's last comparison and of the returning code after it, made in
+    the branches of a conditional expression that computes the last operand
+    (``return a < b <= (c if x else d)``): 3.10 and 3.12+ copy a small returning block into each
+    path that jumps to it, so the branches no longer meet before the comparison as in 3.11.
+
+    ``k`` is a failing test of the chain (JUMP_IF_FALSE_OR_POP) and ``end`` the return that ends the
+    code reached by falling through to the chain's exit (the original, or the copy kept). A return
+    between ``k`` and ``end`` is not in the source (the chain is one expression): it ends a copy of
+    the code before ``end``, equal by ``key``, which becomes a jump to that code. A copy is at most
+    8 straight-line instructions; neither it nor the code it copies reaches back past a place a
+    jump lands on, and the copied code does not start where a conditional jump from before the
+    copy lands (the start of the other branch, when both branches compute the same value). Returns ``{first: (last, target offset)}``
+    for each copy, which the caller replaces by a jump.
+    """
+    landing: dict[int, list[int]] = {}  # offset -> positions of the jumps that land there
+    for j, ins in enumerate(out):
+        if ins.target is not None:
+            landing.setdefault(ins.target, []).append(j)
+    found: dict[int, tuple[int, int]] = {}
+    for r in range(k + 1, end):
+        if out[r].opname != "RETURN_VALUE":
+            continue
+        n = 0   # out[r - n + 1:r + 1] copies out[end - n + 1:end + 1]
+        while n < 8 and r - n > k and end - n > r and key(out[r - n]) == key(out[end - n]) \
+                and out[r - n].target is None and out[end - n].target is None:
+            if n and (out[r - n + 1].offset in landing or out[end - n + 1].offset in landing):
+                break   # both start at most where a jump lands (where the branches meet)
+            if any(j < r and out[j].opname in POP_JUMPS for j in landing.get(out[end - n].offset, ())):
+                break   # the start of the other branch
+            n += 1
+        at = end - n + 1
+        if n >= 2 and any(out[x].opname in ("COMPARE_OP", "IS_OP", "CONTAINS_OP") for x in range(at, end)):
+            found[r - n + 1] = (r, out[at].offset)
+    return found
+
+
 # Import the running version's module with the decompiler rather than during the first
 # decompilation (inside torch.compile, that would count as compile time).
 try:

@@ -45,7 +45,7 @@ import dis
 import types
 
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.instructions import ExceptionEntry, Instr
+from depyf.decompiler.instructions import ExceptionEntry, Instr, chain_operand_copies
 
 _DROP = frozenset({"NOP", "EXTENDED_ARG", "GEN_START"})
 _JUMPS = {
@@ -417,6 +417,9 @@ def _share_chain_exits(out: list[Instr], cover: dict, depth_of: dict) -> None:
                         and not any(out[x].offset in targets for x in range(a + 1, t)):
                     replace[a] = (t - 1, out[t + 2].offset)
                 break
+            if out[t - 1].opname == "RETURN_VALUE":
+                replace.update(chain_operand_copies(out, k, t - 1, lambda x: (
+                    x.opname, repr(x.argval), x.lineno, cover[id(x)], depth_of.get(id(x)))))
         elif ins.opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") and t + 1 < len(out) \
                 and out[t].opname == "POP_TOP" and out[t + 1].offset not in targets:
             last = next((j for j in range(k + 1, t) if out[j].opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
