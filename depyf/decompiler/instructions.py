@@ -211,6 +211,103 @@ def chain_operand_copies(out: list[Instr], k: int, end: int, key) -> dict[int, t
     return found
 
 
+_NO_FALL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
+
+
+def hoist_break_tails(out: list[Instr], fits, made) -> None:
+    """Put back the code after a ``while True`` loop that 3.10 and 3.12+ only keep as copies in
+    its breaks.
+
+    A ``break`` jumps to the code after the loop; where that is a small block ending in a return,
+    the compiler copies it into the break, and when nothing else reaches it (the loop has no other
+    exit) the block after the loop is gone. A break that leaves a try/finally or a with runs the
+    finally body or the with's exit first, then the copy: as source that is only ``break``
+    (``return x`` inside the try reads ``x`` before the finally body, so its copy after the finally
+    body is the return alone). Such copies (straight-line code of at least two instructions that
+    starts with a load and ends in a return, right after a copy of a finally body or of a with's
+    exit, all alike, outside loops nested in this one, and ``fits(first, return, back jump)``) in a
+    loop that is no for loop and has no other exit become jumps to one copy
+    placed after the loop's closing jump at the odd offset after it, which is 3.11's layout;
+    ``made(new, copied, back jump)`` is told of each instruction of that copy.
+    """
+    exits = _region_exit_copies(out)
+    for e in range(len(out) - 1, -1, -1):
+        back = out[e]
+        if back.opname != "JUMP" or back.target is None or back.target > back.offset \
+                or (e + 1 < len(out) and out[e + 1].offset == back.offset + 1):
+            continue
+        h = next((k for k, ins in enumerate(out) if ins.offset >= back.target), e)
+        if out[h].opname in ("FOR_ITER", "ASYNC_FOR_ITER") \
+                or any(ins.target is not None and ins.target > back.offset for ins in out[h:e + 1]):
+            continue    # the loop has an exit: the code after it is there
+        targets = {ins.target for ins in out if ins.target is not None}
+        tails: list[tuple[int, int]] = []
+        for r in range(h, e):
+            if out[r].opname != "RETURN_VALUE" or _inside_inner_loop(out, h, e, r):
+                continue
+            s = _tail_after_exit_copy(out, h, r, exits, targets)
+            if s is not None and 1 <= r - s <= 6 and fits(s, r, back) and (
+                    out[s].opname.startswith("LOAD_") or out[s].opname.startswith("BUILD_") and out[s].argval == 0):
+                tails.append((s, r))
+        keys = {tuple((ins.opname, repr(ins.argval), ins.lineno) for ins in out[s:r + 1]) for s, r in tails}
+        if len(keys) != 1:
+            continue
+        offset = back.offset + 1
+        s0, r0 = tails[0]
+        block = [Instr(ins.opname, offset, ins.arg, ins.argval, None, ins.lineno, ins.slots, dict(ins.extra))
+                 for ins in out[s0:r0 + 1]]
+        for new, old in zip(block, out[s0:r0 + 1], strict=True):
+            made(new, old, back)
+        out[e + 1:e + 1] = block
+        for s, r in reversed(tails):
+            jump = Instr("JUMP", out[s].offset, None, None, offset, out[s].lineno)
+            made(jump, out[s], out[s])
+            out[s:r + 1] = [jump]
+
+
+def _region_exit_copies(out: list[Instr]) -> list[list[tuple]]:
+    """What a path leaving a region runs before going on: each straight-line finally body
+    (between a handler's PUSH_EXC_INFO and its ``RERAISE 0``) and a with's exit call."""
+    found = [[("LOAD_CONST", "None")] * 3 + [("CALL", "2"), ("POP_TOP", "None")],
+             [("LOAD_CONST", "None")] * 3 + [("CALL", "2"), ("AWAIT", "None"), ("POP_TOP", "None")]]
+    for p, ins in enumerate(out):
+        if ins.opname != "PUSH_EXC_INFO":
+            continue
+        q = p + 1
+        while q < len(out) and out[q].target is None and out[q].opname not in _NO_FALL \
+                and out[q].opname not in ("PUSH_EXC_INFO", "POP_EXCEPT", "WITH_EXCEPT_START", "CHECK_EXC_MATCH"):
+            q += 1
+        if q > p + 1 and q < len(out) and out[q].opname == "RERAISE" and out[q].argval == 0:
+            found.append([(x.opname, repr(x.argval)) for x in out[p + 1:q]])
+    return found
+
+
+def _tail_after_exit_copy(out: list[Instr], h: int, r: int, exits: list[list[tuple]],
+                          targets: set) -> int | None:
+    """Where the code ending in the return at ``r`` starts right after a copy of a region's exit
+    (``_region_exit_copies``), the latest such place; None when there is none."""
+    p = r
+    while p > h and out[p - 1].target is None and out[p - 1].opname not in _NO_FALL \
+            and out[p].offset not in targets:
+        p -= 1
+    keys = [(x.opname, repr(x.argval)) for x in out[p:r + 1]]
+    for s in range(r, p, -1):
+        if any(out[x].offset in targets for x in range(s + 1, r + 1)):
+            break
+        if any(len(body) <= s - p and keys[s - p - len(body):s - p] == body for body in exits):
+            return s
+    return None
+
+
+def _inside_inner_loop(out: list[Instr], h: int, e: int, r: int) -> bool:
+    """Is ``r`` inside a loop nested in the loop from ``h`` to ``e``?"""
+    at, head = out[r].offset, out[h].offset
+    return any(ins.target is not None and (ins.opname == "JUMP" and head < ins.target <= at < ins.offset
+                                           or ins.opname in ("FOR_ITER", "ASYNC_FOR_ITER")
+                                           and ins.offset < at < ins.target)
+               for ins in out[h + 1:e])
+
+
 # Import the running version's module with the decompiler rather than during the first
 # decompilation (inside torch.compile, that would count as compile time).
 try:

@@ -45,7 +45,7 @@ import dis
 import types
 
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.instructions import ExceptionEntry, Instr, chain_operand_copies
+from depyf.decompiler.instructions import ExceptionEntry, Instr, chain_operand_copies, hoist_break_tails
 
 _DROP = frozenset({"NOP", "EXTENDED_ARG", "GEN_START"})
 _JUMPS = {
@@ -223,6 +223,7 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
               if not (ins.opname == "RERAISE" and k + 1 < len(out) and out[k + 1].opname == "RERAISE"
                       and out[k + 1].argval == ins.argval and cover[id(out[k + 1])] == cover[id(ins)])]
     out = _retarget(out, raw)
+    _hoist_break_tails(out, cover, depth_of)
     return out, _table(out, cover, flow, raw[-1].offset + 2 if raw else 0)
 
 
@@ -442,6 +443,20 @@ def _share_chain_exits(out: list[Instr], cover: dict, depth_of: dict) -> None:
         jump = Instr("JUMP", out[a].offset, None, None, target, out[a].lineno)
         cover[id(jump)] = cover[id(out[a])]
         out[a:end + 1] = [jump]
+
+
+def _hoist_break_tails(out: list[Instr], cover: dict, depth_of: dict) -> None:
+    """``hoist_break_tails`` for 3.10: a copy starts at the loop's stack depth and stays in the
+    loop's exception region; the moved copy keeps that region and those depths."""
+    def fits(s: int, r: int, back: Instr) -> bool:
+        return depth_of.get(id(out[s])) == depth_of.get(id(back)) \
+            and all(cover[id(ins)] == cover[id(back)] for ins in out[s:r + 1])
+
+    def made(new: Instr, old: Instr, back: Instr) -> None:
+        cover[id(new)] = cover[id(back)]
+        depth_of[id(new)] = depth_of.get(id(old))
+
+    hoist_break_tails(out, fits, made)
 
 
 def _exit_call_length(out: list[Instr], m: int) -> int | None:

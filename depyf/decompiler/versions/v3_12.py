@@ -40,6 +40,7 @@ from depyf.decompiler.instructions import (
     Instr,
     async_for_entries_to_outer,
     chain_operand_copies,
+    hoist_break_tails,
 )
 
 # Dropped everywhere: no effect on the values the decompiler reconstructs.
@@ -166,7 +167,14 @@ class Translator:
         out = self.translate(0, len(self.raw))
         share_chain_value_copies(out)
         share_duplicated_returns(out)
+        hoist_break_tails(out, lambda first, last, back: all(   # the loop's handler protects the copy
+            self.handler_of(ins.offset) == self.handler_of(back.offset) for ins in out[first:last + 1]),
+            lambda new, old, back: None)
         return out, self.remap(out, self.table)
+
+    def handler_of(self, offset: int) -> int | None:
+        """The handler that protects the raw instruction at ``offset`` (None: none)."""
+        return next((e.target for e in self.table if e.start <= offset < e.end), None)
 
     def translate(self, start: int, end: int) -> list[Instr]:
         """Translate ``raw[start:end]`` into a new instruction list."""

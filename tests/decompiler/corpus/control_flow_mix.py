@@ -324,3 +324,167 @@ def return_continue_and_fallthrough_through_finallies(xs):
         if x == 1:
             return "one", log
     return log
+
+
+# ``while True`` whose body leaves a try/finally by ``return``, ``continue`` and ``break``, each
+# finally body running on the way out. 3.10 and 3.12+ copy a small block after the loop into each
+# ``break`` (after the finally body's copy) and keep no other: only breaks reach it.
+COUNTS = [(0,), (1,), (3,), (4,), (7,)]
+
+
+@cases(*COUNTS)
+def while_true_finally_return_continue_break(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        try:
+            if i > n:
+                return log
+            if i % 2:
+                continue
+            if i > 3:
+                break
+            log.append(i)
+        finally:
+            log.append(-i)
+    return "after", log
+
+
+@cases(*COUNTS)
+def while_true_finally_return(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        try:
+            if i > n:
+                return log
+            log.append(i)
+        finally:
+            log.append(-i)
+
+
+@cases(*COUNTS)
+def while_true_finally_break_copies_return(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        try:
+            if i > n:
+                break
+        finally:
+            log.append(-i)
+    return log
+
+
+@cases(*COUNTS)
+def while_true_finally_continue_break(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        try:
+            if i % 2:
+                continue
+            if i > n:
+                break
+            log.append(i)
+        finally:
+            log.append(-i)
+    return log
+
+
+@cases(*COUNTS)
+def while_true_finally_two_breaks_and_return(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        try:
+            if i > n:
+                break
+            if i % 3 == 0:
+                return i, log
+            if i > 2 * n:
+                break
+        finally:
+            log.append(-i)
+    return log, i
+
+
+@cases(*COUNTS)
+def while_true_nested_finallies_break(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        try:
+            try:
+                if i > n:
+                    break
+                if i == 2:
+                    continue
+            finally:
+                log.append("a")
+        finally:
+            log.append("b")
+        log.append(i)
+    return log
+
+
+@cases(*COUNTS)
+def while_true_finally_break_then_continue(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        try:
+            if i > n:
+                break
+            continue
+        finally:
+            log.append(-i)
+    return log
+
+
+@cases(*RETURN_SEQS)
+def return_break_continue_through_nested_for_finallies(xs):
+    log = []
+    for x in xs:
+        try:
+            for y in xs:
+                try:
+                    try:
+                        if x * y > 3:
+                            return log
+                        if y == 2:
+                            continue
+                        if x == 3:
+                            break
+                        log.append((x, y))
+                    finally:
+                        log.append(-y)
+                finally:
+                    log.append("m")
+        finally:
+            log.append(-x)
+    return log
+
+
+@cases(*RETURN_SEQS)
+def return_through_for_finally_in_while_true(xs):
+    log = []
+    while True:
+        try:
+            for x in xs:
+                try:
+                    if x > 2:
+                        return log
+                    log.append(x)
+                finally:
+                    log.append(-x)
+        finally:
+            log.append("outer")
+        xs = [v + 1 for v in xs] or [3]
