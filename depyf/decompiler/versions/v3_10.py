@@ -196,13 +196,18 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
         elif name in ("MATCH_CLASS", "MATCH_KEYS"):
             # 3.10 pushes a success flag over the attributes/values (None on failure); 3.11 tests
             # the None: ``MATCH_X; POP_JUMP_IF_FALSE t`` -> ``MATCH_X; COPY 1; POP_JUMP_IF_NONE t``
-            if nxt is None or nxt.opname != "POP_JUMP_IF_FALSE":
+            # (with an EXTENDED_ARG before the jump in a long function)
+            j = i + 1
+            while j < len(raw) and raw[j].opname == "EXTENDED_ARG":
+                j += 1
+            test = raw[j] if j < len(raw) else None
+            if test is None or test.opname != "POP_JUMP_IF_FALSE":
                 raise DecompilationError(f"{name} without its test (CPython 3.10)", qualname=qualname,
                                          offset=ins.offset, opname=name)
             emit(name, ins.argval)
-            emit("COPY", 1, ins=nxt)
-            emit("POP_JUMP_IF_NONE", target=nxt.argval, ins=nxt)
-            flow.states.pop(i + 1, None)  # the POP_JUMP_IF_FALSE is done
+            emit("COPY", 1, ins=test)
+            emit("POP_JUMP_IF_NONE", target=test.argval, ins=test)
+            flow.states.pop(j, None)  # the POP_JUMP_IF_FALSE is done
         elif name.startswith("ROT_"):
             for n in range(ins.arg if name == "ROT_N" else _ROT[name], 1, -1):  # top moves down ``depth - 1`` places
                 emit("SWAP", n)
