@@ -220,15 +220,15 @@ def hoist_break_tails(out: list[Instr], fits, made) -> None:
 
     A ``break`` jumps to the code after the loop; where that is a small block ending in a return,
     the compiler copies it into the break, and when nothing else reaches it (the loop has no other
-    exit) the block after the loop is gone. A break that leaves a try/finally or a with runs the
-    finally body or the with's exit first, then the copy: as source that is only ``break``
-    (``return x`` inside the try reads ``x`` before the finally body, so its copy after the finally
-    body is the return alone). Such copies (straight-line code of at least two instructions that
-    starts with a load and ends in a return, right after a copy of a finally body or of a with's
-    exit, all alike, outside loops nested in this one, and ``fits(first, return, back jump)``) in a
-    loop that is no for loop and has no other exit become jumps to one copy
-    placed after the loop's closing jump at the odd offset after it, which is 3.11's layout;
-    ``made(new, copied, back jump)`` is told of each instruction of that copy.
+    exit) the block after the loop is gone. A break that leaves an except clause, a try/finally or
+    a with runs POP_EXCEPT, the finally body or the with's exit first, then the copy: as source that
+    is only ``break`` (``return x`` there reads ``x`` before leaving, so what follows is the return
+    alone). Such copies (straight-line code of at least two instructions that starts with a load
+    and ends in a return, right after a copy of a region's exit, all alike, outside loops nested
+    in this one, and ``fits(first, return, back jump)``) in a loop that is no for loop and has no
+    other exit become jumps to one copy placed after the loop's closing jump at the odd offset
+    after it, which is 3.11's layout; ``made(new, copied, back jump)`` is told of each instruction
+    of that copy.
     """
     exits = _region_exit_copies(out)
     for e in range(len(out) - 1, -1, -1):
@@ -266,9 +266,11 @@ def hoist_break_tails(out: list[Instr], fits, made) -> None:
 
 
 def _region_exit_copies(out: list[Instr]) -> list[list[tuple]]:
-    """What a path leaving a region runs before going on: each straight-line finally body
-    (between a handler's PUSH_EXC_INFO and its ``RERAISE 0``) and a with's exit call."""
-    found = [[("LOAD_CONST", "None")] * 3 + [("CALL", "2"), ("POP_TOP", "None")],
+    """What a path leaving a region runs before going on: an except clause's POP_EXCEPT, each
+    straight-line finally body (between a handler's PUSH_EXC_INFO and its ``RERAISE 0``) and a
+    with's exit call."""
+    found = [[("POP_EXCEPT", "None")],
+             [("LOAD_CONST", "None")] * 3 + [("CALL", "2"), ("POP_TOP", "None")],
              [("LOAD_CONST", "None")] * 3 + [("CALL", "2"), ("AWAIT", "None"), ("POP_TOP", "None")]]
     for p, ins in enumerate(out):
         if ins.opname != "PUSH_EXC_INFO":
@@ -295,6 +297,10 @@ def _tail_after_exit_copy(out: list[Instr], h: int, r: int, exits: list[list[tup
         if any(out[x].offset in targets for x in range(s + 1, r + 1)):
             break
         if any(len(body) <= s - p and keys[s - p - len(body):s - p] == body for body in exits):
+            if keys[s - p - 1][0] == "POP_EXCEPT" and s + 3 <= r and out[s].opname == "LOAD_CONST" \
+                    and out[s].argval is None and out[s + 1].opname.startswith("STORE_") \
+                    and out[s + 2].opname.startswith("DELETE_") and out[s + 1].argval == out[s + 2].argval:
+                return s + 3    # after the cleanup of ``except E as name``
             return s
     return None
 
