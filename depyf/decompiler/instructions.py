@@ -221,14 +221,16 @@ def hoist_break_tails(out: list[Instr], fits, made) -> None:
     A ``break`` jumps to the code after the loop; where that is a small block ending in a return,
     the compiler copies it into the break, and when nothing else reaches it (the loop has no other
     exit) the block after the loop is gone. A break that leaves an except clause, a try/finally or
-    a with runs POP_EXCEPT, the finally body or the with's exit first, then the copy: as source that
-    is only ``break`` (``return x`` there reads ``x`` before leaving, so what follows is the return
-    alone). Such copies (straight-line code of at least two instructions that starts with a load
-    and ends in a return, right after a copy of a region's exit, all alike, outside loops nested
-    in this one, and ``fits(first, return, back jump)``) in a loop that is no for loop and has no
-    other exit become jumps to one copy placed after the loop's closing jump at the odd offset
-    after it, which is 3.11's layout; ``made(new, copied, back jump)`` is told of each instruction
-    of that copy.
+    a with runs POP_EXCEPT, the finally body or the with's exit first, then the copy: as source
+    that is only ``break`` (``return x`` there reads ``x`` before leaving, so what follows is the
+    return alone). Such copies (straight-line code of at least two instructions that starts with
+    a load or a delete of a name and ends in a return, right after a copy of a region's exit,
+    outside loops nested in this one, and ``fits(first, return, back jump)``) in a loop that is no
+    for loop and has no other exit, all alike, become jumps to one copy placed after the loop's
+    closing jump at the odd offset after it, which is 3.11's layout; ``made(new, copied, back
+    jump)`` is told of each instruction of that copy. ``return 3`` in a try/finally loads its
+    constant after the finally body: where copies differ, those that only return a constant stay
+    (one other kind of copy must remain).
     """
     exits = _region_exit_copies(out)
     for e in range(len(out) - 1, -1, -1):
@@ -247,11 +249,18 @@ def hoist_break_tails(out: list[Instr], fits, made) -> None:
                 continue
             s = _tail_after_exit_copy(out, h, r, exits, targets)
             if s is not None and 1 <= r - s <= 6 and fits(s, r, back) and (
-                    out[s].opname.startswith("LOAD_") or out[s].opname.startswith("BUILD_") and out[s].argval == 0):
+                    out[s].opname.startswith(("LOAD_", "DELETE_")) and out[s].opname != "DELETE_ATTR"
+                    or out[s].opname.startswith("BUILD_") and out[s].argval == 0):
                 tails.append((s, r))
-        keys = {tuple((ins.opname, repr(ins.argval), ins.lineno) for ins in out[s:r + 1]) for s, r in tails}
-        if len(keys) != 1:
+        groups: dict[tuple, list[tuple[int, int]]] = {}
+        for s, r in tails:
+            groups.setdefault(tuple((ins.opname, repr(ins.argval), ins.lineno) for ins in out[s:r + 1]), []).append((s, r))
+        if len(groups) > 1:     # a constant is returned after the finally body: ``return 3`` in the try
+            groups = {key: found for key, found in groups.items()
+                      if [op for op, _, _ in key] != ["LOAD_CONST", "RETURN_VALUE"]}
+        if len(groups) != 1:
             continue
+        tails = next(iter(groups.values()))
         offset = back.offset + 1
         s0, r0 = tails[0]
         block = [Instr(ins.opname, offset, ins.arg, ins.argval, None, ins.lineno, ins.slots, dict(ins.extra))

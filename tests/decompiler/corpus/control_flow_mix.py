@@ -488,3 +488,99 @@ def return_through_for_finally_in_while_true(xs):
         finally:
             log.append("outer")
         xs = [v + 1 for v in xs] or [3]
+
+
+@cases(*COUNTS)
+def while_true_try_except_finally_breaks(n):
+    log = []
+    while True:
+        try:
+            n -= 1
+            if n < 0:
+                break
+            if n == 5:
+                raise ValueError(n)
+        except ValueError as e:
+            log.append(str(e))
+            break
+        finally:
+            log.append(n)
+    return log
+
+
+@cases(*RETURN_SEQS)
+def while_true_finally_break_in_for_with_return(xs):
+    out = []
+    for x in xs:
+        while True:
+            try:
+                if x > 2:
+                    return out
+                x += 1
+                if x == 2:
+                    break
+            finally:
+                out.append(x)
+    return out
+
+
+@cases(*COUNTS)
+async def async_while_true_finally_break(n):
+    log = []
+    while True:
+        try:
+            n -= 1
+            if n < 0:
+                break
+        finally:
+            log.append(n)
+    return log
+
+
+@cases(*COUNTS)
+def while_true_finally_break_and_constant_return(n):
+    log = []
+    while True:
+        try:
+            n -= 1
+            if n < 0:
+                break
+            if n == 3:
+                return "three"
+        except KeyError:
+            break
+        finally:
+            log.append(n)
+    return log
+
+
+@cases(*COUNTS)
+def while_true_finally_break_then_delete_and_return(n):
+    log = []
+    while True:
+        try:
+            n -= 1
+            if n < 0:
+                break
+        finally:
+            log.append(n)
+    del log
+    return n
+
+
+@cases(*COUNTS)
+def while_true_finally_around_except_return_constant(n):
+    log = []
+    while True:
+        try:
+            try:
+                n -= 1
+                if n < 0:
+                    break
+                if n == 4:
+                    raise ZeroDivisionError
+            except ZeroDivisionError:
+                return 0
+        finally:
+            log.append(n)
+    return log
