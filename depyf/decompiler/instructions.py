@@ -174,6 +174,7 @@ def async_for_entries_to_outer(table: list[ExceptionEntry], async_handlers: set[
             entries.append(ExceptionEntry(e.start, e.end, outer.target, outer.depth, outer.lasti))
     return entries
 
+
 def chain_operand_copies(out: list[Instr], k: int, end: int, key) -> dict[int, tuple[int, int]]:
     """Copies of a chained comparison's last comparison and of the returning code after it, made in
     the branches of a conditional expression that computes the last operand
@@ -186,8 +187,8 @@ def chain_operand_copies(out: list[Instr], k: int, end: int, key) -> dict[int, t
     the code before ``end``, equal by ``key``, which becomes a jump to that code. A copy is at most
     8 straight-line instructions; neither it nor the code it copies reaches back past a place a
     jump lands on, and the copied code does not start where a conditional jump from before the
-    copy lands (the start of the other branch, when both branches compute the same value). Returns ``{first: (last, target offset)}``
-    for each copy, which the caller replaces by a jump.
+    copy lands (the start of the other branch, when both branches compute the same value).
+    Returns ``{first: (last, target offset)}`` for each copy, which the caller replaces by a jump.
     """
     landing: dict[int, list[int]] = {}  # offset -> positions of the jumps that land there
     for j, ins in enumerate(out):
@@ -254,7 +255,8 @@ def hoist_break_tails(out: list[Instr], fits, made) -> None:
                 tails.append((s, r))
         groups: dict[tuple, list[tuple[int, int]]] = {}
         for s, r in tails:
-            groups.setdefault(tuple((ins.opname, repr(ins.argval), ins.lineno) for ins in out[s:r + 1]), []).append((s, r))
+            key = tuple((ins.opname, repr(ins.argval), ins.lineno) for ins in out[s:r + 1])
+            groups.setdefault(key, []).append((s, r))
         if len(groups) > 1:     # a constant is returned after the finally body: ``return 3`` in the try
             groups = {key: found for key, found in groups.items()
                       if [op for op, _, _ in key] != ["LOAD_CONST", "RETURN_VALUE"]}
