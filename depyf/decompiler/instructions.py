@@ -228,7 +228,8 @@ def hoist_break_tails(out: list[Instr], fits, made) -> None:
     a load or a delete of a name and ends in a return, right after a copy of a region's exit,
     outside loops nested in this one, and ``fits(first, return, back jump)``) in a loop that is no
     for loop and has no other exit, all alike, become jumps to one copy placed after the loop's
-    closing jump at the odd offset after it, which is 3.11's layout; ``made(new, copied, back
+    closing jump (or after the last handler that jumps back into the loop, as 3.12+ lays out a
+    with's handler) at the odd offset after it, which is 3.11's layout; ``made(new, copied, back
     jump)`` is told of each instruction of that copy. ``return 3`` in a try/finally loads its
     constant after the finally body: where copies differ, those that only return a constant stay
     (one other kind of copy must remain).
@@ -263,13 +264,19 @@ def hoist_break_tails(out: list[Instr], fits, made) -> None:
         if len(groups) != 1:
             continue
         tails = next(iter(groups.values()))
-        offset = back.offset + 1
+        # past the handlers laid out after the closing jump that jump back into the loop (3.12+
+        # puts a with's handler there): the loop ends with the last of them
+        last = max([q for q in range(e + 1, len(out)) if out[q].opname == "JUMP" and out[q].target is not None
+                    and out[h].offset <= out[q].target <= back.offset] + [e])
+        if last + 1 < len(out) and out[last + 1].offset == out[last].offset + 1:
+            continue
+        offset = out[last].offset + 1
         s0, r0 = tails[0]
         block = [Instr(ins.opname, offset, ins.arg, ins.argval, None, ins.lineno, ins.slots, dict(ins.extra))
                  for ins in out[s0:r0 + 1]]
         for new, old in zip(block, out[s0:r0 + 1], strict=True):
             made(new, old, back)
-        out[e + 1:e + 1] = block
+        out[last + 1:last + 1] = block
         for s, r in reversed(tails):
             jump = Instr("JUMP", out[s].offset, None, None, offset, out[s].lineno)
             made(jump, out[s], out[s])

@@ -584,3 +584,61 @@ def while_true_finally_around_except_return_constant(n):
         finally:
             log.append(n)
     return log
+
+
+# ``break`` out of a with in a ``while True`` loop: 3.12+ lays the with's handler out after the
+# loop's closing jump and jumps back from it into the loop
+@cases(*COUNTS)
+def while_true_with_break_then_statement(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        with Recorder(log):
+            if i > n:
+                break
+        log.append(i)
+    return log
+
+
+@cases(*COUNTS)
+def while_true_suppressing_with_break(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        with Recorder(log, swallow=True):
+            if i == 2:
+                raise ValueError
+            if i > n:
+                break
+    return log, i
+
+
+@cases(*COUNTS)
+def while_true_suppressing_with_return_continue(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        with Recorder(log, swallow=True):
+            if i == 2:
+                raise ValueError
+            if i > n:
+                return log
+            if i == 1:
+                continue
+            log.append(i)
+        log.append(-i)
+
+
+@cases(*COUNTS)
+def while_true_two_withs_break(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        with Recorder(log, "a", swallow=True) as c, Recorder(log, "b"):
+            if i > n:
+                break
+    return log
