@@ -45,7 +45,7 @@ import dis
 import types
 
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.instructions import ExceptionEntry, Instr
+from depyf.decompiler.instructions import ExceptionEntry, Instr, chain_operand_copies, hoist_break_tails
 
 _DROP = frozenset({"NOP", "EXTENDED_ARG", "GEN_START"})
 _JUMPS = {
@@ -196,13 +196,18 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
         elif name in ("MATCH_CLASS", "MATCH_KEYS"):
             # 3.10 pushes a success flag over the attributes/values (None on failure); 3.11 tests
             # the None: ``MATCH_X; POP_JUMP_IF_FALSE t`` -> ``MATCH_X; COPY 1; POP_JUMP_IF_NONE t``
-            if nxt is None or nxt.opname != "POP_JUMP_IF_FALSE":
+            # (with an EXTENDED_ARG before the jump in a long function)
+            j = i + 1
+            while j < len(raw) and raw[j].opname == "EXTENDED_ARG":
+                j += 1
+            test = raw[j] if j < len(raw) else None
+            if test is None or test.opname != "POP_JUMP_IF_FALSE":
                 raise DecompilationError(f"{name} without its test (CPython 3.10)", qualname=qualname,
                                          offset=ins.offset, opname=name)
             emit(name, ins.argval)
-            emit("COPY", 1, ins=nxt)
-            emit("POP_JUMP_IF_NONE", target=nxt.argval, ins=nxt)
-            flow.states.pop(i + 1, None)  # the POP_JUMP_IF_FALSE is done
+            emit("COPY", 1, ins=test)
+            emit("POP_JUMP_IF_NONE", target=test.argval, ins=test)
+            flow.states.pop(j, None)  # the POP_JUMP_IF_FALSE is done
         elif name.startswith("ROT_"):
             for n in range(ins.arg if name == "ROT_N" else _ROT[name], 1, -1):  # top moves down ``depth - 1`` places
                 emit("SWAP", n)
@@ -223,6 +228,7 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
               if not (ins.opname == "RERAISE" and k + 1 < len(out) and out[k + 1].opname == "RERAISE"
                       and out[k + 1].argval == ins.argval and cover[id(out[k + 1])] == cover[id(ins)])]
     out = _retarget(out, raw)
+    _hoist_break_tails(out, cover, depth_of)
     return out, _table(out, cover, flow, raw[-1].offset + 2 if raw else 0)
 
 
@@ -417,6 +423,9 @@ def _share_chain_exits(out: list[Instr], cover: dict, depth_of: dict) -> None:
                         and not any(out[x].offset in targets for x in range(a + 1, t)):
                     replace[a] = (t - 1, out[t + 2].offset)
                 break
+            if out[t - 1].opname == "RETURN_VALUE":
+                replace.update(chain_operand_copies(out, k, t - 1, lambda x: (
+                    x.opname, repr(x.argval), x.lineno, cover[id(x)], depth_of.get(id(x)))))
         elif ins.opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") and t + 1 < len(out) \
                 and out[t].opname == "POP_TOP" and out[t + 1].offset not in targets:
             last = next((j for j in range(k + 1, t) if out[j].opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
@@ -439,6 +448,20 @@ def _share_chain_exits(out: list[Instr], cover: dict, depth_of: dict) -> None:
         jump = Instr("JUMP", out[a].offset, None, None, target, out[a].lineno)
         cover[id(jump)] = cover[id(out[a])]
         out[a:end + 1] = [jump]
+
+
+def _hoist_break_tails(out: list[Instr], cover: dict, depth_of: dict) -> None:
+    """``hoist_break_tails`` for 3.10: a copy starts at the loop's stack depth and stays in the
+    loop's exception region; the moved copy keeps that region and those depths."""
+    def fits(s: int, r: int, back: Instr) -> bool:
+        return depth_of.get(id(out[s])) == depth_of.get(id(back)) \
+            and all(cover[id(ins)] == cover[id(back)] for ins in out[s:r + 1])
+
+    def made(new: Instr, old: Instr, back: Instr) -> None:
+        cover[id(new)] = cover[id(back)]
+        depth_of[id(new)] = depth_of.get(id(old))
+
+    hoist_break_tails(out, fits, made)
 
 
 def _exit_call_length(out: list[Instr], m: int) -> int | None:

@@ -35,7 +35,13 @@ import types
 from collections import OrderedDict
 
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.instructions import ExceptionEntry, Instr, async_for_entries_to_outer
+from depyf.decompiler.instructions import (
+    ExceptionEntry,
+    Instr,
+    async_for_entries_to_outer,
+    chain_operand_copies,
+    hoist_break_tails,
+)
 
 # Dropped everywhere: no effect on the values the decompiler reconstructs.
 DROP = frozenset({"CACHE", "NOP", "RESUME", "EXTENDED_ARG", "MAKE_CELL", "COPY_FREE_VARS"})
@@ -159,8 +165,16 @@ class Translator:
     # -- driver --------------------------------------------------------------------------
     def normalize(self) -> tuple[list[Instr], list[ExceptionEntry]]:
         out = self.translate(0, len(self.raw))
+        share_chain_value_copies(out)
         share_duplicated_returns(out)
+        hoist_break_tails(out, lambda first, last, back: all(   # the loop's handler protects the copy
+            self.handler_of(ins.offset) == self.handler_of(back.offset) for ins in out[first:last + 1]),
+            lambda new, old, back: None)
         return out, self.remap(out, self.table)
+
+    def handler_of(self, offset: int) -> int | None:
+        """The handler that protects the raw instruction at ``offset`` (None: none)."""
+        return next((e.target for e in self.table if e.start <= offset < e.end), None)
 
     def translate(self, start: int, end: int) -> list[Instr]:
         """Translate ``raw[start:end]`` into a new instruction list."""
@@ -761,6 +775,46 @@ class Translator:
 _VALUE_JUMPS = ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP")
 _LEAVES = ("JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE",
            "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "FOR_ITER", "SEND")
+
+
+def share_chain_value_copies(out: list[Instr]) -> None:
+    """``return a < b <= (c if x else d)``: 3.12+ copy the last comparison and the returning code
+    after the chain into each branch of the conditional expression and the returning code into
+    the path that falls through to the chain's exit (``SWAP 2; POP_TOP``). As in 3.11, the
+    fall-through copy becomes a jump to the code after the exit and each branch's copy a jump to
+    the comparison reached by falling through (``chain_operand_copies``)."""
+    index_of = {ins.offset: k for k, ins in enumerate(out)}
+    replace: dict[int, tuple[int, int]] = {}
+    for k, ins in enumerate(out):
+        if ins.opname != "JUMP_IF_FALSE_OR_POP" or k < 3 or out[k - 1].opname not in _COMPARES \
+                or [x.opname for x in out[k - 3:k - 1]] != ["SWAP", "COPY"]:
+            continue
+        t = index_of.get(ins.target)
+        if t is None or t <= k or t + 2 >= len(out) or out[t].opname != "SWAP" or out[t].argval != 2 \
+                or out[t + 1].opname != "POP_TOP":
+            continue
+        m = next((n for n in range(1, 9) if t + 2 + n <= len(out) and out[t + 1 + n].opname == "RETURN_VALUE"), None)
+        tail = out[t + 2:t + 2 + m] if m is not None else []
+        if not tail or any(x.target is not None or x.opname in _LEAVES for x in tail[:-1]) or t - m <= k \
+                or out[t - m - 1].opname not in _COMPARES \
+                or [_key(x) for x in out[t - m:t]] != [_key(x) for x in tail] \
+                or any(x.target is not None for x in out[t - m:t]):
+            continue
+        targeted = {x.target for x in out if x.target is not None}
+        if any(x.offset in targeted for x in out[t - m:t]) or any(x.offset in targeted for x in tail[1:]):
+            continue
+        replace.update(chain_operand_copies(out, k, t - 1, _key))
+        replace[t - m] = (t - 1, out[t + 2].offset)
+    for a in sorted(replace, reverse=True):
+        last, target = replace[a]
+        out[a:last + 1] = [Instr("JUMP", out[a].offset, None, None, target, out[a].lineno, out[a].slots)]
+
+
+def _key(ins: Instr) -> tuple:
+    return ins.opname, repr(ins.argval)
+
+
+_COMPARES = frozenset({"COMPARE_OP", "IS_OP", "CONTAINS_OP"})
 
 
 def share_duplicated_returns(out: list[Instr]) -> None:

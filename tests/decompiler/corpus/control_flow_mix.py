@@ -324,3 +324,321 @@ def return_continue_and_fallthrough_through_finallies(xs):
         if x == 1:
             return "one", log
     return log
+
+
+# ``while True`` whose body leaves a try/finally by ``return``, ``continue`` and ``break``, each
+# finally body running on the way out. 3.10 and 3.12+ copy a small block after the loop into each
+# ``break`` (after the finally body's copy) and keep no other: only breaks reach it.
+COUNTS = [(0,), (1,), (3,), (4,), (7,)]
+
+
+@cases(*COUNTS)
+def while_true_finally_return_continue_break(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        try:
+            if i > n:
+                return log
+            if i % 2:
+                continue
+            if i > 3:
+                break
+            log.append(i)
+        finally:
+            log.append(-i)
+    return "after", log
+
+
+@cases(*COUNTS)
+def while_true_finally_return(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        try:
+            if i > n:
+                return log
+            log.append(i)
+        finally:
+            log.append(-i)
+
+
+@cases(*COUNTS)
+def while_true_finally_break_copies_return(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        try:
+            if i > n:
+                break
+        finally:
+            log.append(-i)
+    return log
+
+
+@cases(*COUNTS)
+def while_true_finally_continue_break(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        try:
+            if i % 2:
+                continue
+            if i > n:
+                break
+            log.append(i)
+        finally:
+            log.append(-i)
+    return log
+
+
+@cases(*COUNTS)
+def while_true_finally_two_breaks_and_return(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        try:
+            if i > n:
+                break
+            if i % 3 == 0:
+                return i, log
+            if i > 2 * n:
+                break
+        finally:
+            log.append(-i)
+    return log, i
+
+
+@cases(*COUNTS)
+def while_true_nested_finallies_break(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        try:
+            try:
+                if i > n:
+                    break
+                if i == 2:
+                    continue
+            finally:
+                log.append("a")
+        finally:
+            log.append("b")
+        log.append(i)
+    return log
+
+
+@cases(*COUNTS)
+def while_true_finally_break_then_continue(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        try:
+            if i > n:
+                break
+            continue
+        finally:
+            log.append(-i)
+    return log
+
+
+@cases(*RETURN_SEQS)
+def return_break_continue_through_nested_for_finallies(xs):
+    log = []
+    for x in xs:
+        try:
+            for y in xs:
+                try:
+                    try:
+                        if x * y > 3:
+                            return log
+                        if y == 2:
+                            continue
+                        if x == 3:
+                            break
+                        log.append((x, y))
+                    finally:
+                        log.append(-y)
+                finally:
+                    log.append("m")
+        finally:
+            log.append(-x)
+    return log
+
+
+@cases(*RETURN_SEQS)
+def return_through_for_finally_in_while_true(xs):
+    log = []
+    while True:
+        try:
+            for x in xs:
+                try:
+                    if x > 2:
+                        return log
+                    log.append(x)
+                finally:
+                    log.append(-x)
+        finally:
+            log.append("outer")
+        xs = [v + 1 for v in xs] or [3]
+
+
+@cases(*COUNTS)
+def while_true_try_except_finally_breaks(n):
+    log = []
+    while True:
+        try:
+            n -= 1
+            if n < 0:
+                break
+            if n == 5:
+                raise ValueError(n)
+        except ValueError as e:
+            log.append(str(e))
+            break
+        finally:
+            log.append(n)
+    return log
+
+
+@cases(*RETURN_SEQS)
+def while_true_finally_break_in_for_with_return(xs):
+    out = []
+    for x in xs:
+        while True:
+            try:
+                if x > 2:
+                    return out
+                x += 1
+                if x == 2:
+                    break
+            finally:
+                out.append(x)
+    return out
+
+
+@cases(*COUNTS)
+async def async_while_true_finally_break(n):
+    log = []
+    while True:
+        try:
+            n -= 1
+            if n < 0:
+                break
+        finally:
+            log.append(n)
+    return log
+
+
+@cases(*COUNTS)
+def while_true_finally_break_and_constant_return(n):
+    log = []
+    while True:
+        try:
+            n -= 1
+            if n < 0:
+                break
+            if n == 3:
+                return "three"
+        except KeyError:
+            break
+        finally:
+            log.append(n)
+    return log
+
+
+@cases(*COUNTS)
+def while_true_finally_break_then_delete_and_return(n):
+    log = []
+    while True:
+        try:
+            n -= 1
+            if n < 0:
+                break
+        finally:
+            log.append(n)
+    del log
+    return n
+
+
+@cases(*COUNTS)
+def while_true_finally_around_except_return_constant(n):
+    log = []
+    while True:
+        try:
+            try:
+                n -= 1
+                if n < 0:
+                    break
+                if n == 4:
+                    raise ZeroDivisionError
+            except ZeroDivisionError:
+                return 0
+        finally:
+            log.append(n)
+    return log
+
+
+# ``break`` out of a with in a ``while True`` loop: 3.12+ lays the with's handler out after the
+# loop's closing jump and jumps back from it into the loop
+@cases(*COUNTS)
+def while_true_with_break_then_statement(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        with Recorder(log):
+            if i > n:
+                break
+        log.append(i)
+    return log
+
+
+@cases(*COUNTS)
+def while_true_suppressing_with_break(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        with Recorder(log, swallow=True):
+            if i == 2:
+                raise ValueError
+            if i > n:
+                break
+    return log, i
+
+
+@cases(*COUNTS)
+def while_true_suppressing_with_return_continue(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        with Recorder(log, swallow=True):
+            if i == 2:
+                raise ValueError
+            if i > n:
+                return log
+            if i == 1:
+                continue
+            log.append(i)
+        log.append(-i)
+
+
+@cases(*COUNTS)
+def while_true_two_withs_break(n):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        with Recorder(log, "a", swallow=True) as c, Recorder(log, "b"):
+            if i > n:
+                break
+    return log

@@ -772,3 +772,94 @@ def try_body_constant_returns_in_loop(a, b, c):
             continue
         c += 1
     return a, b, c
+
+
+# except clauses whose type is computed (a conditional expression, a call, a subscript), with
+# ``as`` names, in loops that leave them by continue, break and return
+KINDS_FLAGS = [(k, c) for k in (0, 1, 2, 3) for c in (True, False)]
+
+
+@cases(*KINDS_FLAGS)
+def except_conditional_type_as_name(kind, c):
+    try:
+        return _risky(kind)
+    except (ValueError if c else KeyError) as e:
+        return "caught", type(e).__name__
+    except Exception:
+        return "other"
+
+
+@cases(*KINDS_FLAGS)
+def except_tuple_call_as_name(kind, c):
+    types = [ValueError, KeyError] if c else [TypeError]
+    try:
+        _risky(kind)
+    except tuple(types) as e:
+        return str(e)
+    return None
+
+
+@cases(*KINDS_FLAGS)
+def except_computed_types_in_for_with_finally(kind, c):
+    log = []
+    for i in range(3):
+        try:
+            _risky((kind + i) % 4)
+        except (ValueError if c else KeyError):
+            log.append(i)
+            continue
+        except tuple([KeyError, TypeError]) as e:
+            log.append(str(e))
+            if c:
+                return log
+        finally:
+            log.append(-i)
+    return log
+
+
+@cases(*KINDS_FLAGS)
+def except_subscript_and_conditional_tuple_types(kind, c):
+    table = {True: (ValueError, KeyError), False: TypeError}
+    try:
+        _risky(kind)
+    except table[c] as e:
+        return "t", type(e).__name__
+    except ((ValueError, TypeError) if c else (KeyError,)):
+        return "u"
+    except Exception as e:
+        return "v", type(e).__name__
+    return "none"
+
+
+@cases(*KINDS_FLAGS)
+def while_true_except_computed_type_break_else_return(kind, c):
+    n = 0
+    while True:
+        try:
+            _risky(kind)
+        except (ValueError if c else KeyError) as e:
+            n += 3
+            if n > 5:
+                return str(e), n
+        except (TypeError if not c else LookupError):
+            break
+        else:
+            return "ok", n
+        kind = (kind + 1) % 4
+    return "broke", n
+
+
+@cases(*KINDS_FLAGS)
+def while_true_except_break_copies_return(kind, c):
+    n = 0
+    while True:
+        try:
+            _risky(kind)
+        except ValueError:
+            n += 1
+        except KeyError:
+            break
+        else:
+            return "ok", n
+        kind = 2 if c else 0
+    return "broke", n

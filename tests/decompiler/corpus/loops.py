@@ -701,3 +701,162 @@ def nested_whiles_ending_in_break(a, b, c):
             c += n
             break
     return n, b, c
+
+
+# while tests that hold statements (walrus, calls; 3.12+ copies such a test to the loop's bottom),
+# with try/finally, continue, break and return in the body
+WHILE_SEQS = [([],), ([1],), ([3, 0, -2, 5, 7],), ([2, 4, 6, 8],), ([-1, -1, 9],), ([1, 2, 3, 0],)]
+
+
+@cases(*WHILE_SEQS)
+def while_walrus_len_test_continue(xs):
+    xs = list(xs)
+    out = []
+    while (n := len(xs)) > 1:
+        out.append(xs.pop() * n)
+        if n == 3:
+            continue
+    return out
+
+
+@cases(*WHILE_SEQS)
+def while_conditional_call_test_break(xs):
+    xs = list(xs)
+    out = []
+    while xs.pop() if xs else None:
+        out.append(len(xs))
+        if len(out) > 3:
+            break
+    return out
+
+
+@cases(*WHILE_SEQS)
+def while_walrus_and_test_break_else(xs):
+    y = 0
+    xs = list(xs)
+    while (y := y + 1) and y < 10 and xs:
+        if xs.pop(0) < 0:
+            break
+    else:
+        return "else", y
+    return y
+
+
+@cases(*WHILE_SEQS)
+def while_walrus_call_test_finally_continue_return(xs):
+    xs = list(xs)
+    log = []
+    while (v := (xs.pop() if xs else None)) is not None:
+        try:
+            if v == 0:
+                continue
+            if v < 0:
+                return log
+            log.append(v)
+        finally:
+            log.append("f")
+    return log
+
+
+@cases(*WHILE_SEQS)
+def while_two_walruses_test_finally_continue(xs):
+    it = iter(xs)
+    total = 0
+    while (x := next(it, None)) is not None and (total := total + x) < 10:
+        try:
+            if x == 2:
+                continue
+        finally:
+            total += 1
+    return total
+
+
+@cases(*WHILE_SEQS)
+def for_nested_finallies_continue_return(xs):
+    log = []
+    for x in xs:
+        try:
+            if x == 0:
+                continue
+            try:
+                if x < 0:
+                    return log
+                if x > 5:
+                    continue
+            finally:
+                log.append("in")
+        finally:
+            log.append(x)
+    return log
+
+
+@cases(*WHILE_SEQS)
+def while_finally_continue_return_then_tail(xs):
+    log = []
+    i = 0
+    while i < len(xs):
+        x = xs[i]
+        i += 1
+        try:
+            if x == 0:
+                continue
+            if x < 0:
+                return log, i
+        finally:
+            log.append(x)
+        log.append("tail")
+    return log
+
+
+# a while test where a conditional expression's test is itself a conditional expression with a
+# constant arm
+FLAGS5 = [(c, a, x, y, w) for c in (0, 1) for a in (0, 1) for x in (0, 1) for y in (0, 1) for w in (0, 1)]
+
+
+@cases(*FLAGS5)
+def while_conditional_test_with_constant_arm_or(c, a, x, y, w):
+    n = 0
+    while (x if (3 if c else a) else y) or w:
+        n += 1
+        if n > 2:
+            break
+    return n
+
+
+@cases(*FLAGS5)
+def while_conditional_test_with_constant_else_arm_and(c, a, x, y, w):
+    n = 0
+    while (x if (a if c else 0) else y) and n < 3:
+        n += 1
+    return n
+
+
+@cases(*FLAGS5)
+def while_conditional_with_constant_arm_as_test_continue(c, a, x, y, w):
+    n = 0
+    while ((1 if c else a) if x else y) and n < 2:
+        n += 1
+        if w:
+            continue
+        n += 1
+    return n
+
+
+@cases(*FLAGS5)
+def while_and_conditional_test_with_constant_arm_else(c, a, x, y, w):
+    n = 0
+    while n < 3 and (x if (0 if c else a) else y):
+        n += 1
+    else:
+        n = -n
+    return n
+
+
+@cases(*FLAGS5)
+def while_not_conditional_test_with_constant_arm_return(c, a, x, y, w):
+    n = 0
+    while not (x if (3 if c else a) else y):
+        n += 1
+        if n > 1:
+            return n
+    return n

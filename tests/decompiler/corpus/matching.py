@@ -519,3 +519,48 @@ def match_or_and_as_inside_sequences_and_classes(v):
         case [(a as b), 3]:
             return "name-as-name", a, b
     return "none"
+
+
+# mapping patterns nested in class and sequence patterns (and the other way round); the first
+# function is long enough for 3.10 to put an EXTENDED_ARG between MATCH_CLASS and its test
+NESTED_SUBJECTS = [(k,) for k in range(11)]
+
+
+def _nested_subject(k):
+    """The k-th subject, built from this module's Point (also in source decompiled from it)."""
+    return [
+        Point({"k": 1}, []), Point({"a": 1, "b": 2}, 5), [{"a": 1}, {"b": 2}], [1, {"k": [3, {"j": 4}]}, 5],
+        (Point({"q": 1}, 0), {"z": 1}), [{"k": 3}], [{"k": 0}], Point({"b": 2}, 0), [{"a": (3, 4)}, 1],
+        {"outer": Point({"in": 7}, 0)}, 0,
+    ][k]
+
+
+@cases(*NESTED_SUBJECTS)
+def match_mappings_inside_class_and_sequence_patterns(k):
+    match _nested_subject(k):
+        case Point(x={"k": v}, y=[*_]):
+            return "p-map", v
+        case Point({"a": 1, **rest}, y):
+            return "p-rest", rest, y
+        case [{"a": a}, {"b": b}]:
+            return "seq-maps", a, b
+        case [1, {"k": [x, {"j": y}]}, *tail]:
+            return "deep", x, y, tail
+        case (Point(x={"q": q}), {"z": 0 | 1 as z}):
+            return "mixed", q, z
+        case [{"k": v}] if v > 1:
+            return "guard", v
+        case _:
+            return "none"
+
+
+@cases(*NESTED_SUBJECTS)
+def match_or_of_mappings_inside_class_and_sequence(k):
+    match _nested_subject(k):
+        case Point(x={"a": 1} | {"b": 2}):
+            return 1
+        case [{"a": [1, 2]} | {"a": (3, _)}, *r]:
+            return 2, r
+        case {"outer": Point(x={"in": i})}:
+            return 3, i
+    return 0
