@@ -235,6 +235,9 @@ class Flow:
         self._future_import: set[int] = set()   # the instructions of ``from __future__ import ...``
         self._drop_future_imports()
         self.constants: dict[int, object] = {}   # instruction index -> the constant it leaves
+        # the walk from the starts (reachable instructions, the ways into each), kept while the
+        # constants it was taken with stand
+        self._walked: tuple[set[int], dict[int, list[int]]] | None = None
         self._drop_folded_constants()
         self._cache: dict[tuple[int, bool], set] = {}
         self.starts = [0]
@@ -250,7 +253,7 @@ class Flow:
         """Jump targets entered only by a value-keeping test of a constant that always jumps there
         (``3 or x``: JUMP_IF_TRUE_OR_POP, or 3.12+'s COPY 1; POP_JUMP_IF_TRUE): target -> the
         constant's instruction."""
-        _, entries = self._walk()
+        _, entries = self._walked if self._walked is not None else self._walk()
         carried = {}
         for target, sources in entries.items():
             k = sources[0]
@@ -300,7 +303,8 @@ class Flow:
             if target is not None and first is not None:
                 for j in range(first, end):
                     handler_of.setdefault(j, target)
-        self._walk(handler_of)
+        # (a walk from every start found reaches the same instructions by the same ways)
+        self._walked = self._walk(handler_of)
         self.starts = [0] + sorted(set(self.starts) - {0})
 
     # -- events ---------------------------------------------------------------------------
@@ -352,10 +356,8 @@ class Flow:
         for k, ins in enumerate(self.instructions):
             if k in starts or not falls_through:
                 owner, depth = {}, 0
-            try:
-                effect = dis.stack_effect(ins.opcode, ins.arg if ins.opcode >= dis.HAVE_ARGUMENT else None,
-                                          jump=False)
-            except ValueError:
+            effect = _stack_effect(ins.opcode, ins.arg if ins.opcode >= dis.HAVE_ARGUMENT else None)
+            if effect is None:
                 owner, effect = {}, 0
             after = depth + effect
             for slot in [s for s in owner if s >= depth]:   # (values taken by earlier instructions)
@@ -416,6 +418,8 @@ class Flow:
         ``carried`` maps a jump target to the constant every live way into it leaves on the stack
         (``(3 or x) // 3``: the constant test's jump carries 3 past the dead ``x``)."""
         carried = carried or {}
+        self._successor_cache: dict[int, list[tuple[int, str]]] = {}   # (they depend on the constants)
+        self._walked = None
         starts: dict[int, int] = {}   # index of an instruction making a constant -> where its operands begin
         for k, ins in enumerate(self.instructions):
             op = ins.opname
@@ -467,14 +471,21 @@ class Flow:
         """The code objects this code can load. (One compiled in a branch the compiler dropped as
         dead, ``if 0: def g(): ...``, stays among the constants; one loaded only where a constant
         test never goes, ``if -1: ... else: [listcomp]``, is left out of source that says ``if -1``.)"""
-        reachable, _ = self._walk()
+        reachable, _ = self._walked if self._walked is not None else self._walk()
         loaded = {id(self.instructions[k].argval) for k in reachable
                   if self.instructions[k].opname == "LOAD_CONST"}
         return [c for c in self.code.co_consts if isinstance(c, types.CodeType) and id(c) in loaded]
 
     # -- control --------------------------------------------------------------------------
     def _successors(self, k: int) -> list[tuple[int, str]]:
-        """(next instruction index, decision taken on the way) pairs."""
+        """(next instruction index, decision taken on the way) pairs (computed once per
+        instruction while the known constants stand; do not modify)."""
+        found = self._successor_cache.get(k)
+        if found is None:
+            found = self._successor_cache[k] = self._find_successors(k)
+        return found
+
+    def _find_successors(self, k: int) -> list[tuple[int, str]]:
         ins = self.instructions[k]
         op = ins.opname
         if op in _TERMINAL:
@@ -619,6 +630,25 @@ class Flow:
 
 _JUMPS = set(dis.hasjrel) | set(dis.hasjabs) | set(getattr(dis, "hasjump", ()))
 _TERMINATOR_OPS = _TERMINAL | {"RETURN_CONST"}
+
+
+_STACK_EFFECTS: dict[tuple[int, int | None], int | None] = {}
+
+
+def _stack_effect(opcode: int, arg: int | None) -> int | None:
+    """``dis.stack_effect`` when the jump is not taken (None where it has none), remembered."""
+    key = (opcode, arg)
+    try:
+        return _STACK_EFFECTS[key]
+    except KeyError:
+        pass
+    try:
+        effect = dis.stack_effect(opcode, arg, jump=False)
+    except ValueError:
+        effect = None
+    if len(_STACK_EFFECTS) < 65536:
+        _STACK_EFFECTS[key] = effect
+    return effect
 
 
 def _callee_slots(ins: dis.Instruction) -> int:
