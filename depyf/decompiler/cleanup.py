@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
+from depyf.decompiler import traversal
 from depyf.decompiler.executor import PopExceptStmt, WithExitStmt
 from depyf.decompiler.expressions import negate
 
@@ -320,6 +321,13 @@ class BoolOpFromIfExp(ast.NodeTransformer):
         return node
 
 
+def bool_ops_from_if_exps(tree: ast.AST) -> ast.AST:
+    """``BoolOpFromIfExp`` over ``tree``, skipped when there is no conditional expression to change."""
+    if any(node.__class__ is ast.IfExp for node in traversal.walk(tree)):
+        return BoolOpFromIfExp().visit(tree)
+    return tree
+
+
 def renumber_temporaries(tree: ast.AST, reserved: set[str]) -> ast.AST:
     """Number ``__stack_<n>`` temporaries 0, 1, 2... in order of first appearance.
 
@@ -328,14 +336,8 @@ def renumber_temporaries(tree: ast.AST, reserved: set[str]) -> ast.AST:
     alone when the original code has such names of its own (``reserved``)."""
     if any(_TEMPORARY.match(name) for name in reserved):
         return tree
-    found: list[tuple[ast.Name, str]] = []
-
-    class Collector(ast.NodeVisitor):
-        def visit_Name(self, node: ast.Name) -> None:
-            if _TEMPORARY.match(node.id):
-                found.append((node, node.id))
-
-    Collector().visit(tree)
+    found = [(node, node.id) for node in traversal.preorder(tree)
+             if node.__class__ is ast.Name and _TEMPORARY.match(node.id)]
     mapping: dict[str, str] = {}
     for _, old in found:
         mapping.setdefault(old, f"__stack_{len(mapping)}")

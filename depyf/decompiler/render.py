@@ -10,7 +10,7 @@ import types
 from depyf.decompiler import opaque, traversal
 from depyf.decompiler import values as v
 from depyf.decompiler.cleanup import (
-    BoolOpFromIfExp,
+    bool_ops_from_if_exps,
     renumber_temporaries,
     returns_to_breaks,
     strip_tail_returns,
@@ -619,7 +619,7 @@ def code_to_source_and_constants(code: types.CodeType, defaults: dict[str, ast.e
 
 
 def _code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None = None) -> str:
-    tree = renumber_temporaries(BoolOpFromIfExp().visit(code_to_ast(code, defaults)), opaque.names_in(code))
+    tree = renumber_temporaries(bool_ops_from_if_exps(code_to_ast(code, defaults)), opaque.names_in(code))
     if builds_slices(code):
         slices_as_values(tree)
     if code.co_flags & CO_FUTURE_ANNOTATIONS and code.co_name == "<module>" and not any(

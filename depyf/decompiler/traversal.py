@@ -3,8 +3,9 @@
 The symbolic run looks through its pending expressions after almost every instruction (does a
 store overwrite something still to be read, is a copied value used twice). ``ast.walk`` does that
 with a generator per node (``iter_child_nodes`` over ``iter_fields``), which cost more than the
-looking itself on Dynamo's long stack-heavy code. These walks visit the same nodes in the same
-order, with plain loops over each node's ``_fields``.
+looking itself on Dynamo's long stack-heavy code; ``ast.NodeVisitor`` makes a method call per
+node. These walks visit the same nodes in the same order, with plain loops over each node's
+``_fields``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,26 @@ def walk(tree: ast.AST) -> list[ast.AST]:
                 for item in value:
                     if isinstance(item, ast.AST):
                         append(item)
+    return nodes
+
+
+def preorder(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree``, depth first, each before its children, in the order an
+    ``ast.NodeVisitor`` visits them (a node reached twice is listed twice)."""
+    nodes = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        children = []
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                children.append(value)
+            elif value.__class__ is list:
+                children.extend(item for item in value if isinstance(item, ast.AST))
+        children.reverse()
+        stack.extend(children)
     return nodes
 
 
