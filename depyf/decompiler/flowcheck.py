@@ -23,6 +23,8 @@ import sys
 import types
 from collections import defaultdict
 
+from depyf.decompiler.instructions import raw_exception_entries, raw_instructions
+
 # Steps explored from one event before the check gives up on branch decisions for the code
 # (long pure boolean chains have exponentially many paths); events and successors are still compared.
 MAX_PATHS_PER_EVENT = 2048
@@ -213,12 +215,11 @@ class Flow:
     """The events of one code object and the paths between them."""
 
     def __init__(self, code: types.CodeType, constant_builders: frozenset | set = frozenset()):
-        bytecode = dis.Bytecode(code)
         self.code = code
         self.instructions = []
         self.index: dict[int, int] = {}  # offset -> instruction index (EXTENDED_ARG: the one it extends)
         pending = []
-        for ins in bytecode:
+        for ins in raw_instructions(code):
             if ins.opname in ("CACHE", "EXTENDED_ARG"):
                 pending.append(ins.offset)
                 continue
@@ -241,7 +242,7 @@ class Flow:
         self._drop_folded_constants()
         self._cache: dict[tuple[int, bool], set] = {}
         self.starts = [0]
-        self._add_entered_handlers(getattr(bytecode, "exception_entries", ()))  # 3.11+ (3.10: SETUP_*)
+        self._add_entered_handlers(raw_exception_entries(code))  # 3.11+ (3.10: SETUP_*)
         carried = self._constants_carried_by_jumps()
         if carried:
             self._drop_folded_constants(carried)

@@ -22,6 +22,8 @@ CPython 3.11's with the version quirks removed:
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dis
 import functools
 import sys
@@ -82,6 +84,48 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
     """The normalised instructions and exception table of ``code`` for the running CPython."""
     check_opcodes(code)
     return _version_module().normalize(code)
+
+
+# While a decompilation runs (``reading_once``): id(code) -> (code, its instructions, its exception
+# table). The code is held so that its id is not reused while the entry lives.
+_read: contextvars.ContextVar[dict | None] = contextvars.ContextVar("depyf_read_instructions", default=None)
+
+
+@contextlib.contextmanager
+def reading_once():
+    """Within the block, each code object's bytecode is read by ``dis`` once (the normalisation
+    and the flow check both read the original code and its nested code)."""
+    if _read.get() is not None:
+        yield
+        return
+    token = _read.set({})
+    try:
+        yield
+    finally:
+        _read.reset(token)
+
+
+def _read_code(code: types.CodeType) -> tuple[tuple[dis.Instruction, ...], tuple]:
+    cache = _read.get()
+    if cache is not None:
+        hit = cache.get(id(code))
+        if hit is not None and hit[0] is code:
+            return hit[1], hit[2]
+    found = tuple(dis.get_instructions(code))
+    table = tuple(dis.Bytecode(code).exception_entries) if sys.version_info >= (3, 11) else ()
+    if cache is not None:
+        cache[id(code)] = (code, found, table)
+    return found, table
+
+
+def raw_instructions(code: types.CodeType) -> tuple[dis.Instruction, ...]:
+    """``dis.get_instructions(code)``, read once per code object inside ``reading_once``."""
+    return _read_code(code)[0]
+
+
+def raw_exception_entries(code: types.CodeType) -> tuple:
+    """``dis.Bytecode(code).exception_entries`` (3.11+; empty before), read once inside ``reading_once``."""
+    return _read_code(code)[1]
 
 
 # Opcodes with a name that still cannot run: inline cache entries where an instruction should be,

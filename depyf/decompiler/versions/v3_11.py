@@ -6,7 +6,14 @@ import dis
 import types
 
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.instructions import ExceptionEntry, Instr, async_for_entries_to_outer, forward_offsets
+from depyf.decompiler.instructions import (
+    ExceptionEntry,
+    Instr,
+    async_for_entries_to_outer,
+    forward_offsets,
+    raw_exception_entries,
+    raw_instructions,
+)
 
 _DROP = {"CACHE", "PRECALL", "NOP", "RESUME", "EXTENDED_ARG", "MAKE_CELL", "COPY_FREE_VARS",
          "ASYNC_GEN_WRAP"}
@@ -42,9 +49,9 @@ _CONVERSIONS = {0: None, 1: "s", 2: "r", 3: "a"}
 
 
 def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
-    raw = list(dis.get_instructions(code))
+    raw = list(raw_instructions(code))
     table = [ExceptionEntry(e.start, e.end, e.target, e.depth, e.lasti)
-             for e in dis.Bytecode(code).exception_entries]
+             for e in raw_exception_entries(code)]
     out: list[Instr] = []
     dropped: list[int] = []
     kw_names = None
