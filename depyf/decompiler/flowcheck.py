@@ -361,8 +361,6 @@ class Flow:
             if effect is None:
                 owner, effect = {}, 0
             after = depth + effect
-            for slot in [s for s in owner if s >= depth]:   # (values taken by earlier instructions)
-                del owner[slot]
             if ins.opname == "PRECALL":
                 precall = (owner.get(after - 2), owner.get(after))
             elif self.events[k] == ("CALL",):
@@ -372,8 +370,9 @@ class Flow:
                 if label:
                     self.events[k] = ("CALL", label)
                 precall = None
-            for slot in [s for s in owner if s >= min(depth, after)]:
-                del owner[slot]
+            # (every slot in ``owner`` lies below ``depth``: the values this instruction takes go)
+            for slot in range(after, depth):
+                owner.pop(slot, None)
             for slot in range(depth, after):
                 owner[slot] = k
             depth = after
