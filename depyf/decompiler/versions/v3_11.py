@@ -56,18 +56,18 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
     dropped: list[int] = []
     kw_names = None
     qualname = getattr(code, "co_qualname", code.co_name)
+
+    def emit(opname: str, argval: object = None, target: int | None = None) -> Instr:
+        """Model the raw instruction being read (``ins``) as ``opname``."""
+        new = Instr(opname, ins.offset, ins.arg, argval, target, ins.positions.lineno if ins.positions else None,
+                    extra={})
+        out.append(new)
+        return new
+
     i = 0
     while i < len(raw):
         ins = raw[i]
         name = ins.opname
-        line = ins.positions.lineno if ins.positions else None
-
-        def emit(opname: str, argval: object = None, target: int | None = None, offset: int = ins.offset,
-                 lineno: int | None = line, arg: int | None = ins.arg, **extra: object) -> Instr:
-            new = Instr(opname, offset, arg, argval, target, lineno, extra=dict(extra))
-            out.append(new)
-            return new
-
         if name not in HANDLED:
             raise DecompilationError(f"unsupported opcode {name}", qualname=qualname, offset=ins.offset,
                                      opname=name)
