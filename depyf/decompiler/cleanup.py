@@ -321,22 +321,16 @@ class BoolOpFromIfExp(ast.NodeTransformer):
         return node
 
 
-def bool_ops_from_if_exps(tree: ast.AST) -> ast.AST:
-    """``BoolOpFromIfExp`` over ``tree``, skipped when there is no conditional expression to change."""
-    if any(node.__class__ is ast.IfExp for node in traversal.walk(tree)):
-        return BoolOpFromIfExp().visit(tree)
-    return tree
-
-
-def renumber_temporaries(tree: ast.AST, reserved: set[str]) -> ast.AST:
+def renumber_temporaries(tree: ast.AST, reserved: set[str], nodes: list[ast.AST] | None = None) -> ast.AST:
     """Number ``__stack_<n>`` temporaries 0, 1, 2... in order of first appearance.
 
     Temporaries are numbered as the executor creates them, including for paths it tried and
     dropped; renumbering only renames (one name to one name), so the program is unchanged. Left
-    alone when the original code has such names of its own (``reserved``)."""
+    alone when the original code has such names of its own (``reserved``). ``nodes``: the tree's
+    ``traversal.preorder``, when the caller has it."""
     if any(_TEMPORARY.match(name) for name in reserved):
         return tree
-    found = [(node, node.id) for node in traversal.preorder(tree)
+    found = [(node, node.id) for node in (traversal.preorder(tree) if nodes is None else nodes)
              if node.__class__ is ast.Name and _TEMPORARY.match(node.id)]
     mapping: dict[str, str] = {}
     for _, old in found:

@@ -67,11 +67,13 @@ def replace_in(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
                         value[k] = new
 
 
-def fill_locations(tree: ast.AST, lineno: int = 1, col_offset: int = 0) -> ast.AST:
+def fill_locations(tree: ast.AST, lineno: int = 1, col_offset: int = 0,
+                   nodes: list[ast.AST] | None = None) -> ast.AST:
     """Give every node below ``tree`` that has none a location (``lineno`` etc.), as ``compile``
     and ``ast.unparse`` need. Unlike ``ast.fix_missing_locations`` it does not copy the parent's
-    position: the nodes it fills are ones we made, whose positions nobody reads."""
-    for node in walk(tree):
+    position: the nodes it fills are ones we made, whose positions nobody reads. ``nodes``: every
+    node of the tree in any order (``walk`` or ``preorder``), when the caller has them."""
+    for node in walk(tree) if nodes is None else nodes:
         attributes = node._attributes
         if "lineno" in attributes and not hasattr(node, "lineno"):
             node.lineno = lineno
