@@ -23,7 +23,7 @@ import sys
 import types
 from collections import defaultdict
 
-from depyf.decompiler.instructions import raw_exception_entries, raw_instructions
+from depyf.decompiler.instructions import flow_instructions, raw_exception_entries
 
 # Steps explored from one event before the check gives up on branch decisions for the code
 # (long pure boolean chains have exponentially many paths); events and successors are still compared.
@@ -219,7 +219,7 @@ class Flow:
         self.instructions = []
         self.index: dict[int, int] = {}  # offset -> instruction index (EXTENDED_ARG: the one it extends)
         pending = []
-        for ins in raw_instructions(code):
+        for ins in flow_instructions(code):
             if ins.opname in ("CACHE", "EXTENDED_ARG"):
                 pending.append(ins.offset)
                 continue
