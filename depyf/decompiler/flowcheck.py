@@ -79,6 +79,7 @@ _CALLEE_SLOTS = 2 if sys.version_info >= (3, 11) else 1
 _OPERATOR_EVENTS = {"BINARY_OP", "COMPARE_OP"}  # keyed by the operator
 _RETURNS = {"RETURN_VALUE", "RETURN_CONST"}
 _UNKNOWN = object()
+_LOOP = ("loop",)   # the event a path that comes back without passing one ends in
 _UNARY = {"UNARY_NEGATIVE": operator.neg, "UNARY_INVERT": operator.invert, "UNARY_POSITIVE": operator.pos,
           "UNARY_NOT": operator.not_, "TO_BOOL": bool}
 _BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
@@ -104,13 +105,19 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
     named = ours.call_labels() & theirs.call_labels()
     ours.keep_call_labels(named)
     theirs.keep_call_labels(named)
-    a, b = ours.pairs(False), theirs.pairs(False)
-    # Same successors: now the branch decisions, unless ``and``/``or`` values are tested (the
+    # Same successors: then the branch decisions, unless ``and``/``or`` values are tested (the
     # compiler threads their tests differently per parenthesising) or there are too many paths.
-    if a == b and not (ours.has_value_tests or theirs.has_value_tests):
+    # (The successors are the pairs with decisions without them, when no path was given up on.)
+    if not (ours.has_value_tests or theirs.has_value_tests):
         strict_a, strict_b = ours.pairs(True), theirs.pairs(True)
         if not (ours.gave_up or theirs.gave_up):
-            a, b = strict_a, strict_b
+            a, b = _without_decisions(strict_a), _without_decisions(strict_b)
+            if a == b:
+                a, b = strict_a, strict_b
+        else:
+            a, b = ours.pairs(False), theirs.pairs(False)
+    else:
+        a, b = ours.pairs(False), theirs.pairs(False)
     problems.extend(_binding_differences(original, theirs.bindings(), ours.bindings()))
     if a != b:
         extra = sorted(a - b, key=repr)[:3]
@@ -123,6 +130,13 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
             problems.append(f"{getattr(mine, 'co_qualname', mine.co_name)}: nested code missing after recompiling")
         else:
             problems.extend(nested_problems)
+
+
+def _without_decisions(pairs: set) -> set:
+    """``Flow.pairs(False)`` from ``Flow.pairs(True)`` of a flow that gave up on no path: the
+    events reachable from each event are the same (every way to one passes a path without a
+    loop), and a path that loops without an event is an entry of the strict pairs only."""
+    return {(event, (), nxt) for event, _, nxt in pairs if nxt != _LOOP}
 
 
 def _binding_differences(code: types.CodeType, original: dict[str, set], recompiled: dict[str, set]) -> list[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import depyf
 from depyf.decompiler import instructions, traversal
-from depyf.decompiler.flowcheck import Flow
+from depyf.decompiler.flowcheck import Flow, _without_decisions
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -130,3 +130,18 @@ def test_flow_instructions_read_what_dis_reads(monkeypatch):
             assert a.argrepr == b.argrepr or b.opcode in dis.hasconst, (a, b)
             compared += 1
     assert compared > 200_000
+
+
+def test_successors_without_decisions_are_the_strict_pairs_without_them():
+    """The flow check compares successors (``pairs(False)``) taken from the pairs with decisions."""
+    checked = 0
+    for code in _corpus_codes():
+        strict = Flow(code).pairs(True)
+        flow = Flow(code)
+        plain = flow.pairs(False)
+        flow.pairs(True)
+        if flow.gave_up:
+            continue
+        assert _without_decisions(strict) == plain, code.co_name
+        checked += 1
+    assert checked > 300
