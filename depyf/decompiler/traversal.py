@@ -36,19 +36,22 @@ def preorder(tree: ast.AST) -> list[ast.AST]:
     """Every node of ``tree``, depth first, each before its children, in the order an
     ``ast.NodeVisitor`` visits them (a node reached twice is listed twice)."""
     nodes = []
+    append = nodes.append
     stack = [tree]
+    push, pop = stack.append, stack.pop
+    AST = ast.AST
     while stack:
-        node = stack.pop()
-        nodes.append(node)
-        children = []
-        for name in node._fields:
+        node = pop()
+        append(node)
+        # children pushed last field first, each list backwards: they come off in order
+        for name in reversed(node._fields):
             value = getattr(node, name, None)
-            if isinstance(value, ast.AST):
-                children.append(value)
+            if isinstance(value, AST):
+                push(value)
             elif value.__class__ is list:
-                children.extend(item for item in value if isinstance(item, ast.AST))
-        children.reverse()
-        stack.extend(children)
+                for item in reversed(value):
+                    if isinstance(item, AST):
+                        push(item)
     return nodes
 
 
