@@ -137,8 +137,9 @@ def raw_exception_entries(code: types.CodeType) -> tuple:
     return _read_once(code, "table", _exception_table)
 
 
-class FlowInstruction(NamedTuple):
-    """The fields of ``dis.Instruction`` the flow check reads."""
+class LeanInstruction(NamedTuple):
+    """The fields of ``dis.Instruction`` the 3.11 normalisation and the flow check read
+    (``lineno``: ``positions.lineno``)."""
 
     opname: str
     opcode: int
@@ -146,18 +147,23 @@ class FlowInstruction(NamedTuple):
     argval: object
     argrepr: str
     offset: int
+    lineno: int | None
 
 
-def flow_instructions(code: types.CodeType) -> Sequence[FlowInstruction] | Sequence[dis.Instruction]:
-    """``code``'s instructions with the fields the flow check reads.
-
-    On CPython 3.11 they are read straight from ``co_code`` (the same values as ``dis``, checked
-    over the corpus by the tests, except that a constant's ``argrepr`` is left empty: ``dis``
-    spends much of its time on positions, line starts, jump labels and constants' reprs); on the
-    other versions they come from ``raw_instructions``."""
+def flow_instructions(code: types.CodeType) -> Sequence[LeanInstruction] | Sequence[dis.Instruction]:
+    """``code``'s instructions with the fields the flow check reads: ``lean_instructions`` on
+    CPython 3.11, ``raw_instructions`` (the same fields, and more) on the other versions."""
     if _LEAN_READER:
-        return _read_once(code, "flow", _read_3_11)
-    return raw_instructions(code)     # (the same fields, and more)
+        return lean_instructions(code)
+    return raw_instructions(code)
+
+
+def lean_instructions(code: types.CodeType) -> list[LeanInstruction]:
+    """CPython 3.11 only: ``code``'s instructions read straight from ``co_code``, once per code
+    object inside ``reading_once``. The values are dis's (checked over the corpus and the stdlib
+    modules by the tests), except that a constant's ``argrepr`` is left empty: ``dis`` spends much
+    of its time on positions, line starts, jump labels and constants' reprs."""
+    return _read_once(code, "lean", _read_3_11)
 
 
 _LEAN_READER = sys.version_info[:2] == (3, 11)
@@ -192,9 +198,11 @@ if _LEAN_READER:
     _INT_OVERFLOW = 2 ** 31
 
 
-def _read_3_11(code: types.CodeType) -> list[FlowInstruction]:
-    """``dis._get_instructions_bytes`` of CPython 3.11 without what the flow check does not read."""
+def _read_3_11(code: types.CodeType) -> list[LeanInstruction]:
+    """``dis._get_instructions_bytes`` of CPython 3.11 without what no reader here reads."""
     raw = code.co_code
+    lines = [position[0] for position in code.co_positions()]   # one per code unit
+    units = len(lines)
     consts, names, varname = code.co_consts, code.co_names, code._varname_from_oparg
     out = []
     append = out.append
@@ -242,7 +250,8 @@ def _read_3_11(code: types.CodeType) -> list[FlowInstruction]:
         else:
             arg = None
             extended = 0
-        append(FlowInstruction(_OPNAMES[op], op, arg, argval, argrepr, offset))
+        append(LeanInstruction(_OPNAMES[op], op, arg, argval, argrepr, offset,
+                               lines[offset // 2] if offset // 2 < units else None))
         offset += 2 + 2 * _CACHES[op]
     return out
 

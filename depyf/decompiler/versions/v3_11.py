@@ -11,8 +11,8 @@ from depyf.decompiler.instructions import (
     Instr,
     async_for_entries_to_outer,
     forward_offsets,
+    lean_instructions,
     raw_exception_entries,
-    raw_instructions,
 )
 
 _DROP = {"CACHE", "PRECALL", "NOP", "RESUME", "EXTENDED_ARG", "MAKE_CELL", "COPY_FREE_VARS",
@@ -49,7 +49,7 @@ _CONVERSIONS = {0: None, 1: "s", 2: "r", 3: "a"}
 
 
 def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
-    raw = list(raw_instructions(code))
+    raw = lean_instructions(code)
     table = [ExceptionEntry(e.start, e.end, e.target, e.depth, e.lasti)
              for e in raw_exception_entries(code)]
     out: list[Instr] = []
@@ -59,8 +59,7 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
 
     def emit(opname: str, argval: object = None, target: int | None = None) -> Instr:
         """Model the raw instruction being read (``ins``) as ``opname``."""
-        new = Instr(opname, ins.offset, ins.arg, argval, target, ins.positions.lineno if ins.positions else None,
-                    extra={})
+        new = Instr(opname, ins.offset, ins.arg, argval, target, ins.lineno, extra={})
         out.append(new)
         return new
 
