@@ -121,7 +121,11 @@ def test_flow_instructions_read_what_dis_reads(monkeypatch):
     from decompile_speed import MODULES, module_sources
 
     codes = _corpus_codes()
-    for path, source in module_sources(MODULES).values():
+    try:
+        stdlib = module_sources(MODULES).values()
+    except OSError:     # (pyodide keeps the stdlib in a zip file: the corpus alone)
+        stdlib = []
+    for path, source in stdlib:
         codes.extend(_codes(compile(source, path, "exec", dont_inherit=True)))
     compared = 0
     for code in codes:
@@ -134,7 +138,7 @@ def test_flow_instructions_read_what_dis_reads(monkeypatch):
             assert a.argval is b.argval or a.argval == b.argval, (a, b)
             assert a.argrepr == b.argrepr or b.opcode in dis.hasconst, (a, b)
             compared += 1
-    assert compared > 200_000
+    assert compared > (200_000 if stdlib else 10_000)
 
 
 def test_successors_without_decisions_are_the_strict_pairs_without_them():
