@@ -65,10 +65,10 @@ def where(code: types.CodeType) -> str:
     return f"{code.co_filename}:{code.co_firstlineno} {name}"
 
 
-def decompile_all(codes: list[types.CodeType]) -> tuple[float, dict[str, list[str]]]:
-    """Seconds to decompile every code; failures grouped by exception type."""
+def decompile_all(codes: list[types.CodeType]) -> tuple[float, float, dict[str, list[str]]]:
+    """Seconds (wall, process CPU) to decompile every code; failures grouped by exception type."""
     failures: dict[str, list[str]] = collections.defaultdict(list)
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     for code in codes:
         try:
             depyf.decompile(code)
@@ -76,14 +76,15 @@ def decompile_all(codes: list[types.CodeType]) -> tuple[float, dict[str, list[st
             failures["DecompilationError"].append(f"{where(code)}: {exc}")
         except Exception as exc:  # a decompiler bug must not stop the benchmark
             failures[type(exc).__name__].append(f"{where(code)}: {exc!r}"[:300])
-    return time.perf_counter() - start, failures
+    return time.perf_counter() - start, time.process_time() - start_cpu, failures
 
 
-def compile_all(sources: dict[str, tuple[str, str]]) -> float:
-    start = time.perf_counter()
+def compile_all(sources: dict[str, tuple[str, str]]) -> tuple[float, float]:
+    """Seconds (wall, process CPU) to compile every module."""
+    start, start_cpu = time.perf_counter(), time.process_time()
     for path, source in sources.values():
         compile(source, path, "exec", dont_inherit=True)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - start_cpu
 
 
 def measure(repeats: int, modules: list[str] | None = None) -> dict:
@@ -91,12 +92,15 @@ def measure(repeats: int, modules: list[str] | None = None) -> dict:
     codes = []
     for path, source in sources.values():
         codes.extend(function_codes(compile(source, path, "exec", dont_inherit=True)))
-    decompile_times, compile_times = [], []
+    decompile_times, compile_times, decompile_cpu, compile_cpu = [], [], [], []
     failures: dict[str, list[str]] = {}
     for _ in range(repeats):
-        compile_times.append(compile_all(sources))
-        seconds, failures = decompile_all(codes)
+        seconds, cpu = compile_all(sources)
+        compile_times.append(seconds)
+        compile_cpu.append(cpu)
+        seconds, cpu, failures = decompile_all(codes)
         decompile_times.append(seconds)
+        decompile_cpu.append(cpu)
     decompile_s = statistics.median(decompile_times)
     compile_s = statistics.median(compile_times)
     failed = sum(len(v) for v in failures.values())
@@ -114,6 +118,10 @@ def measure(repeats: int, modules: list[str] | None = None) -> dict:
         "compile_s": compile_s,
         "functions_per_second": len(codes) / decompile_s,
         "decompile_over_compile": decompile_s / compile_s,
+        # process CPU time: on a loaded machine wall time also counts waiting for a core
+        "decompile_cpu_s": statistics.median(decompile_cpu),
+        "compile_cpu_s": statistics.median(compile_cpu),
+        "decompile_over_compile_cpu": statistics.median(decompile_cpu) / statistics.median(compile_cpu),
     }
 
 
@@ -133,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"compile(): {result['compile_s']:.3f} s  -> decompile / compile = {result['decompile_over_compile']:.1f}x"
     )
+    print(f"process CPU time: decompile {result['decompile_cpu_s']:.3f} s, compile() {result['compile_cpu_s']:.3f} s"
+          f"  -> decompile / compile = {result['decompile_over_compile_cpu']:.1f}x")
     for kind, items in result["failures"].items():
         print(f"{kind}: {len(items)}")
         for item in items[: args.show_failures]:

@@ -97,6 +97,10 @@ def _decompile_rows(r: dict) -> list[tuple[str, str]]:
             "decompile time / compile() time",
             f"{_x(r['decompile_over_compile'])} (compile(): {r['compile_s']:.3f} s)",
         ),
+        (
+            "same in process CPU time",
+            f"{_x(r['decompile_over_compile_cpu'])} ({r['decompile_cpu_s']:.2f} s / {r['compile_cpu_s']:.3f} s)",
+        ),
     ]
 
 

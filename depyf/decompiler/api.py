@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from depyf.decompiler.errors import DecompilationError, SourceDoesNotCompile
 from depyf.decompiler.flowcheck import differences as flow_differences
+from depyf.decompiler.instructions import reading_once
 from depyf.decompiler.opaque import embed
 from depyf.decompiler.rebuild import rebuild_code
 from depyf.decompiler.render import code_to_source_and_constants
@@ -74,12 +75,13 @@ def decompile(obj: object, *, verify: bool = True) -> str:
     code = code_of(obj)
     func = _function_of(obj)
     try:
-        source, constants = code_to_source_and_constants(
-            code, defaults=_literal_defaults(func) if func is not None else None)
-        if verify:
-            _check_same_flow(code, source, constants)
-        else:
-            _ensure_compiles(code, source)
+        with reading_once():
+            source, constants = code_to_source_and_constants(
+                code, defaults=_literal_defaults(func) if func is not None else None)
+            if verify:
+                _check_same_flow(code, source, constants)
+            else:
+                _ensure_compiles(code, source)
         return source
     except Exception as exc:
         error = exc if isinstance(exc, DecompilationError) else DecompilationError(
@@ -137,14 +139,15 @@ def recompile(code: types.CodeType, *, filename: str | None = None, verify: bool
     """
     if not isinstance(code, types.CodeType):
         code = code_of(code)
-    source, constants = code_to_source_and_constants(code)
-    new_code = _rebuild(code, source, constants, filename)
-    missing = [name for name in code.co_varnames if name not in new_code.co_varnames]
-    if keep_locals and missing:
-        source = declare_unused_locals(source, missing)
+    with reading_once():
+        source, constants = code_to_source_and_constants(code)
         new_code = _rebuild(code, source, constants, filename)
-    if verify:
-        _raise_if_flow_differs(code, new_code)
+        missing = [name for name in code.co_varnames if name not in new_code.co_varnames]
+        if keep_locals and missing:
+            source = declare_unused_locals(source, missing)
+            new_code = _rebuild(code, source, constants, filename)
+        if verify:
+            _raise_if_flow_differs(code, new_code)
     return Recompiled(source=source, code=new_code)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
+from depyf.decompiler import traversal
 from depyf.decompiler.executor import PopExceptStmt, WithExitStmt
 from depyf.decompiler.expressions import negate
 
@@ -320,22 +321,17 @@ class BoolOpFromIfExp(ast.NodeTransformer):
         return node
 
 
-def renumber_temporaries(tree: ast.AST, reserved: set[str]) -> ast.AST:
+def renumber_temporaries(tree: ast.AST, reserved: set[str], nodes: list[ast.AST] | None = None) -> ast.AST:
     """Number ``__stack_<n>`` temporaries 0, 1, 2... in order of first appearance.
 
     Temporaries are numbered as the executor creates them, including for paths it tried and
     dropped; renumbering only renames (one name to one name), so the program is unchanged. Left
-    alone when the original code has such names of its own (``reserved``)."""
+    alone when the original code has such names of its own (``reserved``). ``nodes``: the tree's
+    ``traversal.preorder``, when the caller has it."""
     if any(_TEMPORARY.match(name) for name in reserved):
         return tree
-    found: list[tuple[ast.Name, str]] = []
-
-    class Collector(ast.NodeVisitor):
-        def visit_Name(self, node: ast.Name) -> None:
-            if _TEMPORARY.match(node.id):
-                found.append((node, node.id))
-
-    Collector().visit(tree)
+    found = [(node, node.id) for node in (traversal.preorder(tree) if nodes is None else nodes)
+             if node.__class__ is ast.Name and _TEMPORARY.match(node.id)]
     mapping: dict[str, str] = {}
     for _, old in found:
         mapping.setdefault(old, f"__stack_{len(mapping)}")

@@ -23,6 +23,8 @@ import sys
 import types
 from collections import defaultdict
 
+from depyf.decompiler.instructions import flow_instructions, raw_exception_entries
+
 # Steps explored from one event before the check gives up on branch decisions for the code
 # (long pure boolean chains have exponentially many paths); events and successors are still compared.
 MAX_PATHS_PER_EVENT = 2048
@@ -87,6 +89,7 @@ _CALLEE_SLOTS = 2 if sys.version_info >= (3, 11) else 1
 _OPERATOR_EVENTS = {"BINARY_OP", "COMPARE_OP"}  # keyed by the operator
 _RETURNS = {"RETURN_VALUE", "RETURN_CONST"}
 _UNKNOWN = object()
+_LOOP = ("loop",)   # the event a path that comes back without passing one ends in
 _UNARY = {"UNARY_NEGATIVE": operator.neg, "UNARY_INVERT": operator.invert, "UNARY_POSITIVE": operator.pos,
           "UNARY_NOT": operator.not_, "TO_BOOL": bool}
 _BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
@@ -112,13 +115,19 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
     named = ours.call_labels() & theirs.call_labels()
     ours.keep_call_labels(named)
     theirs.keep_call_labels(named)
-    a, b = ours.pairs(False), theirs.pairs(False)
-    # Same successors: now the branch decisions, unless ``and``/``or`` values are tested (the
+    # Same successors: then the branch decisions, unless ``and``/``or`` values are tested (the
     # compiler threads their tests differently per parenthesising) or there are too many paths.
-    if a == b and not (ours.has_value_tests or theirs.has_value_tests):
+    # (The successors are the pairs with decisions without them, when no path was given up on.)
+    if not (ours.has_value_tests or theirs.has_value_tests):
         strict_a, strict_b = ours.pairs(True), theirs.pairs(True)
         if not (ours.gave_up or theirs.gave_up):
-            a, b = strict_a, strict_b
+            a, b = _without_decisions(strict_a), _without_decisions(strict_b)
+            if a == b:
+                a, b = strict_a, strict_b
+        else:
+            a, b = ours.pairs(False), theirs.pairs(False)
+    else:
+        a, b = ours.pairs(False), theirs.pairs(False)
     problems.extend(_binding_differences(original, theirs.bindings(), ours.bindings()))
     problems.extend(_access_order_differences(original, theirs.access_orders(), ours.access_orders()))
     if a != b:
@@ -132,6 +141,13 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
             problems.append(f"{getattr(mine, 'co_qualname', mine.co_name)}: nested code missing after recompiling")
         else:
             problems.extend(nested_problems)
+
+
+def _without_decisions(pairs: set) -> set:
+    """``Flow.pairs(False)`` from ``Flow.pairs(True)`` of a flow that gave up on no path: the
+    events reachable from each event are the same (every way to one passes a path without a
+    loop), and a path that loops without an event is an entry of the strict pairs only."""
+    return {(event, (), nxt) for event, _, nxt in pairs if nxt != _LOOP}
 
 
 def _binding_differences(code: types.CodeType, original: dict[str, set], recompiled: dict[str, set]) -> list[str]:
@@ -246,12 +262,11 @@ class Flow:
     """The events of one code object and the paths between them."""
 
     def __init__(self, code: types.CodeType, constant_builders: frozenset | set = frozenset()):
-        bytecode = dis.Bytecode(code)
         self.code = code
         self.instructions = []
         self.index: dict[int, int] = {}  # offset -> instruction index (EXTENDED_ARG: the one it extends)
         pending = []
-        for ins in bytecode:
+        for ins in flow_instructions(code):
             if ins.opname in ("CACHE", "EXTENDED_ARG"):
                 pending.append(ins.offset)
                 continue
@@ -268,10 +283,13 @@ class Flow:
         self._future_import: set[int] = set()   # the instructions of ``from __future__ import ...``
         self._drop_future_imports()
         self.constants: dict[int, object] = {}   # instruction index -> the constant it leaves
+        # the walk from the starts (reachable instructions, the ways into each), kept while the
+        # constants it was taken with stand
+        self._walked: tuple[set[int], dict[int, list[int]]] | None = None
         self._drop_folded_constants()
         self._cache: dict[tuple[int, bool], set] = {}
         self.starts = [0]
-        self._add_entered_handlers(getattr(bytecode, "exception_entries", ()))  # 3.11+ (3.10: SETUP_*)
+        self._add_entered_handlers(raw_exception_entries(code))  # 3.11+ (3.10: SETUP_*)
         carried = self._constants_carried_by_jumps()
         if carried:
             self._drop_folded_constants(carried)
@@ -283,7 +301,7 @@ class Flow:
         """Jump targets entered only by a value-keeping test of a constant that always jumps there
         (``3 or x``: JUMP_IF_TRUE_OR_POP, or 3.12+'s COPY 1; POP_JUMP_IF_TRUE): target -> the
         constant's instruction."""
-        _, entries = self._walk()
+        _, entries = self._walked if self._walked is not None else self._walk()
         carried = {}
         for target, sources in entries.items():
             k = sources[0]
@@ -333,7 +351,8 @@ class Flow:
             if target is not None and first is not None:
                 for j in range(first, end):
                     handler_of.setdefault(j, target)
-        self._walk(handler_of)
+        # (a walk from every start found reaches the same instructions by the same ways)
+        self._walked = self._walk(handler_of)
         self.starts = [0] + sorted(set(self.starts) - {0})
 
     # -- events ---------------------------------------------------------------------------
@@ -440,14 +459,10 @@ class Flow:
         for k, ins in enumerate(self.instructions):
             if k in starts or not falls_through:
                 owner, depth = {}, 0
-            try:
-                effect = dis.stack_effect(ins.opcode, ins.arg if ins.opcode >= dis.HAVE_ARGUMENT else None,
-                                          jump=False)
-            except ValueError:
+            effect = _stack_effect(ins.opcode, ins.arg if ins.opcode >= dis.HAVE_ARGUMENT else None)
+            if effect is None:
                 owner, effect = {}, 0
             after = depth + effect
-            for slot in [s for s in owner if s >= depth]:   # (values taken by earlier instructions)
-                del owner[slot]
             if ins.opname == "PRECALL":
                 precall = (owner.get(after - 2), owner.get(after))
             elif self.events[k] == ("CALL",):
@@ -457,8 +472,9 @@ class Flow:
                 if label:
                     self.events[k] = ("CALL", label)
                 precall = None
-            for slot in [s for s in owner if s >= min(depth, after)]:
-                del owner[slot]
+            # (every slot in ``owner`` lies below ``depth``: the values this instruction takes go)
+            for slot in range(after, depth):
+                owner.pop(slot, None)
             for slot in range(depth, after):
                 owner[slot] = k
             depth = after
@@ -504,6 +520,8 @@ class Flow:
         ``carried`` maps a jump target to the constant every live way into it leaves on the stack
         (``(3 or x) // 3``: the constant test's jump carries 3 past the dead ``x``)."""
         carried = carried or {}
+        self._successor_cache: dict[int, list[tuple[int, str]]] = {}   # (they depend on the constants)
+        self._walked = None
         starts: dict[int, int] = {}   # index of an instruction making a constant -> where its operands begin
         for k, ins in enumerate(self.instructions):
             op = ins.opname
@@ -555,14 +573,21 @@ class Flow:
         """The code objects this code can load. (One compiled in a branch the compiler dropped as
         dead, ``if 0: def g(): ...``, stays among the constants; one loaded only where a constant
         test never goes, ``if -1: ... else: [listcomp]``, is left out of source that says ``if -1``.)"""
-        reachable, _ = self._walk()
+        reachable, _ = self._walked if self._walked is not None else self._walk()
         loaded = {id(self.instructions[k].argval) for k in reachable
                   if self.instructions[k].opname == "LOAD_CONST"}
         return [c for c in self.code.co_consts if isinstance(c, types.CodeType) and id(c) in loaded]
 
     # -- control --------------------------------------------------------------------------
     def _successors(self, k: int) -> list[tuple[int, str]]:
-        """(next instruction index, decision taken on the way) pairs."""
+        """(next instruction index, decision taken on the way) pairs (computed once per
+        instruction while the known constants stand; do not modify)."""
+        found = self._successor_cache.get(k)
+        if found is None:
+            found = self._successor_cache[k] = self._find_successors(k)
+        return found
+
+    def _find_successors(self, k: int) -> list[tuple[int, str]]:
         ins = self.instructions[k]
         op = ins.opname
         if op in _TERMINAL:
@@ -707,6 +732,25 @@ class Flow:
 
 _JUMPS = set(dis.hasjrel) | set(dis.hasjabs) | set(getattr(dis, "hasjump", ()))
 _TERMINATOR_OPS = _TERMINAL | {"RETURN_CONST"}
+
+
+_STACK_EFFECTS: dict[tuple[int, int | None], int | None] = {}
+
+
+def _stack_effect(opcode: int, arg: int | None) -> int | None:
+    """``dis.stack_effect`` when the jump is not taken (None where it has none), remembered."""
+    key = (opcode, arg)
+    try:
+        return _STACK_EFFECTS[key]
+    except KeyError:
+        pass
+    try:
+        effect = dis.stack_effect(opcode, arg, jump=False)
+    except ValueError:
+        effect = None
+    if len(_STACK_EFFECTS) < 65536:
+        _STACK_EFFECTS[key] = effect
+    return effect
 
 
 def _callee_slots(ins: dis.Instruction) -> int:

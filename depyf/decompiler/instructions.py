@@ -22,11 +22,15 @@ CPython 3.11's with the version quirks removed:
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dis
 import functools
 import sys
 import types
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from depyf.decompiler.errors import DecompilationError
 
@@ -82,6 +86,174 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
     """The normalised instructions and exception table of ``code`` for the running CPython."""
     check_opcodes(code)
     return _version_module().normalize(code)
+
+
+# While a decompilation runs (``reading_once``): id(code) -> (code, its instructions, its exception
+# table). The code is held so that its id is not reused while the entry lives.
+_read: contextvars.ContextVar[dict | None] = contextvars.ContextVar("depyf_read_instructions", default=None)
+
+
+@contextlib.contextmanager
+def reading_once():
+    """Within the block, each code object's bytecode is read by ``dis`` once (the normalisation
+    and the flow check both read the original code and its nested code)."""
+    if _read.get() is not None:
+        yield
+        return
+    token = _read.set({})
+    try:
+        yield
+    finally:
+        _read.reset(token)
+
+
+def _read_once(code: types.CodeType, what: str, read):
+    cache = _read.get()
+    if cache is None:
+        return read(code)
+    key = (id(code), what)
+    hit = cache.get(key)
+    if hit is not None and hit[0] is code:
+        return hit[1]
+    found = read(code)
+    cache[key] = (code, found)
+    return found
+
+
+def raw_instructions(code: types.CodeType) -> tuple[dis.Instruction, ...]:
+    """``dis.get_instructions(code)``, read once per code object inside ``reading_once``."""
+    return _read_once(code, "instructions", lambda c: tuple(dis.get_instructions(c)))
+
+
+def _exception_table(code: types.CodeType) -> tuple:
+    if sys.version_info < (3, 11):
+        return ()
+    parse = getattr(dis, "_parse_exception_table", None)   # what dis.Bytecode reads it with
+    return tuple(parse(code) if parse is not None else dis.Bytecode(code).exception_entries)
+
+
+def raw_exception_entries(code: types.CodeType) -> tuple:
+    """``dis.Bytecode(code).exception_entries`` (3.11+; empty before), read once inside ``reading_once``."""
+    return _read_once(code, "table", _exception_table)
+
+
+class LeanInstruction(NamedTuple):
+    """The fields of ``dis.Instruction`` the 3.11 normalisation and the flow check read
+    (``lineno``: ``positions.lineno``)."""
+
+    opname: str
+    opcode: int
+    arg: int | None
+    argval: object
+    argrepr: str
+    offset: int
+    lineno: int | None
+
+
+def flow_instructions(code: types.CodeType) -> Sequence[LeanInstruction] | Sequence[dis.Instruction]:
+    """``code``'s instructions with the fields the flow check reads: ``lean_instructions`` on
+    CPython 3.11, ``raw_instructions`` (the same fields, and more) on the other versions."""
+    if _LEAN_READER:
+        return lean_instructions(code)
+    return raw_instructions(code)
+
+
+def lean_instructions(code: types.CodeType) -> list[LeanInstruction]:
+    """CPython 3.11 only: ``code``'s instructions read straight from ``co_code``, once per code
+    object inside ``reading_once``. The values are dis's (checked over the corpus and the stdlib
+    modules by the tests), except that a constant's ``argrepr`` is left empty: ``dis`` spends much
+    of its time on positions, line starts, jump labels and constants' reprs."""
+    return _read_once(code, "lean", _read_3_11)
+
+
+_LEAN_READER = sys.version_info[:2] == (3, 11)
+if _LEAN_READER:
+    # per opcode: its name, the opcode dis reads it as (specialised -> base), the inline cache
+    # entries after it, and how its argument becomes ``argval``
+    _OPNAMES = [dis._all_opname[op] for op in range(256)]
+    _DEOPT = [dis._deoptop(op) for op in range(256)]
+    _CACHES = [dis._inline_cache_entries[_DEOPT[op]] for op in range(256)]
+    (_PLAIN, _CONST, _NAME, _GLOBAL, _JUMP_ABS, _JUMP_FORWARD, _JUMP_BACKWARD, _LOCAL, _COMPARE,
+     _FORMAT, _MAKE_FUNCTION, _BINARY_OP) = range(12)
+
+    def _kind(op: int) -> int:
+        if op in dis.hasconst:
+            return _CONST
+        if op in dis.hasname:
+            return _GLOBAL if op == dis.opmap["LOAD_GLOBAL"] else _NAME
+        if op in dis.hasjabs:
+            return _JUMP_ABS
+        if op in dis.hasjrel:
+            return _JUMP_BACKWARD if "JUMP_BACKWARD" in dis.opname[op] else _JUMP_FORWARD
+        if op in dis.haslocal or op in dis.hasfree:
+            return _LOCAL
+        if op in dis.hascompare:
+            return _COMPARE
+        return {dis.opmap["FORMAT_VALUE"]: _FORMAT, dis.opmap["MAKE_FUNCTION"]: _MAKE_FUNCTION,
+                dis.opmap["BINARY_OP"]: _BINARY_OP}.get(op, _PLAIN)
+
+    _KINDS = [_kind(_DEOPT[op]) for op in range(256)]
+    _LOAD_CONST = dis.opmap["LOAD_CONST"]
+    _EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
+    _INT_OVERFLOW = 2 ** 31
+
+
+def _read_3_11(code: types.CodeType) -> list[LeanInstruction]:
+    """``dis._get_instructions_bytes`` of CPython 3.11 without what no reader here reads."""
+    raw = code.co_code
+    lines = [position[0] for position in code.co_positions()]   # one per code unit
+    units = len(lines)
+    consts, names, varname = code.co_consts, code.co_names, code._varname_from_oparg
+    out = []
+    append = out.append
+    extended = 0
+    offset, end = 0, len(raw)
+    while offset < end:
+        op = raw[offset]
+        deop = _DEOPT[op]
+        argval, argrepr = None, ""
+        if deop >= dis.HAVE_ARGUMENT:
+            arg = raw[offset + 1] | extended
+            extended = (arg << 8) if deop == _EXTENDED_ARG else 0
+            if extended >= _INT_OVERFLOW:
+                extended -= 2 * _INT_OVERFLOW
+            kind = _KINDS[op]
+            if kind == _PLAIN:
+                argval = arg
+            elif kind == _CONST:
+                argval = consts[arg] if deop == _LOAD_CONST else dis.UNKNOWN   # (argrepr left empty)
+            elif kind == _NAME:
+                argval = argrepr = names[arg]
+            elif kind == _GLOBAL:
+                argval = argrepr = names[arg // 2]
+                if arg & 1 and argrepr:
+                    argrepr = "NULL + " + argrepr
+            elif kind == _LOCAL:
+                argval = argrepr = varname(arg)
+            elif kind == _JUMP_FORWARD or kind == _JUMP_BACKWARD or kind == _JUMP_ABS:
+                argval = arg * 2 if kind == _JUMP_ABS else \
+                    offset + 2 + (-arg if kind == _JUMP_BACKWARD else arg) * 2
+                argrepr = "to " + repr(argval)
+            elif kind == _COMPARE:
+                argval = argrepr = dis.cmp_op[arg]
+            elif kind == _FORMAT:
+                argval, argrepr = dis.FORMAT_VALUE_CONVERTERS[arg & 0x3]
+                argval = (argval, bool(arg & 0x4))
+                if argval[1]:
+                    argrepr = (argrepr + ", " if argrepr else "") + "with format"
+            elif kind == _MAKE_FUNCTION:
+                argval = arg
+                argrepr = ", ".join(s for i, s in enumerate(dis.MAKE_FUNCTION_FLAGS) if arg & (1 << i))
+            else:   # BINARY_OP
+                argval = arg
+                argrepr = dis._nb_ops[arg][1]
+        else:
+            arg = None
+            extended = 0
+        append(LeanInstruction(_OPNAMES[op], op, arg, argval, argrepr, offset,
+                               lines[offset // 2] if offset // 2 < units else None))
+        offset += 2 + 2 * _CACHES[op]
+    return out
 
 
 # Opcodes with a name that still cannot run: inline cache entries where an instruction should be,

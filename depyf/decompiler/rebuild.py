@@ -86,17 +86,20 @@ def _compile_function(original: types.CodeType, tree: ast.Module, filename: str,
     _keep_free_variables(original, inner)
     if keep_cells:
         _keep_cell_variables(original, inner, keep_cells)
+    holder = body       # where the source's statements go: the wrapper, or a class in it
     if "__class__" in original.co_freevars:
-        body.append(ast.ClassDef(name=_CLASS, bases=[], keywords=[], body=inner, decorator_list=[],
+        holder = []
+        body.append(ast.ClassDef(name=_CLASS, bases=[], keywords=[], body=holder, decorator_list=[],
                                  type_params=[]) if _has_type_params() else
-                    ast.ClassDef(name=_CLASS, bases=[], keywords=[], body=inner, decorator_list=[]))
-    else:
-        body.extend(inner)
+                    ast.ClassDef(name=_CLASS, bases=[], keywords=[], body=holder, decorator_list=[]))
     wrapper_args = {"type_params": []} if _has_type_params() else {}
     wrapper = ast.FunctionDef(name=_WRAPPER, args=_no_args(), body=body, decorator_list=[], returns=None,
                               **wrapper_args)
     module = ast.Module(body=[wrapper], type_ignores=[])
-    traversal.fill_locations(module)  # only our wrapper's nodes lack one: the rest was parsed
+    # Only our wrapper's nodes lack a location: give them one before the parsed (or already
+    # located) statements go in, rather than walking those too.
+    traversal.fill_locations(module)
+    holder.extend(inner)
     compiled = compile(module, filename, "exec", flags=original.co_flags & _FUTURE_FLAGS, dont_inherit=True)
     wrapper_code = _find(compiled, _WRAPPER)
     if wrapper_code is None:  # pragma: no cover - the compiler always emits it
@@ -111,6 +114,8 @@ def _compile_function(original: types.CodeType, tree: ast.Module, filename: str,
 def _keep_free_variables(original: types.CodeType, body: list) -> None:
     """Free variables the code keeps but never reads (Dynamo's transformed code does this) still
     have to be free variables of the new code: reference them where it never runs."""
+    if not any(v != "__class__" for v in original.co_freevars):
+        return      # nothing to keep
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == original.co_name:
             used = {n.id for n in traversal.walk(node) if isinstance(n, ast.Name)}

@@ -638,17 +638,24 @@ def code_to_source_and_constants(code: types.CodeType, defaults: dict[str, ast.e
 
 
 def _code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None = None) -> str:
-    tree = renumber_temporaries(BoolOpFromIfExp().visit(code_to_ast(code, defaults)), opaque.names_in(code))
+    tree = code_to_ast(code, defaults)
+    nodes = traversal.preorder(tree)    # one walk serves the passes below while the tree stands
+    if any(node.__class__ is ast.IfExp for node in nodes):
+        tree = BoolOpFromIfExp().visit(tree)
+        nodes = traversal.preorder(tree)
+    renumber_temporaries(tree, opaque.names_in(code), nodes)
     if builds_slices(code):
         slices_as_values(tree)
+        nodes = None
     if code.co_flags & CO_FUTURE_ANNOTATIONS and code.co_name == "<module>" and not any(
             isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in tree.body):
         has_docstring = bool(tree.body) and isinstance(tree.body[0], ast.Expr) \
             and isinstance(tree.body[0].value, ast.Constant) and isinstance(tree.body[0].value.value, str)
         tree.body.insert(1 if has_docstring else 0, ast.ImportFrom("__future__", [ast.alias("annotations")], 0))
         tree.body = [s for s in tree.body if not isinstance(s, ast.Pass)] if len(tree.body) == 2 else tree.body
-    _name_comprehension_iterator(tree, code)
-    traversal.fill_locations(tree)  # ast.unparse reads lineno (type comments)
+        nodes = None
+    _name_comprehension_iterator(tree, code)   # renames only: the list of nodes still stands
+    traversal.fill_locations(tree, nodes=nodes)  # ast.unparse reads lineno (type comments)
     try:
         return ast.unparse(tree) + "\n"
     except Exception as exc:  # unparse of a malformed tree is our bug: report it as such

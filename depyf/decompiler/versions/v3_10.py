@@ -45,7 +45,13 @@ import dis
 import types
 
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.instructions import ExceptionEntry, Instr, chain_operand_copies, hoist_break_tails
+from depyf.decompiler.instructions import (
+    ExceptionEntry,
+    Instr,
+    chain_operand_copies,
+    hoist_break_tails,
+    raw_instructions,
+)
 
 _DROP = frozenset({"NOP", "EXTENDED_ARG", "GEN_START"})
 _JUMPS = {
@@ -85,7 +91,7 @@ _CONVERSIONS = {0: None, 1: "s", 2: "r", 3: "a"}
 
 def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
     """The normalised instructions and synthesised exception table of ``code`` (compiled by CPython 3.10)."""
-    raw = list(dis.get_instructions(code))
+    raw = list(raw_instructions(code))
     qualname = getattr(code, "co_qualname", code.co_name)
     flow = _BlockFlow(raw, qualname)
     flow.run()

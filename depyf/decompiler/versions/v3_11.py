@@ -6,7 +6,14 @@ import dis
 import types
 
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.instructions import ExceptionEntry, Instr, async_for_entries_to_outer, forward_offsets
+from depyf.decompiler.instructions import (
+    ExceptionEntry,
+    Instr,
+    async_for_entries_to_outer,
+    forward_offsets,
+    lean_instructions,
+    raw_exception_entries,
+)
 
 _DROP = {"CACHE", "PRECALL", "NOP", "RESUME", "EXTENDED_ARG", "MAKE_CELL", "COPY_FREE_VARS",
          "ASYNC_GEN_WRAP"}
@@ -42,25 +49,24 @@ _CONVERSIONS = {0: None, 1: "s", 2: "r", 3: "a"}
 
 
 def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
-    raw = list(dis.get_instructions(code))
+    raw = lean_instructions(code)
     table = [ExceptionEntry(e.start, e.end, e.target, e.depth, e.lasti)
-             for e in dis.Bytecode(code).exception_entries]
+             for e in raw_exception_entries(code)]
     out: list[Instr] = []
     dropped: list[int] = []
     kw_names = None
     qualname = getattr(code, "co_qualname", code.co_name)
+
+    def emit(opname: str, argval: object = None, target: int | None = None) -> Instr:
+        """Model the raw instruction being read (``ins``) as ``opname``."""
+        new = Instr(opname, ins.offset, ins.arg, argval, target, ins.lineno, extra={})
+        out.append(new)
+        return new
+
     i = 0
     while i < len(raw):
         ins = raw[i]
         name = ins.opname
-        line = ins.positions.lineno if ins.positions else None
-
-        def emit(opname: str, argval: object = None, target: int | None = None, offset: int = ins.offset,
-                 lineno: int | None = line, arg: int | None = ins.arg, **extra: object) -> Instr:
-            new = Instr(opname, offset, arg, argval, target, lineno, extra=dict(extra))
-            out.append(new)
-            return new
-
         if name not in HANDLED:
             raise DecompilationError(f"unsupported opcode {name}", qualname=qualname, offset=ins.offset,
                                      opname=name)

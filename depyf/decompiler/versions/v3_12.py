@@ -41,6 +41,8 @@ from depyf.decompiler.instructions import (
     async_for_entries_to_outer,
     chain_operand_copies,
     hoist_break_tails,
+    raw_exception_entries,
+    raw_instructions,
 )
 
 # Dropped everywhere: no effect on the values the decompiler reconstructs.
@@ -138,7 +140,7 @@ class Translator:
     def __init__(self, code: types.CodeType):
         self.code = code
         self.qualname = getattr(code, "co_qualname", code.co_name)
-        all_raw = list(dis.get_instructions(code))
+        all_raw = list(raw_instructions(code))
         self.all_offsets = [r.offset for r in all_raw]
         self.end_offset = all_raw[-1].offset + 2 if all_raw else 0
         self.dropped: set[int] = set()
@@ -156,7 +158,7 @@ class Translator:
         self.pos = {ins.offset: k for k, ins in enumerate(self.raw)}
         self.jump_targets = {ins.argval for ins in all_raw if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs}
         self.table = [ExceptionEntry(e.start, e.end, e.target, e.depth, e.lasti)
-                      for e in dis.Bytecode(code).exception_entries]
+                      for e in raw_exception_entries(code)]
         self.dead_handlers: set[int] = set()  # handler targets whose entries are removed
         self.async_for_handlers: set[int] = set()  # END_ASYNC_FOR targets (folded into ASYNC_FOR_ITER)
         self.kw_names: tuple | None = None

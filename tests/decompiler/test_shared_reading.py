@@ -1,0 +1,156 @@
+"""Work done once and shared (bytecode read once per code object, one tree walk, the flow check's
+remembered successors) gives the same answers as doing it afresh."""
+
+from __future__ import annotations
+
+import ast
+import collections
+import dis
+import types
+from pathlib import Path
+
+import depyf
+from depyf.decompiler import instructions, traversal
+from depyf.decompiler.flowcheck import Flow, _without_decisions
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def _codes(code: types.CodeType) -> list[types.CodeType]:
+    found = [code]
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            found.extend(_codes(const))
+    return found
+
+
+def _corpus_codes() -> list[types.CodeType]:
+    codes = []
+    for path in sorted(CORPUS.glob("*.py")):
+        try:
+            module = compile(path.read_text(encoding="utf-8"), str(path), "exec", dont_inherit=True)
+        except SyntaxError:
+            continue    # syntax of a newer CPython
+        codes.extend(_codes(module)[1:])
+    return codes
+
+
+def sample(items, n=50):
+    # (defined at module level so that its code and its generator expression are real nested code)
+    words = [w for w in items if w]
+    return {w: sum(1 for c in w if c.isupper()) for w in words[:n]}, (lambda k: k * 2)
+
+
+def test_each_code_object_is_read_once_per_decompile(monkeypatch):
+    # id(code) -> reads (the code objects live on), by dis or, on 3.11, by the lean reader
+    reads: collections.Counter = collections.Counter()
+
+    def counting(read):
+        def wrapper(code, *args, **kwargs):
+            reads[id(code)] += 1
+            return read(code, *args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(instructions.dis, "get_instructions", counting(dis.get_instructions))
+    if hasattr(instructions, "_read_3_11"):
+        monkeypatch.setattr(instructions, "_read_3_11", counting(instructions._read_3_11))
+    source = depyf.decompile(sample)
+    originals = {id(c) for c in _codes(sample.__code__)}
+    assert len(originals) >= 3      # the function, the generator expression, the lambda (, the dict
+    #                                 comprehension before 3.12)
+    # the original and its nested code were read once each: the normalisation and the flow check
+    # share the read
+    assert set(reads) >= originals
+    assert all(reads[c] == 1 for c in originals)
+    # a second call reads everything again, once, and gives the same result, which runs the same
+    reads.clear()
+    assert depyf.decompile(sample) == source
+    assert all(reads[c] == 1 for c in originals)
+    namespace: dict = {}
+    exec(source, namespace)
+    words = ["Ab", "", "CD", "x"]
+    assert namespace["sample"](words)[0] == sample(words)[0]
+
+
+def test_reading_outside_a_decompile_call_is_not_remembered():
+    code = sample.__code__
+    assert instructions.raw_instructions(code) == tuple(dis.get_instructions(code))
+    with instructions.reading_once():
+        first = instructions.raw_instructions(code)
+        assert instructions.raw_instructions(code) is first
+    assert instructions.raw_instructions(code) is not first
+
+
+def test_preorder_is_node_visitor_order():
+    tree = ast.parse(Path(instructions.__file__).read_text(encoding="utf-8"))
+    visited = []
+
+    class Recorder(ast.NodeVisitor):
+        def visit(self, node):
+            visited.append(node)
+            self.generic_visit(node)
+
+    Recorder().visit(tree)
+    nodes = traversal.preorder(tree)
+    assert len(nodes) == len(visited) > 1000
+    assert all(a is b for a, b in zip(nodes, visited, strict=True))
+    assert sorted(map(id, nodes)) == sorted(map(id, traversal.walk(tree)))
+
+
+def test_remembered_successors_and_walk_match_fresh_ones():
+    """The flow check finds each instruction's successors once and reuses the walk from the starts
+    while the known constants stand: after construction they still equal freshly computed ones."""
+    checked = 0
+    for code in _corpus_codes():
+        flow = Flow(code)
+        for k, found in flow._successor_cache.items():
+            assert found == flow._find_successors(k), (code.co_name, k)
+        if flow._walked is not None:
+            fresh_seen, fresh_entries = flow._walk()
+            seen, entries = flow._walked
+            assert seen == fresh_seen
+            assert {n: sorted(v) for n, v in entries.items()} == {n: sorted(v) for n, v in fresh_entries.items()}
+        checked += 1
+    assert checked > 300
+
+
+def test_flow_instructions_read_what_dis_reads(monkeypatch):
+    """The flow check's reader (straight from ``co_code`` on 3.11) gives dis's values for every
+    instruction of the corpus and of the benchmark's stdlib modules (a constant's argrepr aside)."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "bench"))
+    from decompile_speed import MODULES, module_sources
+
+    codes = _corpus_codes()
+    try:
+        stdlib = module_sources(MODULES).values()
+    except OSError:     # (pyodide keeps the stdlib in a zip file: the corpus alone)
+        stdlib = []
+    for path, source in stdlib:
+        codes.extend(_codes(compile(source, path, "exec", dont_inherit=True)))
+    compared = 0
+    for code in codes:
+        ours = list(instructions.flow_instructions(code))
+        theirs = list(dis.get_instructions(code))
+        assert len(ours) == len(theirs), code
+        for a, b in zip(ours, theirs, strict=True):
+            assert (a.opname, a.opcode, a.arg, a.offset) == (b.opname, b.opcode, b.arg, b.offset)
+            assert getattr(a, "lineno", None) == (b.positions.lineno if hasattr(a, "lineno") else None)
+            assert a.argval is b.argval or a.argval == b.argval, (a, b)
+            assert a.argrepr == b.argrepr or b.opcode in dis.hasconst, (a, b)
+            compared += 1
+    assert compared > (200_000 if stdlib else 10_000)
+
+
+def test_successors_without_decisions_are_the_strict_pairs_without_them():
+    """The flow check compares successors (``pairs(False)``) taken from the pairs with decisions."""
+    checked = 0
+    for code in _corpus_codes():
+        strict = Flow(code).pairs(True)
+        flow = Flow(code)
+        plain = flow.pairs(False)
+        flow.pairs(True)
+        if flow.gave_up:
+            continue
+        assert _without_decisions(strict) == plain, code.co_name
+        checked += 1
+    assert checked > 300
