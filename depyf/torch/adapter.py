@@ -893,13 +893,18 @@ def run_frame_uncompiled() -> Any:
 def inductor_loaded_modules() -> list[types.ModuleType]:
     """Output-code modules Inductor has loaded in this process, oldest first.
 
-    Private: ``torch._inductor.codecache.PyCodeCache.modules``. Used by tests to find the module
-    whose ``call`` a compiled graph runs.
+    Private: ``torch._inductor.codecache.PyCodeCache.modules`` (a list), or on torch 2.2 to 2.4
+    its ``cache`` (a dict key -> module, in load order). Used by tests to find the module whose
+    ``call`` a compiled graph runs.
     """
     cache = _debug_private("torch._inductor.codecache", "PyCodeCache")
     modules = getattr(cache, "modules", None)
     if modules is None:
-        raise UnsupportedTorchError("depyf needs torch._inductor.codecache.PyCodeCache.modules")
+        by_key = getattr(cache, "cache", None)
+        if not isinstance(by_key, dict):
+            raise UnsupportedTorchError("depyf needs torch._inductor.codecache.PyCodeCache.modules "
+                                        f"(or its cache dict); torch {torch_version()} has neither")
+        modules = by_key.values()
     return list(modules)
 
 

@@ -13,7 +13,10 @@ and also reported as a warning.
 """
 
 from __future__ import annotations
+import __future__
 
+import functools
+import operator
 import os
 import sys
 import types
@@ -276,7 +279,7 @@ def _link_text(text: str, path: str, targets: dict[str, types.FunctionType | Non
     import linecache
 
     linecache.checkcache(path)  # a previous version of the file may be cached
-    compiled = compile(text, path, "exec", dont_inherit=True)
+    compiled = compile(text, path, "exec", flags=_future_flags(targets), dont_inherit=True)
     by_qualname: dict[str, types.CodeType] = {}
     for code in _nested_codes(compiled):
         by_qualname.setdefault(_qualname(code), code)
@@ -294,6 +297,24 @@ def _link_text(text: str, path: str, targets: dict[str, types.FunctionType | Non
     for fn, new in swaps:
         fn.__code__ = new
     return None
+
+
+# Every ``from __future__ import ...`` feature's compiler flag: code compiled under one carries it.
+_FUTURE_FLAGS = functools.reduce(
+    operator.or_, (getattr(__future__, name).compiler_flag for name in __future__.all_feature_names), 0)
+
+
+def _future_flags(targets: dict[str, types.FunctionType | None]) -> int:
+    """The ``__future__`` features the running code was compiled with, to compile the file alike.
+
+    torch 2.2's Inductor compiles its output code inside a module that imports
+    ``annotations`` from ``__future__`` and so passes that flag on (``co_flags`` differs by it);
+    later releases compile without inheriting. The feature only changes annotations, none of which
+    the written files have."""
+    for fn in targets.values():
+        if fn is not None:
+            return fn.__code__.co_flags & _FUTURE_FLAGS
+    return 0
 
 
 def _nested_codes(code: types.CodeType) -> Iterator[types.CodeType]:
