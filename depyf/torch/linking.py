@@ -83,6 +83,7 @@ def _link_graph_module(gm: Any, path: str, title: str | None) -> str | None:
     readable = gm.print_readable(print_output=False)  # also forces a lazy module to generate code
     if safe != name:
         readable = readable.replace(f"class {name}(", f"class {safe}(", 1)
+    readable = _nested_classes_named_by_attribute(readable, gm)
     text = header + "\n" + readable.rstrip() + "\n"
     targets = {qualname: _forward_function(mod) for qualname, mod in modules.items()}
     reason = _link_text(text, path, targets)
@@ -105,6 +106,39 @@ def _graph_modules(gm: Any, qualname: str) -> Iterator[tuple[str, Any]]:
     for name, child in gm.named_children():
         if isinstance(child, torch.fx.GraphModule):
             yield from _graph_modules(child, f"{qualname}.{name}")
+
+
+def _nested_classes_named_by_attribute(readable: str, gm: Any) -> str:
+    """``readable`` with each nested graph module's class named by its attribute (``cond_true_0``).
+
+    torch 2.2's ``print_readable`` names the nested classes by their class name (every one
+    ``GraphModule``), so their ``forward`` functions share one qualname and cannot be told apart;
+    later releases name them by attribute already. Nested classes appear in the order of a
+    depth-first walk of the graph module children."""
+    import torch.fx
+
+    expected: list[tuple[int, str]] = []
+
+    def walk(module: Any, depth: int) -> None:
+        for name, child in module.named_children():
+            if isinstance(child, torch.fx.GraphModule):
+                expected.append((depth, name))
+                walk(child, depth + 1)
+
+    walk(gm, 1)
+    if not expected:
+        return readable
+    lines = readable.split("\n")
+    order = iter(expected)
+    for k, line in enumerate(lines):
+        stripped = line.lstrip(" ")
+        indent = len(line) - len(stripped)
+        if indent and stripped.startswith("class ") and stripped.endswith("(torch.nn.Module):"):
+            depth, name = next(order, (None, None))
+            if depth is None or indent != 4 * depth:
+                return readable  # another layout: leave it, verification decides
+            lines[k] = f"{line[:indent]}class {name}(torch.nn.Module):"
+    return "\n".join(lines)
 
 
 def _forward_function(gm: Any) -> types.FunctionType | None:
