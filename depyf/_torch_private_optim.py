@@ -4,6 +4,7 @@
 from depyf.torch.adapter import (
     TorchInternalsChanged,
     cache_entry_for,
+    compile_mark,
     compiling_frame_locals,
     current_compile_id,
     entry_guards,
@@ -20,6 +21,7 @@ __all__ = [
     "TorchInternalsChanged",
     "cache_entries",
     "cache_entry_for",
+    "compile_mark",
     "compiling_frame_locals",
     "current_compile_id",
     "entry_guards",

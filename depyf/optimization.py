@@ -89,7 +89,7 @@ class TorchCompileWrapperWithCustomDispatcher:
         setattr_ = object.__setattr__
         setattr_(self, "compiled_callable", compiled_callable)
         setattr_(self, "compiled_codes", [])
-        setattr_(self, "_depyf_compile_ids", [])  # parallel to compiled_codes
+        setattr_(self, "_depyf_compile_ids", [])  # parallel to compiled_codes: how to find each cache entry
         setattr_(self, "_depyf_method", method.__func__)
         setattr_(self, "_depyf_attribute", _attribute_name(type(self), method.__func__))
         setattr_(self, "_depyf_check", bool(check))
@@ -209,7 +209,7 @@ def _recording_hook(owner: TorchCompileWrapperWithCustomDispatcher, func: types.
         frame_locals = private.compiling_frame_locals()
         if frame_locals is not None and self_name is not None and frame_locals.get(self_name) is not wrapper:
             return None  # another instance of the same class compiled
-        wrapper._depyf_compile_ids.append(private.current_compile_id())
+        wrapper._depyf_compile_ids.append(private.compile_mark(code))
         wrapper.compiled_codes.append(new_code)
         return None
 

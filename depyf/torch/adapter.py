@@ -32,6 +32,12 @@ test in ``tests/torch/test_adapter.py`` that fails on that release without it. S
 - 2.2 to 2.5: ``OutputGraph.call_user_compiler(self, gm)`` takes no example inputs and the graph
   module has no ``meta["backend_id"]``: the name is the ``name`` local of the calling
   ``compile_and_call_fx_graph``.
+- 2.2 (the dispatcher, ``depyf.optimization``): ``torch._C._dynamo`` is no package (its
+  ``eval_frame`` is reached by attribute); Dynamo empties the compiling frame's locals dict after
+  the compilation (``compiling_frame_locals`` copies it); cache entries carry no compile id (the
+  entry a bytecode hook saw made is found by its place, ``CompileMark``). 2.2 to 2.4: guard
+  functions check the current backend, which run-only mode skips through a flag
+  (``set_eval_frame``, ``failed_guards``).
 """
 
 from __future__ import annotations
@@ -887,13 +893,18 @@ def run_frame_uncompiled() -> Any:
 def inductor_loaded_modules() -> list[types.ModuleType]:
     """Output-code modules Inductor has loaded in this process, oldest first.
 
-    Private: ``torch._inductor.codecache.PyCodeCache.modules``. Used by tests to find the module
-    whose ``call`` a compiled graph runs.
+    Private: ``torch._inductor.codecache.PyCodeCache.modules`` (a list), or on torch 2.2 to 2.4
+    its ``cache`` (a dict key -> module, in load order). Used by tests to find the module whose
+    ``call`` a compiled graph runs.
     """
     cache = _debug_private("torch._inductor.codecache", "PyCodeCache")
     modules = getattr(cache, "modules", None)
     if modules is None:
-        raise UnsupportedTorchError("depyf needs torch._inductor.codecache.PyCodeCache.modules")
+        by_key = getattr(cache, "cache", None)
+        if not isinstance(by_key, dict):
+            raise UnsupportedTorchError("depyf needs torch._inductor.codecache.PyCodeCache.modules "
+                                        f"(or its cache dict); torch {torch_version()} has neither")
+        modules = by_key.values()
     return list(modules)
 
 
@@ -954,20 +965,48 @@ def entry_guards(entry: Any) -> Any:
     return _guards_of(entry)
 
 
-def cache_entry_for(code: types.CodeType, transformed: types.CodeType, compile_id: Any) -> Any | None:
+@dataclass(frozen=True)
+class CompileMark:
+    """What a bytecode hook records to find the cache entry of the compilation it sees later.
+
+    ``compile_id`` is the compilation's id; ``entries_before`` is how many cache entries the code
+    had when the hook ran. Cache entries name their compilation from torch 2.3; on 2.2 the new
+    entry is told by its place (Dynamo puts each new entry in front and removes none until
+    ``torch._dynamo.reset()``)."""
+
+    compile_id: Any
+    entries_before: int
+
+
+def compile_mark(code: types.CodeType) -> CompileMark:
+    """The ``CompileMark`` of the compilation of ``code`` running now (call it from a bytecode hook)."""
+    return CompileMark(current_compile_id(), len(dispatch_cache_entries(code)))
+
+
+def cache_entry_for(code: types.CodeType, transformed: types.CodeType, mark: Any) -> Any | None:
     """The cache entry of ``code`` that a bytecode hook saw being made, or None (evicted, reset).
 
-    Matched by the transformed code itself, else by compile id: a bytecode hook registered after
-    ours (``depyf.prepare_debug`` is one) may have replaced the code that the cache entry runs.
+    Matched by the transformed code itself, else by compile id (``mark`` is a ``CompileMark`` or a
+    compile id): a bytecode hook registered after ours (``depyf.prepare_debug`` is one) may have
+    replaced the code that the cache entry runs. Entries without a compile id (torch 2.2) are
+    matched by their place, and only when the entry's code is the same function as ``transformed``.
     """
     entries = dispatch_cache_entries(code)
     for entry in entries:
         if entry.code is transformed:
             return entry
+    compile_id = mark.compile_id if isinstance(mark, CompileMark) else mark
     if compile_id is not None:
         for entry in entries:
             if getattr(entry, "compile_id", None) == compile_id:
                 return entry
+    if isinstance(mark, CompileMark) and entries and not hasattr(entries[0], "compile_id"):
+        place = len(entries) - 1 - mark.entries_before
+        if 0 <= place < len(entries):
+            candidate = entries[place].code
+            same = ("co_name", "co_filename", "co_firstlineno", "co_argcount", "co_varnames")
+            if all(getattr(candidate, attr) == getattr(transformed, attr) for attr in same):
+                return entries[place]
     return None
 
 
@@ -983,7 +1022,7 @@ def current_compile_id() -> Any | None:
 def compiling_frame_locals() -> dict[str, Any] | None:
     """The local variables of the frame Dynamo is compiling right now, or None if not found.
 
-    Only meaningful when called from a bytecode hook: torch 2.13's ``convert_frame._compile``
+    Only meaningful when called from a bytecode hook: ``convert_frame._compile`` (2.2 to 2.15)
     receives the frame's locals as its ``locals`` argument, and the hook runs below it on the stack.
     The hook itself gets no frame, so this is the only way to tell which instance triggered a
     compilation of a method shared by many instances.
@@ -993,7 +1032,8 @@ def compiling_frame_locals() -> dict[str, Any] | None:
         code = frame.f_code
         if code.co_name == "_compile" and code.co_filename.endswith("convert_frame.py"):
             value = frame.f_locals.get("locals")
-            return value if isinstance(value, dict) else None
+            # a copy: torch 2.2 empties the frame's locals dict once the compilation is over
+            return dict(value) if isinstance(value, dict) else None
         frame = frame.f_back
     return None
 
@@ -1006,9 +1046,7 @@ def failed_guards(guard_manager: Any, f_locals: dict[str, Any]) -> list[str] | N
     check_verbose = getattr(guard_manager, "check_verbose", None)
     if check_verbose is None:
         if callable(guard_manager) and hasattr(guard_manager, "verbose_code_parts"):
-            if guard_manager(f_locals):
-                return None
-            return [f"(torch {torch_version()}'s guard function returned False; it names no guard)"]
+            return _failed_python_guards(guard_manager, f_locals)
         raise _optim_missing("GuardManagerWrapper.check_verbose")
     result = check_verbose(f_locals)
     if result.result:
@@ -1016,13 +1054,74 @@ def failed_guards(guard_manager: Any, f_locals: dict[str, Any]) -> list[str] | N
     return [str(part) for part in result.verbose_code_parts] or ["(torch reported no guard text)"]
 
 
+def _failed_python_guards(guard_fn: Any, f_locals: dict[str, Any]) -> list[str] | None:
+    """The failed parts of a Python guard function (torch 2.2 to 2.4), evaluated one by one as
+    Dynamo's ``get_guard_fail_reason`` does, without recording a failure in Dynamo's tables.
+
+    The backend check (``___skip_backend_check() or ___current_backend() == ...``) is skipped, as in
+    Dynamo's run-only mode: outside a ``torch.compile`` call no backend is current, and the code a
+    dispatcher runs is the code compiled for its own ``torch.compile`` callable."""
+    closure_vars = getattr(guard_fn, "closure_vars", None)
+    global_scope = getattr(guard_fn, "global_scope", None)
+    if not isinstance(closure_vars, dict) or not isinstance(global_scope, dict):
+        if guard_fn(f_locals):
+            return None
+        return [f"(torch {torch_version()}'s guard function returned False; it names no guard)"]
+    scope = {"L": f_locals, "G": global_scope.get("G"), **closure_vars}
+    scope["___check_tensors"] = scope.get("___check_tensors_verbose", scope.get("___check_tensors"))
+    scope["___skip_backend_check"] = lambda: True
+    failed: list[str] = []
+    for part in guard_fn.verbose_code_parts:
+        try:
+            result = eval(str(part), dict(global_scope), scope)  # noqa: S307 - Dynamo's own guard text
+        except Exception as exc:  # noqa: BLE001 - a guard that cannot run fails, with the reason
+            failed.append(f"{part} (raised {type(exc).__name__}: {exc})")
+            continue
+        if isinstance(result, str):
+            failed.append(result)
+        elif not result:
+            failed.append(str(part))
+    return failed or None
+
+
 def set_eval_frame() -> Callable[[Any], Any]:
-    """``torch._C._dynamo.eval_frame.set_eval_frame``: installs a frame callback, returns the prior one."""
+    """A setter that installs a Dynamo frame callback and returns what restores the prior one.
+
+    ``torch._C._dynamo.eval_frame.set_eval_frame``, reached by attribute: torch 2.2's
+    ``torch._C._dynamo`` is no package, so ``from torch._C._dynamo.eval_frame import ...`` fails
+    there. On torch 2.2 to 2.4 Dynamo's run-only mode is also a flag that lets cached code compiled
+    for any backend run (``eval_frame.guarded_backend_cache.skip_backend_check_for_run_only_mode``,
+    set by ``torch._dynamo.run()``): without it a resume function's guards fail outside its
+    ``torch.compile`` call; the setter sets that flag with the callback and restores both."""
     try:
-        from torch._C._dynamo.eval_frame import set_eval_frame as setter
-    except ImportError as exc:
+        setter = torch._C._dynamo.eval_frame.set_eval_frame
+    except AttributeError as exc:
         raise _optim_missing("torch._C._dynamo.eval_frame.set_eval_frame", exc) from exc
-    return setter
+    from torch._dynamo import eval_frame
+
+    backend_cache = getattr(eval_frame, "guarded_backend_cache", None)
+    if backend_cache is None or not callable(getattr(eval_frame, "_maybe_init_guarded_backend_cache", None)):
+        return setter
+    init_backend_cache = eval_frame._maybe_init_guarded_backend_cache
+
+    def set_callback_and_backend_check(callback: Any) -> Any:
+        if isinstance(callback, _PriorFrameCallback):
+            backend_cache.skip_backend_check_for_run_only_mode = callback.skip_backend_check
+            return setter(callback.callback)
+        init_backend_cache()
+        prior = _PriorFrameCallback(setter(callback), backend_cache.skip_backend_check_for_run_only_mode)
+        backend_cache.skip_backend_check_for_run_only_mode = callback is False
+        return prior
+
+    return set_callback_and_backend_check
+
+
+@dataclass(frozen=True)
+class _PriorFrameCallback:
+    """What ``set_eval_frame()``'s setter returns on torch 2.2 to 2.4: the prior callback and flag."""
+
+    callback: Any
+    skip_backend_check: bool
 
 
 # The callback value that puts Dynamo in "run only" mode: frames whose code has cache entries run

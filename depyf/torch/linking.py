@@ -13,7 +13,10 @@ and also reported as a warning.
 """
 
 from __future__ import annotations
+import __future__
 
+import functools
+import operator
 import os
 import sys
 import types
@@ -80,6 +83,7 @@ def _link_graph_module(gm: Any, path: str, title: str | None) -> str | None:
     readable = gm.print_readable(print_output=False)  # also forces a lazy module to generate code
     if safe != name:
         readable = readable.replace(f"class {name}(", f"class {safe}(", 1)
+    readable = _nested_classes_named_by_attribute(readable, gm)
     text = header + "\n" + readable.rstrip() + "\n"
     targets = {qualname: _forward_function(mod) for qualname, mod in modules.items()}
     reason = _link_text(text, path, targets)
@@ -102,6 +106,39 @@ def _graph_modules(gm: Any, qualname: str) -> Iterator[tuple[str, Any]]:
     for name, child in gm.named_children():
         if isinstance(child, torch.fx.GraphModule):
             yield from _graph_modules(child, f"{qualname}.{name}")
+
+
+def _nested_classes_named_by_attribute(readable: str, gm: Any) -> str:
+    """``readable`` with each nested graph module's class named by its attribute (``cond_true_0``).
+
+    torch 2.2's ``print_readable`` names the nested classes by their class name (every one
+    ``GraphModule``), so their ``forward`` functions share one qualname and cannot be told apart;
+    later releases name them by attribute already. Nested classes appear in the order of a
+    depth-first walk of the graph module children."""
+    import torch.fx
+
+    expected: list[tuple[int, str]] = []
+
+    def walk(module: Any, depth: int) -> None:
+        for name, child in module.named_children():
+            if isinstance(child, torch.fx.GraphModule):
+                expected.append((depth, name))
+                walk(child, depth + 1)
+
+    walk(gm, 1)
+    if not expected:
+        return readable
+    lines = readable.split("\n")
+    order = iter(expected)
+    for k, line in enumerate(lines):
+        stripped = line.lstrip(" ")
+        indent = len(line) - len(stripped)
+        if indent and stripped.startswith("class ") and stripped.endswith("(torch.nn.Module):"):
+            depth, name = next(order, (None, None))
+            if depth is None or indent != 4 * depth:
+                return readable  # another layout: leave it, verification decides
+            lines[k] = f"{line[:indent]}class {name}(torch.nn.Module):"
+    return "\n".join(lines)
 
 
 def _forward_function(gm: Any) -> types.FunctionType | None:
@@ -276,7 +313,7 @@ def _link_text(text: str, path: str, targets: dict[str, types.FunctionType | Non
     import linecache
 
     linecache.checkcache(path)  # a previous version of the file may be cached
-    compiled = compile(text, path, "exec", dont_inherit=True)
+    compiled = compile(text, path, "exec", flags=_future_flags(targets), dont_inherit=True)
     by_qualname: dict[str, types.CodeType] = {}
     for code in _nested_codes(compiled):
         by_qualname.setdefault(_qualname(code), code)
@@ -294,6 +331,24 @@ def _link_text(text: str, path: str, targets: dict[str, types.FunctionType | Non
     for fn, new in swaps:
         fn.__code__ = new
     return None
+
+
+# Every ``from __future__ import ...`` feature's compiler flag: code compiled under one carries it.
+_FUTURE_FLAGS = functools.reduce(
+    operator.or_, (getattr(__future__, name).compiler_flag for name in __future__.all_feature_names), 0)
+
+
+def _future_flags(targets: dict[str, types.FunctionType | None]) -> int:
+    """The ``__future__`` features the running code was compiled with, to compile the file alike.
+
+    torch 2.2's Inductor compiles its output code inside a module that imports
+    ``annotations`` from ``__future__`` and so passes that flag on (``co_flags`` differs by it);
+    later releases compile without inheriting. The feature only changes annotations, none of which
+    the written files have."""
+    for fn in targets.values():
+        if fn is not None:
+            return fn.__code__.co_flags & _FUTURE_FLAGS
+    return 0
 
 
 def _nested_codes(code: types.CodeType) -> Iterator[types.CodeType]:

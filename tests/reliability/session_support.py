@@ -7,6 +7,7 @@ every test asserts what a user would see: results, files, messages, torch left a
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 PRELUDE = textwrap.dedent("""
-    import os, sys, json, signal, time, warnings
+    import os, re, sys, json, signal, time, warnings
     import torch, depyf
     from depyf.torch import adapter
     warnings.simplefilter("always")
@@ -87,5 +88,10 @@ def interrupt(proc: subprocess.Popen) -> None:
     proc.send_signal(signal.SIGINT)
 
 
+# The one warning per feature this torch release cannot provide (torch 2.2: no structured trace)
+# is about the release, not the scenario under test.
+RELEASE_GAP = re.compile(r"depyf: .+ unavailable: torch \S+ .*; the program runs unchanged")
+
+
 def depyf_warnings(err: str) -> list[str]:
-    return [line for line in err.splitlines() if "DepyfWarning:" in line]
+    return [line for line in err.splitlines() if "DepyfWarning:" in line and not RELEASE_GAP.search(line)]

@@ -63,7 +63,9 @@ PROGRAM = """
         warnings.simplefilter("always")
         with depyf.prepare_debug(dump + "_again") as again:
             f(torch.ones(5))
-    report("AGAIN_WARNINGS", [str(w.message) for w in caught])
+    report("AGAIN_WARNINGS", [str(w.message) for w in caught  # a release's missing features aside
+                              if not re.search(r"unavailable: torch \\S+ .*; the program runs unchanged",
+                                               str(w.message))])
     report("AGAIN_INDEX", os.path.exists(os.path.join(again, "index.json")))
 """
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -146,6 +147,26 @@ def test_inductor_module_functions_run_from_the_written_file(tmp_path: Path) -> 
     assert module.get_args.__code__.co_filename == str(target)
     x = torch.randn(3)
     assert torch.equal(call([x])[0], torch.abs(x) + 1)
+
+
+def test_inductor_output_compiled_under_a_future_import_links(tmp_path: Path) -> None:
+    """torch 2.2's Inductor compiles its output code in a module that has
+    ``from __future__ import annotations``, so the running code carries that flag: the written file
+    is compiled with it too (else ``co_flags`` differs and the file is for reading only)."""
+    import __future__
+
+    source = tmp_path / "cache" / "cdef.py"
+    source.parent.mkdir()
+    source.write_text("def call(args):\n    a, = args\n    return (a * 3,)\n")
+    module = types.ModuleType("cdef")
+    module.__file__ = str(source)
+    exec(compile(source.read_text(), str(source), "exec",  # noqa: S102 - the test's own module text
+                 flags=__future__.annotations.compiler_flag, dont_inherit=True), module.__dict__)
+    assert module.call.__code__.co_flags & __future__.annotations.compiler_flag
+    target = tmp_path / "dump" / "__compiled_fn_2.output_code.0.py"
+    assert link_inductor_output(module, str(target)) is None
+    assert module.call.__code__.co_filename == str(target)
+    assert module.call([torch.ones(2)])[0].tolist() == [3.0, 3.0]
 
 
 def _fallback_example(a, n):
