@@ -19,6 +19,7 @@
 # pins) shares one copy instead of ~4 GB each. Default pytest arguments: `-m torch` over tests/
 # (the slow ones included). The exit status is pytest's.
 set -euo pipefail
+{ # read whole before running: editing this file cannot upset a build in progress
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
 usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -147,3 +148,4 @@ if [ "${1:-}" = "--venv-only" ]; then echo "$VENV/bin/python"; exit 0; fi
 cd "$ROOT"
 echo "test-torch: torch $("$VENV/bin/python" -c 'import torch; print(torch.__version__)') on CPython $PY_VERSION" >&2
 exec "$VENV/bin/python" -m pytest -q -p no:cacheprovider "$@"
+}
