@@ -124,10 +124,11 @@ if [ ! -f "$STAMP" ]; then
     # Wheels of torch before 2.3 were built against NumPy 1.x and warn or fail under NumPy 2.
     case "$TORCH_VERSION" in 2.0.*|2.1.*|2.2.*) echo "numpy<2" >> "$constraints" ;; esac
     # transformers turns its torch support off below a minimum torch that rises with its releases
-    # (5.0: 2.2, 5.1: 2.4, 5.15: 2.5, 5.20: 2.6); the models tests need the newest that accepts V.
+    # (5.0: 2.2, 5.1: 2.4, 5.15: 2.5, 5.20: 2.6), and 5.14 imports torch.distributed.tensor.DTensor
+    # (2.5+); the models tests need the newest that works with V.
     case "$TORCH_VERSION" in
         2.0.*|2.1.*|2.2.*|2.3.*) echo "transformers<5.1" >> "$constraints" ;;
-        2.4.*) echo "transformers<5.15" >> "$constraints" ;;
+        2.4.*) echo "transformers<5.14" >> "$constraints" ;;
         2.5.*) echo "transformers<5.20" >> "$constraints" ;;
     esac
     quiet_pip "$VENV/bin/python" --upgrade pip
