@@ -76,7 +76,7 @@ class _Registry:
         except adapter.SeamMismatch as exc:
             # No structured trace (2.2): events fire from the hook, before guards exist.
             self.traced = False
-            from depyf.torch.session import DepyfWarning
+            from depyf.torch.records import DepyfWarning
 
             warnings.warn(f"depyf: on_compile events carry no guards: {exc}; the program runs unchanged",
                           DepyfWarning, stacklevel=4)

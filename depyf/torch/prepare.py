@@ -20,7 +20,8 @@ import warnings
 
 from depyf.torch import adapter
 from depyf.torch.interrupts import DumpAbandoned, InterruptShield
-from depyf.torch.session import DepyfWarning, DumpSession
+from depyf.torch.records import DepyfWarning
+from depyf.torch.session import DumpSession
 
 _active: list[DumpSession] = []
 _active_lock = threading.Lock()

@@ -8,73 +8,20 @@ import threading
 import types
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
-from depyf.torch import adapter
+from depyf.torch import adapter, index
 from depyf.torch.children import count_child_processes
 from depyf.torch.files import DumpFiles
 from depyf.torch.full_code import EntryView, FunctionView, original_source_of, render_function
 from depyf.torch.graphs import GraphDumper
 from depyf.torch.guards import GuardClause, clauses_from_leaves
 from depyf.torch.names import identifier
+from depyf.torch.records import DepyfWarning, EntryRecord, FunctionRecord
 from depyf.torch.trace import GRAPH_STAGES, TraceEvent
 from depyf.torch.transformed import TransformedCode, dis_listing, safe_decompile, transform
 
-
-class DepyfWarning(UserWarning):
-    """Something depyf could not do; the user's program is unaffected."""
-
-
 _TRACE_KINDS = set(GRAPH_STAGES) | {"dynamo_graph_break_reason", "recompile_reasons"}
 TRACE_FEATURE = "structured trace (joint graph files, recompilation reasons)"
-
-
-@dataclass
-class EntryRecord:
-    """A transformed code that went through our bytecode hook."""
-
-    number: int
-    function_name: str
-    compile_key: str | None
-    result: TransformedCode
-    file: str
-    graphs: list[str] = field(default_factory=list)
-    clauses: list[GuardClause] = field(default_factory=list)
-
-    @property
-    def transformed_name(self) -> str:
-        return f"__transformed_code_{self.number}_for_{identifier(self.function_name)}"
-
-    @property
-    def guard_name(self) -> str:
-        return f"__guard_{self.number}_for_{identifier(self.function_name)}"
-
-
-@dataclass
-class FunctionRecord:
-    """An original code object Dynamo compiled (a user function or a resume function)."""
-
-    code: types.CodeType
-    serial: int                       # how many earlier records share this name
-    entries: list[EntryRecord] = field(default_factory=list)
-    compile_keys: list[str] = field(default_factory=list)
-    live_entries: list[EntryRecord] = field(default_factory=list)  # cached now, in lookup order
-
-    @property
-    def name(self) -> str:
-        return self.code.co_name
-
-    @property
-    def kind(self) -> str:
-        return "resume" if adapter.resume_of(self.code) else "user"
-
-    @property
-    def full_code_file(self) -> str:
-        return f"full_code_for_{identifier(self.name)}_{self.serial}.py"
-
-    @property
-    def dispatch_name(self) -> str:
-        return f"__dispatch_for_{identifier(self.name)}" + (f"_{self.serial}" if self.serial else "")
 
 
 class DumpSession:
@@ -311,8 +258,6 @@ class DumpSession:
                 self.files.write(record.full_code_file, render_function(view))
             except Exception as exc:  # noqa: BLE001
                 self.warn(f"could not write {record.full_code_file}: {exc!r}")
-        from depyf.torch import index
-
         index.write_index(self, top_level, children)
         if self.files.failed is not None:
             self.files.discard()

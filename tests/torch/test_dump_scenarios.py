@@ -213,7 +213,7 @@ def test_function_compiled_before_prepare_debug_is_still_shown(tmp_path):
 def test_internal_failures_become_warnings_and_the_program_still_works(tmp_path, monkeypatch):
     from depyf.torch import index as index_module
     from depyf.torch import session as session_module
-    from depyf.torch.session import DepyfWarning
+    from depyf.torch.records import DepyfWarning
 
     def broken_transform(*args, **kwargs):
         raise RuntimeError("simulated depyf bug")
@@ -250,7 +250,7 @@ def test_debugger_learns_the_dump_dir(tmp_path):
 
 
 def test_nested_prepare_debug_warns_and_dumps_once(tmp_path):
-    from depyf.torch.session import DepyfWarning
+    from depyf.torch.records import DepyfWarning
 
     @torch.compile(backend="eager")
     def f(x):
