@@ -20,8 +20,10 @@ import types
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from depyf import state
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-DEFAULT_DUMP_DIR = "depyf_debug_dir"
+DEFAULT_DUMP_DIR = state.DEFAULT_DUMP_DIR
 
 
 class UsageError(Exception):
@@ -65,54 +67,6 @@ def _script_environment(script: Path, argv: Sequence[str]) -> Iterator[None]:
         yield
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
-
-
-def _tell_debugger(dump_dir: str) -> None:
-    """Point ``depyf.debug()`` at the run's dump (it otherwise waits for a finished recording)."""
-    try:
-        import importlib
-
-        debug_module = importlib.import_module("depyf.torch.debug")  # the module, not the function
-    except ImportError:
-        return
-    setter = getattr(debug_module, "set_last_dump_dir", None)
-    if callable(setter):
-        setter(dump_dir)
-
-
-@contextlib.contextmanager
-def _fold_inner_prepare_debug(dump_dir: str, notes: list[str]) -> Iterator[None]:
-    """Make the script's own ``depyf.prepare_debug(...)`` a no-op while ``depyf run`` records.
-
-    Nesting two recordings would split the dump; the run's dump already covers everything the
-    script compiles, so the inner call only leaves a note saying where its output went.
-    """
-    import depyf
-
-    torch_api = sys.modules.get("depyf.torch")
-
-    @contextlib.contextmanager
-    def folded_prepare_debug(script_dump_dir: object = None, *args: object, **kwargs: object) -> Iterator[str]:
-        notes.append(f"the script's prepare_debug({str(script_dump_dir)!r}) was folded into "
-                     f"this run's dump at {dump_dir}")
-        yield dump_dir
-        _tell_debugger(dump_dir)  # so a later `with depyf.debug():` in the script finds this dump
-
-    patched = [(depyf, "prepare_debug")]
-    if torch_api is not None and hasattr(torch_api, "prepare_debug"):
-        patched.append((torch_api, "prepare_debug"))
-    saved = [(mod, name, mod.__dict__.get(name, _MISSING)) for mod, name in patched]
-    for mod, name in patched:
-        setattr(mod, name, folded_prepare_debug)
-    try:
-        yield
-    finally:
-        for mod, name, old in saved:
-            if old is _MISSING:
-                with contextlib.suppress(AttributeError):
-                    delattr(mod, name)
-            else:
-                setattr(mod, name, old)
 
 
 _MISSING = object()
@@ -268,7 +222,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                     prepare_debug(str(dump_dir)) as actual_dir:
                 if isinstance(actual_dir, (str, os.PathLike)):  # e.g. a per-process subdirectory
                     dump_dir = Path(actual_dir).resolve()
-                with _fold_inner_prepare_debug(str(dump_dir), notes):
+                with state.recording_run(str(dump_dir), notes):
                     ran = True
                     status = _run_script(script_file, live)
         except Exception as exc:  # prepare_debug failed to set up or to write the dump

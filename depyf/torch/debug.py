@@ -17,43 +17,18 @@ import types
 import warnings
 from typing import Any
 
+from depyf import state
 from depyf.fileio import read_regular
 
-__all__ = ["debug", "set_last_dump_dir", "last_dump_dir", "DebugWarning", "PAUSE_ENV"]
+__all__ = ["debug", "DebugWarning", "PAUSE_ENV"]
 
 PAUSE_ENV = "DEPYF_DEBUG_PAUSE"
 """``1``: always pause (tests drive pdb through a pipe); ``0``: never pause; unset: pause when
 stdin is a terminal or a debugger (pdb, debugpy) is attached."""
 
-_DEFAULT_DUMP_DIR = "depyf_debug_dir"
-_last_dump_dir: str | None = None
-
 
 class DebugWarning(UserWarning):
     """Something inside ``depyf.debug()`` did not go as planned; the program itself is unaffected."""
-
-
-def set_last_dump_dir(path: str) -> None:
-    """Record the dump directory of the latest ``prepare_debug`` (called by ``prepare_debug``)."""
-    global _last_dump_dir
-    _last_dump_dir = os.path.abspath(path)
-
-
-def last_dump_dir() -> str | None:
-    """The directory ``debug()`` points the user to.
-
-    The one recorded with ``set_last_dump_dir``; else the one ``depyf.torch.prepare`` remembers
-    (read, if that module is loaded, in case the recording call did not reach us); else
-    ``./depyf_debug_dir`` if it exists.
-    """
-    if _last_dump_dir is not None:
-        return _last_dump_dir
-    recorded = getattr(sys.modules.get("depyf.torch.prepare"), "_last_dump_dir", None)
-    if isinstance(recorded, str) and os.path.isdir(recorded):
-        return os.path.abspath(recorded)
-    if os.path.isdir(_DEFAULT_DUMP_DIR):
-        return os.path.abspath(_DEFAULT_DUMP_DIR)
-    return None
 
 
 def debug(*, pause: bool | None = None) -> DebugBlock:
@@ -89,7 +64,7 @@ class DebugBlock:
 def _enter_block(restore: contextlib.ExitStack, pause: bool | None, caller: types.FrameType | None) -> None:
     _enter_no_compile(restore)
     try:
-        print(_guide(last_dump_dir()), file=sys.stderr, flush=True)
+        print(_guide(state.last_dump_dir()), file=sys.stderr, flush=True)
         trace_before = sys.gettrace()
         if _pause(_user_frame(caller), pause):
             # The debugger we started ends with the block (and cannot trip over
@@ -350,17 +325,4 @@ def _user_frame(frame: types.FrameType | None) -> types.FrameType | None:
     return frame
 
 
-class _CallableModule(types.ModuleType):
-    """Calling this module calls ``debug``.
-
-    Why: ``depyf.torch`` exports a function named ``debug``; importing this submodule rebinds
-    ``depyf.torch.debug`` to the module whenever the package imports it lazily. Being callable
-    keeps ``depyf.debug()`` working whichever of the two that name ends up holding.
-    """
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return debug(*args, **kwargs)
-
-
 _hidden_from_dynamo()
-sys.modules[__name__].__class__ = _CallableModule

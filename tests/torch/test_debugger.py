@@ -33,7 +33,8 @@ pytestmark = pytest.mark.torch
 LINKED_PROGRAM = textwrap.dedent('''
     import os, sys
     import torch
-    from depyf.torch.debug import debug, set_last_dump_dir
+    from depyf import state
+    from depyf.torch.debug import debug
     from depyf.torch.linking import link_graph_module, link_inductor_output
     from depyf.torch import _adapter_debug as adapter
 
@@ -77,7 +78,7 @@ LINKED_PROGRAM = textwrap.dedent('''
         for k, module in enumerate(adapter.inductor_loaded_modules()):
             reason = link_inductor_output(module, os.path.join(DUMP, f"__compiled_fn_{k}.output_code.0.py"))
             assert reason is None, reason
-    set_last_dump_dir(DUMP)
+    state.record_dump_dir(DUMP)
     with debug():
         out = compiled(a, b)
         if a.requires_grad:
@@ -348,7 +349,8 @@ LISTING_PROGRAM = textwrap.dedent('''
     import os
     import torch
     from depyf.torch import _adapter_debug as adapter
-    from depyf.torch.debug import debug, set_last_dump_dir
+    from depyf import state
+    from depyf.torch.debug import debug
     from depyf.torch.linking import link_bytecode_listing
 
     DUMP = os.path.abspath("dump")
@@ -370,7 +372,7 @@ LISTING_PROGRAM = textwrap.dedent('''
     remove = adapter.register_bytecode_hook(link_listing)
     first = compiled(a, b)
     remove()
-    set_last_dump_dir(DUMP)
+    state.record_dump_dir(DUMP)
     with debug():
         out = compiled(a, b)
     print("SAME_AS_BEFORE", torch.equal(out, first))

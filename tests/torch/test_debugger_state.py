@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import types
 import warnings
 from pathlib import Path
 
@@ -13,10 +14,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from depyf import state  # noqa: E402
 from depyf.torch import _adapter_debug as adapter  # noqa: E402
-from depyf.torch.debug import DebugWarning, debug, set_last_dump_dir  # noqa: E402
-
-debug_module = sys.modules["depyf.torch.debug"]
+from depyf.torch.debug import DebugWarning, debug  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_debugger_support import child_env  # noqa: E402
@@ -79,11 +79,11 @@ def test_every_setting_is_restored(counting_compile) -> None:
 
 
 def test_guide_lists_dumped_code_files(tmp_path: Path, capsys, monkeypatch) -> None:
-    monkeypatch.setattr(debug_module, "_last_dump_dir", None)
+    monkeypatch.setattr(state, "_last_dump_dir", None)
     for name in ("__transformed_code_0_for_f.py", "__compiled_fn_1.forward.0.py", "full_code_for_f_0.py",
                  "index.md", "notes.txt"):
         (tmp_path / name).write_text("")
-    set_last_dump_dir(str(tmp_path))
+    state.record_dump_dir(str(tmp_path))
     with debug(pause=False):
         pass
     err = capsys.readouterr().err
@@ -191,7 +191,7 @@ def test_adapter_names_what_is_missing() -> None:
 def test_guide_separates_files_that_run_from_files_for_reading(tmp_path: Path, capsys, monkeypatch) -> None:
     import json
 
-    monkeypatch.setattr(debug_module, "_last_dump_dir", None)
+    monkeypatch.setattr(state, "_last_dump_dir", None)
     index = {
         "files": ["index.md", "full_code_for_f_0.py", "__transformed_code_0_for_f.py",
                   "__transformed_code_1_for_f.py", "__compiled_fn_1.forward.0.py",
@@ -205,7 +205,7 @@ def test_guide_separates_files_that_run_from_files_for_reading(tmp_path: Path, c
             "linked_files": ["__compiled_fn_1.forward.0.py"]}],
     }
     (tmp_path / "index.json").write_text(json.dumps(index))
-    set_last_dump_dir(str(tmp_path))
+    state.record_dump_dir(str(tmp_path))
     with debug(pause=False):
         pass
     err = capsys.readouterr().err
@@ -231,3 +231,14 @@ def test_adapter_register_bytecode_hook() -> None:
     torch.compile(lambda x: x - 1, backend="eager")(torch.ones(2))
     torch._dynamo.reset()
     assert seen == ["hooked"]
+
+
+def test_debug_is_the_function_wherever_it_is_reached():
+    import importlib
+
+    import depyf
+    import depyf.torch
+
+    module = importlib.import_module("depyf.torch.debug")
+    assert isinstance(module, types.ModuleType) and module.debug is debug
+    assert depyf.debug is debug and depyf.torch.debug is debug

@@ -238,7 +238,7 @@ def test_internal_failures_become_warnings_and_the_program_still_works(tmp_path,
 
 
 def test_debugger_learns_the_dump_dir(tmp_path):
-    debug_module = pytest.importorskip("depyf.torch.debug")
+    from depyf import state
 
     @torch.compile(backend="eager")
     def f(x):
@@ -246,7 +246,7 @@ def test_debugger_learns_the_dump_dir(tmp_path):
 
     with depyf.prepare_debug(str(tmp_path / "dump")) as d:
         f(torch.ones(1))
-    assert debug_module.last_dump_dir() == d
+    assert state.last_dump_dir() == d
 
 
 def test_nested_prepare_debug_warns_and_dumps_once(tmp_path):
