@@ -19,6 +19,7 @@ from typing import Any
 from depyf.fileio import NotRegularFile, read_regular
 from depyf.torch import adapter
 from depyf.torch.files import DumpFiles, DumpWriteError
+from depyf.torch.linking import link_graph_module, link_inductor_output
 from depyf.torch.trace import GRAPH_STAGES, TraceEvent
 
 _SHORT_NAME = re.compile(r"^(__compiled_fn_\d+)")
@@ -40,12 +41,6 @@ class GraphRecord:
     files: list[dict[str, str]] = field(default_factory=list)  # {"stage", "file"}
     linked: list[str] = field(default_factory=list)           # files that run (breakpoints hit)
     not_linked: dict[str, str] = field(default_factory=dict)  # file -> why it is for reading only
-
-
-try:  # imported with this module, not during the first compilation it dumps
-    from depyf.torch import linking as _LINKING_MODULE
-except Exception:  # noqa: BLE001 - graphs are then written for reading only
-    _LINKING_MODULE = None
 
 
 class GraphDumper:
@@ -176,16 +171,13 @@ class GraphDumper:
         try:
             relative = self._take_pending(name, "output_code")
             target = self.files.path(relative)
-            linking = _LINKING_MODULE
-            link = getattr(linking, "link_inductor_output", None) if linking else None
-            if link is not None:
-                reason = link(module, target)
-                if reason is None:
-                    self.graphs[name].linked.append(relative)
-                else:
-                    self.graphs[name].not_linked[relative] = reason
-                if self._keep_if_valid(relative):
-                    return
+            reason = link_inductor_output(module, target)
+            if reason is None:
+                self.graphs[name].linked.append(relative)
+            else:
+                self.graphs[name].not_linked[relative] = reason
+            if self._keep_if_valid(relative):
+                return
             if not os.path.exists(target):
                 with open(path, encoding="utf-8") as src:
                     self.files.write(relative, parseable_text(src.read()))
@@ -223,17 +215,14 @@ class GraphDumper:
         try:
             relative = self._take_pending(name, stage)
             target = self.files.path(relative)
-            linking = _LINKING_MODULE
-            link = getattr(linking, "link_graph_module", None) if linking else None
-            if link is not None:
-                reason = link(gm, target, title=f"{name} {stage}")
-                reason = reason if reason is not None else reading_only
-                if reason is None:
-                    self.graphs[name].linked.append(relative)
-                else:
-                    self.graphs[name].not_linked[relative] = reason
-                if self._keep_if_valid(relative):
-                    return
+            reason = link_graph_module(gm, target, title=f"{name} {stage}")
+            reason = reason if reason is not None else reading_only
+            if reason is None:
+                self.graphs[name].linked.append(relative)
+            else:
+                self.graphs[name].not_linked[relative] = reason
+            if self._keep_if_valid(relative):
+                return
             self.files.write(relative, parseable_text(readable_graph_source(gm)))
         except DumpWriteError as exc:
             self.files.fail(exc)
@@ -293,7 +282,7 @@ def parseable_text(text: str) -> str:
 
 
 def readable_graph_source(gm: Any) -> str:
-    """A graph module's code with shapes, as torch prints it (used when linking is unavailable)."""
+    """A graph module's code with shapes, as torch prints it (written when linking left no valid file)."""
     try:
         text = gm.print_readable(print_output=False, include_stride=True, include_device=True)
     except Exception:  # noqa: BLE001
