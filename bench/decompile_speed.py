@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import depyf  # noqa: E402
+import depyf
 
 MODULES = [
     "textwrap", "difflib", "configparser", "argparse", "ipaddress", "statistics", "enum",

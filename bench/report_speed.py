@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from depyf.report import load_dump, render_html  # noqa: E402
+from depyf.report import load_dump, render_html
 
 STAGES = ["captured_graph", "pre_grad", "forward", "post_grad", "output_code"]
 

@@ -257,7 +257,7 @@ def worker(mode: str, module: str, test_module: str, extra: str, out_path: str, 
             result.update(swap_modules([importlib.import_module(n) for n in names], identity))
             out.with_suffix(".swap").write_text(repr(result))
         result.update(run_tests(test_module, out.with_suffix(".progress")))
-    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
+    except BaseException as exc:  # reported to the parent, which decides
         result["problem"] = f"{type(exc).__name__}: {exc}"
     out.write_text(repr(result))
     sys.stdout.flush()
@@ -277,7 +277,7 @@ def run_tests(test_module: str, progress: Path) -> dict:
     from test import support
 
     support.use_resources = []
-    log = open(progress, "a", buffering=1)  # noqa: SIM115 - open for the whole run
+    log = open(progress, "a", buffering=1)  # open for the whole run
 
     class Recording(unittest.TestResult):
         def __init__(self):

@@ -358,7 +358,7 @@ def _remember_compile_backend(output_graph: Any) -> None:
         name = backend_name(getattr(output_graph, "compiler_fn", None))
         if key is not None and name:
             _COMPILE_BACKENDS[key] = name
-    except Exception:  # noqa: BLE001 - only a label for the dump
+    except Exception:  # only a label for the dump
         pass
 
 
@@ -449,7 +449,7 @@ def _patch_trace_structured() -> Undo:
     def trace_structured(name: str, *args: Any, **kwargs: Any) -> None:
         try:
             skip = nobody_wants(name, args, kwargs)
-        except Exception:  # noqa: BLE001 - when unsure, log as torch would
+        except Exception:  # when unsure, log as torch would
             skip = False
         if not skip:
             original(name, *args, **kwargs)
@@ -504,7 +504,7 @@ def patch_call_user_compiler(
         if inputs is None:
             try:
                 inputs = self.example_inputs()
-            except Exception:  # noqa: BLE001 - only passed along to ``around``
+            except Exception:  # only passed along to ``around``
                 inputs = []
         return around(lambda g, _inputs: original(self, g, *args, **kwargs), gm, inputs)
 
@@ -706,7 +706,7 @@ def patch_inductor_passes(stages: set[str], on_graph: Callable[[str, Any], None]
             result = __original(gm, *args, **kwargs)
             try:
                 on_graph(__stage, result if __stage == "pre_grad" and result is not None else gm)
-            except Exception:  # noqa: BLE001 - dumping never breaks compilation
+            except Exception:  # dumping never breaks compilation
                 pass
             return result
 

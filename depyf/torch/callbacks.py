@@ -100,7 +100,7 @@ class _Registry:
                 self._fire(event)
             else:
                 self.pending[key] = event
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             warnings.warn(f"depyf: on_compile bookkeeping failed: {exc!r}", stacklevel=2)
         return None
 
@@ -121,7 +121,7 @@ class _Registry:
         for handle in list(self.handles):
             try:
                 handle.callback(event)
-            except Exception as exc:  # noqa: BLE001 - a callback must not break compilation
+            except Exception as exc:  # a callback must not break compilation
                 warnings.warn(f"depyf: on_compile callback {handle.callback!r} raised {exc!r}", stacklevel=2)
 
 

@@ -83,7 +83,7 @@ def _hidden_from_dynamo() -> None:
 
         DebugBlock.__enter__ = adapter.run_outside_dynamo(DebugBlock.__enter__)  # type: ignore[method-assign]
         DebugBlock.__exit__ = adapter.run_outside_dynamo(DebugBlock.__exit__)  # type: ignore[method-assign]
-    except Exception:  # noqa: BLE001 - without it, only debug() inside compiled code fails
+    except Exception:  # without it, only debug() inside compiled code fails
         pass
 
 

@@ -289,7 +289,7 @@ class DumpFiles:
             return
         try:
             rank = source()
-        except Exception:  # noqa: BLE001 - stay where we are
+        except Exception:  # stay where we are
             rank = None
         if rank is not None:
             self._rank_source = None

@@ -105,7 +105,7 @@ class GraphDumper:
             if global_name:
                 name = self._record(global_name, adapter.compile_key()).name
                 self.captured_via_gm = True
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.warn(f"could not name the captured graph: {exc!r}")
         if self.on_break_reason is not None:
             self._report_graph_break(gm)
@@ -131,7 +131,7 @@ class GraphDumper:
             where = f"Graph break in user code at {brk.filename}:{brk.lineno}\n" if brk.filename else ""
             self.on_break_reason(TraceEvent("dynamo_graph_break_reason", adapter.compile_key(),
                                             f"{where}Graph Break Reason: {brk.reason}\n"))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.warn(f"could not read the graph break reason: {exc!r}")
 
     def wrap_aot_compiler(self, stage: str, compiler: Callable[..., Any]) -> Callable[..., Any]:
@@ -183,7 +183,7 @@ class GraphDumper:
                     self.files.write(relative, parseable_text(src.read()))
         except DumpWriteError as exc:
             self.files.fail(exc)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.warn(f"could not dump Inductor output code of {name}: {exc!r}")
 
     def _keep_if_valid(self, relative: str) -> bool:
@@ -226,7 +226,7 @@ class GraphDumper:
             self.files.write(relative, parseable_text(readable_graph_source(gm)))
         except DumpWriteError as exc:
             self.files.fail(exc)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.warn(f"could not dump the {stage} graph of {name}: {exc!r}")
 
     def on_pass_graph(self, stage: str, gm: Any) -> None:
@@ -236,7 +236,7 @@ class GraphDumper:
             return
         try:
             self.files.write(self._new_path(name, stage), parseable_text(readable_graph_source(gm)))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.warn(f"could not dump the {stage} graph of {name}: {exc!r}")
 
     # --- text from the structured trace ---------------------------------------------------------
@@ -285,6 +285,6 @@ def readable_graph_source(gm: Any) -> str:
     """A graph module's code with shapes, as torch prints it (written when linking left no valid file)."""
     try:
         text = gm.print_readable(print_output=False, include_stride=True, include_device=True)
-    except Exception:  # noqa: BLE001
+    except Exception:
         text = getattr(gm, "code", repr(gm))
     return text if text.endswith("\n") else text + "\n"

@@ -141,7 +141,7 @@ def write_index(session: DumpState, top_level: list[FunctionRecord],
     for record, parent in order:
         try:
             functions.append(_function_json(session, record, parent))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             session.warn(f"could not index {record.name}: {exc!r}")
     graphs = []
     owner_of = {}

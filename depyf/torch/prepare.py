@@ -142,7 +142,7 @@ class PrepareDebug:
             session.finish()
         except DumpAbandoned:
             abandoned = True
-        except Exception as exc:  # noqa: BLE001 - the dump is best effort, the program is not
+        except Exception as exc:  # the dump is best effort, the program is not
             warnings.warn(f"depyf: could not finish the dump: {exc!r}", DepyfWarning, stacklevel=3)
         finally:
             self.shield.writing = False

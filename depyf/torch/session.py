@@ -93,7 +93,7 @@ class DumpSession:
                 self._undo.append(step())
             except adapter.SeamMismatch as exc:
                 self.mark_unavailable(feature, str(exc))
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 self.mark_unavailable(feature, f"torch {adapter.torch_version()}: installing it failed: {exc!r}")
         if any(item["feature"] == TRACE_FEATURE for item in self.unavailable):
             # Graph breaks still come from the captured graph's compile reason.
@@ -136,9 +136,9 @@ class DumpSession:
             undo = self._undo.pop()
             try:
                 undo()
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 self.warn(f"could not remove a hook cleanly: {exc!r}")
-            except BaseException as exc:  # noqa: BLE001 - finish undoing first
+            except BaseException as exc:  # finish undoing first
                 interrupted = interrupted or exc
         if interrupted is not None:
             raise interrupted
@@ -171,7 +171,7 @@ class DumpSession:
         try:
             with self._lock:
                 return self._handle_transformed(code, dynamo_code)
-        except Exception as exc:  # noqa: BLE001 - never break the user's compilation
+        except Exception as exc:  # never break the user's compilation
             self.warn(f"internal error while dumping {code.co_name}: {exc!r}; Dynamo's bytecode runs")
             return None
 
@@ -223,7 +223,7 @@ class DumpSession:
         for record in list(self.functions.values()):
             try:
                 views[record.code] = self._function_view(record)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 self.warn(f"could not describe {record.name}: {exc!r}")
         children: dict[types.CodeType, list[FunctionRecord]] = {}
         top_level = []
@@ -256,7 +256,7 @@ class DumpSession:
                 continue
             try:
                 self.files.write(record.full_code_file, render_function(view))
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 self.warn(f"could not write {record.full_code_file}: {exc!r}")
         index.write_index(self, top_level, children)
         if self.files.failed is not None:
@@ -308,7 +308,7 @@ class DumpSession:
         out = []
         try:
             entries = adapter.cache_entries(record.code)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.warn(f"could not read cache entries of {record.name}: {exc!r}")
             entries = []
         seen = set()
@@ -337,7 +337,7 @@ class DumpSession:
             try:
                 leaves = adapter.leaf_guards(entry.guard_manager)
                 clauses = clauses_from_leaves((leaf.kind, leaf.parts) for leaf in leaves)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 self.warn(f"could not read guards of {ours.transformed_name}: {exc!r}")
                 clauses = []
             out.append((ours, clauses))

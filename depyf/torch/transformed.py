@@ -124,11 +124,11 @@ def transform(dynamo_code: types.CodeType, function_name: str, path: str) -> Tra
                  f"{dynamo_code.co_name!r}, decompiled; it is the code that runs.\n")
         return TransformedCode(dynamo_code, recompiled.code, text, recompiled.source, True, None,
                                recompiled.code)
-    except Exception as exc:  # noqa: BLE001 - any failure falls back to Dynamo's code
+    except Exception as exc:  # any failure falls back to Dynamo's code
         reason = f"{type(exc).__name__}: {exc}"
         try:
             text = _stub_text(function_name, dynamo_code, reason)
-        except Exception:  # noqa: BLE001
+        except Exception:
             text = f"# {function_name}: Dynamo's own bytecode runs ({type(exc).__name__})\n"
         return TransformedCode(dynamo_code, dynamo_code, text, None, False, reason)
 
@@ -142,5 +142,5 @@ def safe_decompile(code: types.CodeType) -> str | None:
         from depyf import decompile
 
         return decompile(code, verify=False)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return None

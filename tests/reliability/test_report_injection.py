@@ -20,8 +20,8 @@ from depyf.report import render_html, show
 from depyf.report.manifest import Dump, load_dump
 
 pytest.importorskip("selenium", reason="selenium (PyPI) drives Chromium in these tests")
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 
 def payload(tag: str) -> str:

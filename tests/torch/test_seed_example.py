@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("torch")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _dump_checks import check_dump, expected_stages, expected_unavailable, stages  # noqa: E402
+from _dump_checks import check_dump, expected_stages, expected_unavailable, stages
 
 pytestmark = [pytest.mark.torch, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]

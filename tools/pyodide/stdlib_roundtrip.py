@@ -58,7 +58,7 @@ def module_report(name: str, units_of) -> dict:
         return {"module": name, "error": "not found"}
     try:
         module_code = spec.loader.get_code(name)
-    except Exception as exc:  # noqa: BLE001 - e.g. a module pyodide does not ship
+    except Exception as exc:  # e.g. a module pyodide does not ship
         return {"module": name, "error": f"{type(exc).__name__}: {exc}"}
     counts = Counter(found=0, decompiled=0, recompiled=0, identical=0, equivalent=0)
     failures = []
@@ -66,13 +66,13 @@ def module_report(name: str, units_of) -> dict:
         counts["found"] += 1
         try:
             source = depyf.decompile(code)
-        except Exception as exc:  # noqa: BLE001 - recorded per function
+        except Exception as exc:  # recorded per function
             failures.append(_failure(code, "decompile", exc))
             continue
         counts["decompiled"] += 1
         try:
             new = depyf.recompile(code).code
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             failures.append(_failure(code, "recompile", exc))
             continue
         del source
