@@ -4,7 +4,7 @@ Each measurement runs a program in a fresh process with a fresh, empty Inductor 
 so both sides compile everything from scratch: the seed example's `main()` (100 calls of
 `toy_example`, which compiles the function and both resume functions), and a small transformers
 GPT-2 (2 layers, built from a config, no download) called once. Prints the median of --repeat
-runs and the ratio (target: at most 1.2), and the steady-state time per call after the
+runs and the ratio (bound: at most 1.2), and the steady-state time per call after the
 prepare_debug context exited, relative to plain torch.compile.
 
     python bench/prepare_debug_overhead.py [--repeat 3] [--backends eager,aot_eager,inductor] [--programs seed,gpt2]
@@ -135,7 +135,7 @@ def main() -> None:
             table.append({"figure": f"{program}, {backend}: compile time with / without (wall; CPU), "
                                     f"median of {repeat}",
                           "value": f"{m['d'] / m['p']:.2f}x; {m['dc'] / m['pc']:.2f}x  "
-                                   f"({m['p']:.2f} s -> {m['d']:.2f} s wall, target <= 1.2x)"})
+                                   f"({m['p']:.2f} s -> {m['d']:.2f} s wall, bound <= 1.2x)"})
             table.append({"figure": f"{program}, {backend}: steady-state call after the block, with / without",
                           "value": f"{m['ds'] / m['ps']:.2f}x  ({m['ps'] * 1e6:.0f} us -> {m['ds'] * 1e6:.0f} us)"})
     if args.json:

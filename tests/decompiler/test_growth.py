@@ -58,7 +58,7 @@ def _compound_calls(source: str, monkeypatch) -> int:
 
 @pytest.mark.parametrize("shape", [_elif_chain, _ifexp_chain])
 def test_the_condition_search_grows_linearly_with_a_chain_of_tests(shape, monkeypatch):
-    # each test of the chain used to search every test after it again: calls grew as n**2 / 2
+    # a search that looked at every later test of the chain again for each test would make n**2 / 2 calls
     small, large = (_compound_calls(shape(n), monkeypatch) for n in (40, 160))
     assert large <= 5 * small
 

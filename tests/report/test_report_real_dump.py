@@ -6,7 +6,6 @@ Each run compiles with Inductor (20-40 s on 2 cores), so the runs are shared per
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import re
@@ -18,8 +17,8 @@ import pytest
 
 pytest.importorskip("torch")
 pytest.importorskip("selenium", reason="selenium (PyPI) drives Chromium in these tests")
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 pytestmark = [pytest.mark.torch, pytest.mark.slow]
 
@@ -33,8 +32,6 @@ def toy_example() -> Path:
 
 
 def depyf_run(script: Path, dump_dir: Path) -> subprocess.CompletedProcess:
-    if not hasattr(importlib.import_module("depyf.torch"), "prepare_debug"):
-        pytest.skip("depyf.prepare_debug is not implemented yet")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     return subprocess.run([sys.executable, "-m", "depyf", "run", str(script), "-o", str(dump_dir)],
                           cwd=dump_dir.parent, env=env, capture_output=True, text=True, timeout=600)
