@@ -64,3 +64,16 @@ def test_the_import_graph_has_no_cycle():
 
 def test_a_cycle_is_reported():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
+
+
+def test_the_decompiler_package_names_only_modules_that_exist():
+    import re
+
+    import depyf.decompiler as decompiler
+
+    package = ROOT / "decompiler"
+    named = set(re.findall(r"``(\w+)``", decompiler.__doc__ or ""))
+    modules = {p.stem for p in package.glob("*.py")} | {p.name for p in package.iterdir() if p.is_dir()}
+    assert {"instructions", "cfg", "executor", "structure", "cleanup", "render"} <= named
+    assert named - {"ast.unparse"} <= modules, sorted(named - modules)
+    assert all(hasattr(decompiler, name) for name in decompiler.__all__)
