@@ -9,12 +9,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from depyf import _torch_private_optim as private  # noqa: E402
 from depyf.optimization import (  # noqa: E402
     CHECK_ENV_VAR,
     DispatchGuardError,
     TorchCompileWrapperWithCustomDispatcher,
 )
+from depyf.torch import adapter  # noqa: E402
 
 pytestmark = pytest.mark.torch
 
@@ -287,7 +287,7 @@ def test_dispatch_runs_the_code_a_later_bytecode_hook_put_in_the_cache():
             return new_code.replace(co_consts=(*new_code.co_consts, marker))
         return None
 
-    handle = private.register_bytecode_hook(replace)
+    handle = adapter.register_bytecode_hook(replace)
     try:
         x = torch.randn(3)
         expected = chain.compiled_callable(x)
@@ -406,7 +406,7 @@ def test_clear_errors_for_misuse():
         Wrong(torch.compile(free_function))
 
 
-# One test per private torch API in depyf/_torch_private_optim.py.
+# One test per private torch API depyf.optimization uses (in depyf/torch/adapter.py).
 
 
 def test_private_register_bytecode_hook_sees_each_transformation():
@@ -415,7 +415,7 @@ def test_private_register_bytecode_hook_sees_each_transformation():
     def f(x):
         return x - 3
 
-    handle = private.register_bytecode_hook(lambda code, new: seen.append((code, new)) and None)
+    handle = adapter.register_bytecode_hook(lambda code, new: seen.append((code, new)) and None)
     try:
         torch.compile(f, backend="eager")(torch.randn(2))
     finally:
@@ -429,14 +429,14 @@ def test_private_cache_entries_expose_code_and_guards():
         return x * 5
 
     seen = []
-    handle = private.register_bytecode_hook(lambda code, new: seen.append(new) and None)
+    handle = adapter.register_bytecode_hook(lambda code, new: seen.append(new) and None)
     try:
         torch.compile(f, backend="eager")(torch.randn(2))
     finally:
         handle.remove()
-    entries = private.cache_entries(f.__code__)
+    entries = adapter.dispatch_cache_entries(f.__code__)
     assert [entry.code for entry in entries] == seen
-    assert private.failed_guards(entries[0].guard_manager, {"x": torch.randn(2)}) is None
+    assert adapter.failed_guards(entries[0].guard_manager, {"x": torch.randn(2)}) is None
 
 
 def test_private_compiling_frame_locals_is_the_compiled_frame():
@@ -447,15 +447,15 @@ def test_private_compiling_frame_locals_is_the_compiled_frame():
 
     def hook(code, new):
         if code is f.__code__:
-            found.append(private.compiling_frame_locals())
+            found.append(adapter.compiling_frame_locals())
 
-    handle = private.register_bytecode_hook(hook)
+    handle = adapter.register_bytecode_hook(hook)
     try:
         torch.compile(f, backend="eager")(torch.randn(2), "the marker")
     finally:
         handle.remove()
     assert found and found[0]["marker"] == "the marker"
-    assert private.compiling_frame_locals() is None  # outside a compilation
+    assert adapter.compiling_frame_locals() is None  # outside a compilation
 
 
 def test_private_failed_guards_names_the_guard():
@@ -463,8 +463,8 @@ def test_private_failed_guards_names_the_guard():
         return x + 2
 
     torch.compile(f, backend="eager")(torch.randn(2))
-    manager = private.cache_entries(f.__code__)[0].guard_manager
-    failed = private.failed_guards(manager, {"x": torch.arange(2)})
+    manager = adapter.dispatch_cache_entries(f.__code__)[0].guard_manager
+    failed = adapter.failed_guards(manager, {"x": torch.arange(2)})
     assert failed and any("L['x']" in part for part in failed)
 
 
@@ -476,8 +476,8 @@ def test_private_set_eval_frame_run_only_mode_never_compiles():
 
     compiled = torch.compile(f, backend=counting)
     compiled(torch.randn(2))
-    set_eval_frame = private.set_eval_frame()
-    prior = set_eval_frame(private.run_only_eval_frame)
+    set_eval_frame = adapter.set_eval_frame()
+    prior = set_eval_frame(adapter.run_only_eval_frame)
     try:
         assert torch.equal(f(torch.ones(2)), torch.ones(2) + 4)  # cached code runs
         f(torch.arange(2))  # guard miss: runs eagerly, no compilation
@@ -495,7 +495,7 @@ def test_private_lean_profiler_hooks_keep_the_profiler_range():
     x = torch.randn(3)
     chain.compiled_callable(x)
     original = chain.compiled_codes[0]
-    lean = private.lean_profiler_hooks(original, Chain.forward.__globals__)
+    lean = adapter.lean_profiler_hooks(original, Chain.forward.__globals__)
     assert lean is not original and "__import_torch_dot__dynamo_dot_utils" not in lean.co_names
     with torch.profiler.profile() as prof:
         assert torch.equal(chain(x), x + 1)
@@ -570,17 +570,17 @@ def test_private_current_compile_id_and_cache_entry_for():
 
     def hook(code, new):
         if code is f.__code__:
-            seen.append((new, private.current_compile_id()))
+            seen.append((new, adapter.current_compile_id()))
             return new.replace()  # a copy: the cache entry runs a different object than the hook saw
         return None
 
-    handle = private.register_bytecode_hook(hook)
+    handle = adapter.register_bytecode_hook(hook)
     try:
         torch.compile(f, backend="eager")(torch.randn(2))
     finally:
         handle.remove()
     transformed, compile_id = seen[0]
-    assert compile_id is not None and private.current_compile_id() is None
-    entry = private.cache_entry_for(f.__code__, transformed, compile_id)
+    assert compile_id is not None and adapter.current_compile_id() is None
+    entry = adapter.cache_entry_for(f.__code__, transformed, compile_id)
     assert entry is not None and entry.code is not transformed and entry.compile_id == compile_id
-    assert private.cache_entry_for(f.__code__, transformed, None) is None
+    assert adapter.cache_entry_for(f.__code__, transformed, None) is None

@@ -13,8 +13,8 @@ depyf supports torch ``MIN_TORCH`` (2.2) and later; ``check_supported()`` raises
 ``UnsupportedTorchError`` on anything older, once, at ``prepare_debug``/``install`` entry. On a
 supported release a piece of torch may still be missing or have another shape. Every seam
 therefore checks what it wraps *before* patching it, through ``expect(dotted, params)``:
-``expect`` returns the object, or raises ``SeamMismatch`` whose message names the torch version
-and the missing piece. The caller (``DumpSession.start``) turns a ``SeamMismatch`` into one
+``expect`` returns the object, or raises ``UnsupportedTorchError`` whose message names the torch
+version and the missing piece. The caller (``DumpSession.start``) turns that error into one
 unavailable *feature*: one ``DepyfWarning``, an ``{"feature", "reason"}`` item in index.json's
 ``"unavailable"`` list, and the user's program runs unchanged because nothing was patched.
 
@@ -53,12 +53,10 @@ import torch
 
 
 class UnsupportedTorchError(RuntimeError):
-    """The installed torch is older than the oldest release depyf supports."""
-
-
-class SeamMismatch(RuntimeError):
-    """What a seam would wrap is missing or has another shape in this torch; the message names the
-    torch version and the piece. The feature that needs it is turned off, nothing is patched."""
+    """The installed torch cannot do what depyf asked of it: the release is older than ``MIN_TORCH``,
+    or a private piece depyf uses is missing or has another shape (the message names the torch
+    version and the piece). Where a dump needs the piece, only that feature is turned off and
+    nothing is patched; ``depyf.debug()`` and ``depyf.optimization`` raise it to the caller."""
 
 
 MIN_TORCH = (2, 2)
@@ -119,12 +117,12 @@ def has(dotted: str) -> bool:
 def expect(dotted: str, params: tuple[str, ...] = ()) -> Any:
     """``dotted`` resolved, checked to take ``params`` as its first parameters (names, in order).
 
-    Raises ``SeamMismatch`` naming the torch version and the missing piece, so a patch is never
+    Raises ``UnsupportedTorchError`` naming the torch version and the missing piece, so a patch is never
     installed over something of another shape."""
     try:
         obj = _resolve(dotted)
     except (ImportError, AttributeError):
-        raise SeamMismatch(f"torch {torch_version()} has no {dotted}") from None
+        raise UnsupportedTorchError(f"torch {torch_version()} has no {dotted}") from None
     if params:
         import inspect
 
@@ -132,9 +130,9 @@ def expect(dotted: str, params: tuple[str, ...] = ()) -> Any:
         try:
             names = tuple(inspect.signature(target).parameters)
         except (TypeError, ValueError):
-            raise SeamMismatch(f"torch {torch_version()}: {dotted} has no inspectable signature") from None
+            raise UnsupportedTorchError(f"torch {torch_version()}: {dotted} has no inspectable signature") from None
         if names[:len(params)] != params:
-            raise SeamMismatch(f"torch {torch_version()}: {dotted} takes ({', '.join(names)}), "
+            raise UnsupportedTorchError(f"torch {torch_version()}: {dotted} takes ({', '.join(names)}), "
                                f"depyf expects ({', '.join(params)}, ...)")
     return obj
 
@@ -285,7 +283,7 @@ def leaf_guards(guard_manager: Any) -> list[LeafGuard]:
     if not callable(getattr(root, "get_leaf_guards", None)):
         parts = getattr(guard_manager, "verbose_code_parts", None)
         if parts is None:
-            raise SeamMismatch(f"torch {torch_version()}: a cache entry's guards have neither a guard "
+            raise UnsupportedTorchError(f"torch {torch_version()}: a cache entry's guards have neither a guard "
                                "tree nor verbose_code_parts")
         return [LeafGuard("GUARD", (str(part),)) for part in parts
                 if str(part).strip() not in _PYTHON_GUARD_BOOKKEEPING]
@@ -795,24 +793,11 @@ def distributed_rank() -> int | None:
 
 # ---------------------------------------------------------------------------------------------
 # depyf.debug(): stances, frame decisions and Inductor's loaded modules (tests/torch/test_debugger_state.py
-# has one test each; depyf/torch/_adapter_debug.py re-exports these names).
+# has one test each).
 # ---------------------------------------------------------------------------------------------
 
 def _debug_private(module_name: str, attribute: str) -> Any:
-    try:
-        module = importlib.import_module(module_name)
-        return getattr(module, attribute)
-    except (ImportError, AttributeError) as exc:
-        try:
-            import torch
-
-            version = torch.__version__
-        except Exception:  # pragma: no cover - torch itself missing
-            version = "(not importable)"
-        raise UnsupportedTorchError(
-            f"depyf needs {module_name}.{attribute}, which torch {version} does not provide ({exc}); "
-            "depyf supports torch 2.13"
-        ) from exc
+    return expect(f"{module_name}.{attribute}")
 
 
 def dynamo_callback_from_stance_patch(
@@ -897,47 +882,17 @@ def inductor_loaded_modules() -> list[types.ModuleType]:
     return list(modules)
 
 
-def register_bytecode_hook_remover(hook: Callable[[types.CodeType, types.CodeType], Any]) -> Callable[[], None]:
-    """Call ``hook(original_code, transformed_code)`` for each Dynamo transformation; it may return
-    a replacement code object. Returns the function that removes the hook.
-
-    Private: ``torch._dynamo.convert_frame.register_bytecode_hook``. Used by tests that link
-    transformed code to a bytecode listing the way ``prepare_debug`` does.
-    """
-    register = _debug_private("torch._dynamo.convert_frame", "register_bytecode_hook")
-    handle = register(hook)
-    return handle.remove
-
-
 # ---------------------------------------------------------------------------------------------
 # depyf.optimization: cache entries, guard evaluation and the eval-frame callback
-# (tests/test_optimization.py has one test each; depyf/_torch_private_optim.py re-exports them).
+# (tests/test_optimization.py has one test each).
 # ---------------------------------------------------------------------------------------------
 
-class TorchInternalsChanged(ImportError):
-    """A private torch API that depyf.optimization relies on is missing from the installed torch."""
-
-
-def _optim_missing(what: str, exc: BaseException | None = None) -> TorchInternalsChanged:
-    import torch
-
-    return TorchInternalsChanged(
+def _optim_missing(what: str, exc: BaseException | None = None) -> UnsupportedTorchError:
+    return UnsupportedTorchError(
         f"depyf.optimization needs {what}, which torch {torch.__version__} does not provide"
         + (f" ({exc})" if exc else "")
         + "; depyf was checked against torch 2.13."
     )
-
-
-def dispatch_register_bytecode_hook(hook: Callable[[types.CodeType, types.CodeType], Any]) -> Any:
-    """Call ``hook(original_code, transformed_code)`` after every Dynamo transformation.
-
-    Returns a handle with ``.remove()``.
-    """
-    try:
-        from torch._dynamo.convert_frame import register_bytecode_hook as register
-    except ImportError as exc:
-        raise _optim_missing("torch._dynamo.convert_frame.register_bytecode_hook", exc) from exc
-    return register(hook)
 
 
 def dispatch_cache_entries(code: types.CodeType) -> list[Any]:
@@ -1082,3 +1037,70 @@ def lean_profiler_hooks(code: types.CodeType, globals_: dict[str, Any]) -> types
             return code  # torch moved them: dispatch still works, only slower
     names = tuple(_LEAN_UTILS_GLOBAL if name == _DYNAMO_UTILS_GLOBAL else name for name in code.co_names)
     return code.replace(co_names=names)
+
+
+# ---------------------------------------------------------------------------------------------
+# Dynamo's naming conventions: how the globals, wrappers and counters it leaves behind are named
+# (tests/torch/test_adapter.py has one test each).
+# ---------------------------------------------------------------------------------------------
+
+# Dynamo installs each captured graph as a module global ``__compiled_fn_<n>`` (``_<uuid>`` appended
+# from torch 2.6) and each resume function as ``__resume_at_<offset>_<n>``; graph breaks inside
+# inlined calls pass resume functions through the local ``__nested_resume_fns`` (torch 2.9+).
+_GRAPH_GLOBAL_PREFIX = "__compiled_fn"
+_GRAPH_SHORT_NAME = re.compile(r"^(__compiled_fn_\d+)")
+_RESUME_GLOBAL_PREFIX = "__resume_at_"
+_NESTED_RESUME_LOCAL = "__nested_resume_fns"
+
+
+def is_graph_global(name: str) -> bool:
+    """Whether ``name`` is a global through which Dynamo's transformed code calls a captured graph."""
+    return name.startswith(_GRAPH_GLOBAL_PREFIX)
+
+
+def short_graph_name(global_name: str) -> str:
+    """``__compiled_fn_3_<uuid>`` -> ``__compiled_fn_3`` (the name the dump's files use)."""
+    match = _GRAPH_SHORT_NAME.match(global_name)
+    return match.group(1) if match else global_name
+
+
+def is_resume_global(name: str) -> bool:
+    """Whether ``name`` is a global through which Dynamo's transformed code calls a resume function."""
+    return name.startswith(_RESUME_GLOBAL_PREFIX)
+
+
+def continues_in_resume_functions(code: types.CodeType) -> bool:
+    """Whether Dynamo's transformed ``code`` hands over to resume functions: it names one as a global,
+    or receives them through ``__nested_resume_fns``."""
+    return any(is_resume_global(name) for name in code.co_names) or _NESTED_RESUME_LOCAL in code.co_varnames
+
+
+def compiled_wrapper_target(fn: Any) -> Any:
+    """The callable a ``torch.compile`` wrapper compiles (``_torchdynamo_orig_callable``), else ``fn``.
+
+    Unlike ``original_callable`` a compiled ``nn.Module`` stays itself."""
+    return getattr(fn, "_torchdynamo_orig_callable", fn)
+
+
+def graph_module_class_name(gm: Any) -> str:
+    """The class name torch prints a graph module under (``GraphModule``, ``<lambda>``...)."""
+    return gm._get_name()
+
+
+def compile_counts() -> dict[str, int] | None:
+    """Frames compiled, unique graphs and graph breaks so far, from ``torch._dynamo.utils.counters``;
+    None when the counters cannot be read.
+
+    Graph breaks are read from ``counters["unimplemented"]``, else from ``counters["graph_break"]``."""
+    counters = getattr(sys.modules.get("torch._dynamo.utils"), "counters", None)
+    if counters is None:
+        return None
+    try:
+        frames = int(counters["frames"].get("ok", 0))
+        graphs = int(counters["stats"].get("unique_graphs", 0))
+        breaks = int(sum(counters["unimplemented"].values())) if "unimplemented" in counters else 0
+        if not breaks and "graph_break" in counters:
+            breaks = int(sum(counters["graph_break"].values()))
+    except (KeyError, TypeError, ValueError, RuntimeError):
+        return None
+    return {"frames": frames, "graphs": graphs, "breaks": breaks}

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from depyf.torch import adapter
-from depyf.torch.graphs import short_graph_name
 from depyf.torch.guards import clauses_from_tree_text
 from depyf.torch.trace import TraceEvent
 from depyf.torch.transformed import safe_decompile
@@ -73,7 +72,7 @@ class _Registry:
         try:
             self.undo.append(trace.attach(self._on_trace, {"dynamo_cpp_guards_str", "compilation_metrics"}))
             self.traced = True
-        except adapter.SeamMismatch as exc:
+        except adapter.UnsupportedTorchError as exc:
             # No structured trace (2.2): events fire from the hook, before guards exist.
             self.traced = False
             from depyf.torch.records import DepyfWarning
@@ -93,8 +92,8 @@ class _Registry:
             event = CompileEvent(code, new_code, None, [], [], key)
             seen: list[str] = []
             for name in new_code.co_names:
-                if name.startswith("__compiled_fn") and short_graph_name(name) not in seen:
-                    seen.append(short_graph_name(name))
+                if adapter.is_graph_global(name) and adapter.short_graph_name(name) not in seen:
+                    seen.append(adapter.short_graph_name(name))
             event.graph_names = seen
             if key is None or not self.traced:
                 self._fire(event)

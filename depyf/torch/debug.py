@@ -19,6 +19,7 @@ from typing import Any
 
 from depyf import state
 from depyf.fileio import read_regular
+from depyf.torch import adapter
 
 __all__ = ["debug", "DebugWarning", "PAUSE_ENV"]
 
@@ -79,8 +80,6 @@ def _hidden_from_dynamo() -> None:
 
     Traced, ``set_stance`` inside them is a hard error (Dynamo forbids tracing it)."""
     try:
-        from depyf.torch import _adapter_debug as adapter
-
         DebugBlock.__enter__ = adapter.run_outside_dynamo(DebugBlock.__enter__)  # type: ignore[method-assign]
         DebugBlock.__exit__ = adapter.run_outside_dynamo(DebugBlock.__exit__)  # type: ignore[method-assign]
     except Exception:  # without it, only debug() inside compiled code fails
@@ -111,8 +110,6 @@ def _warn(message: str) -> None:
 
 
 def _warn_on_uncompiled_calls(restore: contextlib.ExitStack) -> None:
-    from depyf.torch import _adapter_debug as adapter
-
     uncompiled = adapter.run_frame_uncompiled()  # built once: fails here, not inside Dynamo
     warned: set[types.CodeType] = set()
 
@@ -148,8 +145,6 @@ def _warn_on_uncompiled_calls(restore: contextlib.ExitStack) -> None:
 
 def _with_backend(fn: Any, callback: Any) -> Any:
     """A fresh function object carrying the backend tag, so cache lookups still match entries."""
-    from depyf.torch import _adapter_debug as adapter
-
     wrapped = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
     adapter.tag_frame_callback_with_backend(wrapped, callback)
     return wrapped

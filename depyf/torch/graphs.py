@@ -22,14 +22,6 @@ from depyf.torch.files import DumpFiles, DumpWriteError
 from depyf.torch.linking import link_graph_module, link_inductor_output
 from depyf.torch.trace import GRAPH_STAGES, TraceEvent
 
-_SHORT_NAME = re.compile(r"^(__compiled_fn_\d+)")
-
-
-def short_graph_name(global_name: str) -> str:
-    """``__compiled_fn_3_<uuid>`` -> ``__compiled_fn_3`` (the name used for files)."""
-    match = _SHORT_NAME.match(global_name)
-    return match.group(1) if match else global_name
-
 
 @dataclass
 class GraphRecord:
@@ -78,7 +70,7 @@ class GraphDumper:
         self._local.stack.pop()
 
     def _record(self, global_name: str, compile_key: str | None) -> GraphRecord:
-        name = short_graph_name(global_name)
+        name = adapter.short_graph_name(global_name)
         record = self.graphs.get(name)
         if record is None:
             record = GraphRecord(name, global_name, compile_key)
@@ -259,8 +251,8 @@ class GraphDumper:
         """Short names of graphs a transformed code calls (in order of first use)."""
         out = []
         for global_name in code_names:
-            if global_name.startswith("__compiled_fn"):
-                short = short_graph_name(global_name)
+            if adapter.is_graph_global(global_name):
+                short = adapter.short_graph_name(global_name)
                 if short not in out:
                     out.append(short)
         return out

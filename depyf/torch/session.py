@@ -91,7 +91,7 @@ class DumpSession:
         for feature, step in steps:
             try:
                 self._undo.append(step())
-            except adapter.SeamMismatch as exc:
+            except adapter.UnsupportedTorchError as exc:
                 self.mark_unavailable(feature, str(exc))
             except Exception as exc:
                 self.mark_unavailable(feature, f"torch {adapter.torch_version()}: installing it failed: {exc!r}")
@@ -266,7 +266,7 @@ class DumpSession:
         """Code of the resume functions (``__resume_at_*`` globals) a transformed code uses."""
         out = []
         for name in entry.result.dynamo_code.co_names:
-            if not name.startswith("__resume_at_"):
+            if not adapter.is_resume_global(name):
                 continue
             code = getattr(self._resume_global(name), "__code__", None)
             if isinstance(code, types.CodeType) and adapter.resume_of(code) and code not in out:

@@ -36,7 +36,7 @@ LINKED_PROGRAM = textwrap.dedent('''
     from depyf import state
     from depyf.torch.debug import debug
     from depyf.torch.linking import link_graph_module, link_inductor_output
-    from depyf.torch import _adapter_debug as adapter
+    from depyf.torch import adapter
 
     BACKEND = sys.argv[1]
     DUMP = os.path.abspath("dump")
@@ -348,7 +348,7 @@ def test_prepare_debug_aot_eager_breakpoints_in_resume_function_and_graphs(tmp_p
 LISTING_PROGRAM = textwrap.dedent('''
     import os
     import torch
-    from depyf.torch import _adapter_debug as adapter
+    from depyf.torch import adapter
     from depyf import state
     from depyf.torch.debug import debug
     from depyf.torch.linking import link_bytecode_listing
@@ -369,9 +369,9 @@ LISTING_PROGRAM = textwrap.dedent('''
 
     compiled = torch.compile(toy_example, backend="eager")
     a, b = torch.linspace(-1, 1, 10), torch.arange(10.0)
-    remove = adapter.register_bytecode_hook(link_listing)
+    handle = adapter.register_bytecode_hook(link_listing)
     first = compiled(a, b)
-    remove()
+    handle.remove()
     state.record_dump_dir(DUMP)
     with debug():
         out = compiled(a, b)

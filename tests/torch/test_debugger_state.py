@@ -1,5 +1,5 @@
 """``depyf.debug()``: nothing new compiles inside, every setting is restored, no hang without stdin;
-and one test per private torch API in ``depyf/torch/_adapter_debug.py``."""
+and one test per private torch API it uses (in ``depyf/torch/adapter.py``)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from depyf import state  # noqa: E402
-from depyf.torch import _adapter_debug as adapter  # noqa: E402
+from depyf.torch import adapter  # noqa: E402
 from depyf.torch.debug import DebugWarning, debug  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -112,7 +112,7 @@ def test_no_pause_and_no_hang_without_a_terminal(tmp_path: Path) -> None:
     assert "not pausing: stdin is not a terminal" in done.stderr
 
 
-# --- one test per private API in _adapter_debug ------------------------------------------------------
+# --- one test per private API depyf.debug() uses ------------------------------------------------------
 
 
 def test_adapter_callback_from_stance_patch_wraps_and_restores() -> None:
@@ -185,7 +185,7 @@ def test_adapter_inductor_loaded_modules() -> None:
 
 def test_adapter_names_what_is_missing() -> None:
     with pytest.raises(adapter.UnsupportedTorchError, match=r"torch\._dynamo\.eval_frame\._no_such_api"):
-        adapter._private("torch._dynamo.eval_frame", "_no_such_api")
+        adapter._debug_private("torch._dynamo.eval_frame", "_no_such_api")
 
 
 def test_guide_separates_files_that_run_from_files_for_reading(tmp_path: Path, capsys, monkeypatch) -> None:
@@ -218,7 +218,7 @@ def test_guide_separates_files_that_run_from_files_for_reading(tmp_path: Path, c
 
 def test_adapter_register_bytecode_hook() -> None:
     seen = []
-    remove = adapter.register_bytecode_hook(lambda code, new_code: seen.append(code.co_name))
+    handle = adapter.register_bytecode_hook(lambda code, new_code: seen.append(code.co_name))
 
     def hooked(x):
         return x + 1
@@ -227,7 +227,7 @@ def test_adapter_register_bytecode_hook() -> None:
     try:
         torch.compile(hooked, backend="eager")(torch.ones(2))
     finally:
-        remove()
+        handle.remove()
     torch.compile(lambda x: x - 1, backend="eager")(torch.ones(2))
     torch._dynamo.reset()
     assert seen == ["hooked"]

@@ -31,7 +31,7 @@ def fresh_dynamo():
 
 
 def test_expect_names_the_torch_version_and_the_missing_piece():
-    with pytest.raises(adapter.SeamMismatch, match=rf"torch {adapter.torch_version()} has no torch\._dynamo\.nope"):
+    with pytest.raises(adapter.UnsupportedTorchError, match=rf"torch {adapter.torch_version()} has no torch\._dynamo\.nope"):
         adapter.expect("torch._dynamo.nope")
 
     def shaped(self, graph, inputs):
@@ -40,7 +40,7 @@ def test_expect_names_the_torch_version_and_the_missing_piece():
     holder = types.SimpleNamespace(fn=shaped)
     adapter.expect("os.path.join")  # present, no signature asked for
     assert adapter.has("os.path.join") and not adapter.has("os.path.nope")
-    with pytest.raises(adapter.SeamMismatch, match=r"takes \(self, graph, inputs\), depyf expects \(self, gm"):
+    with pytest.raises(adapter.UnsupportedTorchError, match=r"takes \(self, graph, inputs\), depyf expects \(self, gm"):
         torch._dynamo.__dict__["_depyf_test_holder"] = holder
         try:
             adapter.expect("torch._dynamo._depyf_test_holder.fn", ("self", "gm"))
@@ -105,7 +105,7 @@ def test_leaf_guards_of_a_python_guard_function():
     leaves = adapter.leaf_guards(guard_fn)
     assert [leaf.parts for leaf in leaves] == [("___check_global_state()",),
                                               ("hasattr(L['a'], '_dynamo_dynamic_indices') == False",)]
-    with pytest.raises(adapter.SeamMismatch):
+    with pytest.raises(adapter.UnsupportedTorchError):
         adapter.leaf_guards(object())
 
 
@@ -152,7 +152,7 @@ def test_without_the_structured_trace_graph_breaks_come_from_the_captured_graph(
     from depyf.torch.session import TRACE_FEATURE
 
     def no_trace(sink, kinds):
-        raise adapter.SeamMismatch(f"torch {adapter.torch_version()} has no torch._logging._internal.trace_log")
+        raise adapter.UnsupportedTorchError(f"torch {adapter.torch_version()} has no torch._logging._internal.trace_log")
 
     monkeypatch.setattr(trace, "attach", no_trace)
 
