@@ -131,7 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"decompile: {result['decompile_s']:.3f} s  ({result['functions_per_second']:.0f} functions/s)")
     print(
-        f"compile(): {result['compile_s']:.3f} s  -> decompile / compile = {result['decompile_over_compile']:.1f}x"
+        f"compile(): {result['compile_s']:.3f} s  -> "
+        f"decompile / compile = {result['decompile_over_compile']:.1f}x"
     )
     for kind, items in result["failures"].items():
         print(f"{kind}: {len(items)}")

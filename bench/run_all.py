@@ -89,7 +89,8 @@ def _decompile_rows(r: dict) -> list[tuple[str, str]]:
     return [
         (
             "corpus",
-            f"{r['modules']} stdlib modules, {r['source_lines']} lines, {r['functions']} function code objects",
+            f"{r['modules']} stdlib modules, {r['source_lines']} lines, "
+            f"{r['functions']} function code objects",
         ),
         ("decompiled / failed", f"{r['decompiled']} / {r['failed']} {r['failures_by_type']}"),
         ("decompile throughput", f"{r['functions_per_second']:.0f} functions/s ({r['decompile_s']:.2f} s)"),
@@ -210,9 +211,11 @@ def table(runs: dict[str, dict], info: dict[str, str]) -> str:
         for figure, value in rows:
             lines.append(f"| {name} | {figure} | {value} |")
     header = [
-        f"Machine: {info['cpu']}, {info['cores']} cores, load average at start {info['load_average_at_start']}; "
+        f"Machine: {info['cpu']}, {info['cores']} cores, "
+        f"load average at start {info['load_average_at_start']}; "
         f"{info['os']}",
-        f"Python {info['python']}, torch {info['torch']}, transformers {info['transformers']}; run {info['date']}",
+        f"Python {info['python']}, torch {info['torch']}, transformers {info['transformers']}; "
+        f"run {info['date']}",
         "",
     ]
     return "\n".join(header + lines) + "\n"

@@ -33,6 +33,9 @@ def test_a_run_recording_holds_only_inside_its_block_and_nests():
 def test_the_state_module_imports_no_torch():
     import subprocess
 
-    done = subprocess.run([sys.executable, "-c", "import sys, depyf.state; assert 'torch' not in sys.modules"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, depyf.state; assert 'torch' not in sys.modules"],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr

@@ -72,7 +72,9 @@ def generalise(message: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--themes", help="comma-separated theme modules (default: all)")
     parser.add_argument("--top", type=int, default=10, help="how many common failure messages to list")
     parser.add_argument("--json", help="write every result to this file")

@@ -119,7 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     group.add_argument("--check", type=Path, help="compare with hashes saved by --write")
     group.add_argument("--write-golden", action="store_true",
                        help="write this interpreter's golden file (corpus and the stdlib sample)")
-    group.add_argument("--check-golden", action="store_true", help="compare with this interpreter's golden file")
+    group.add_argument(
+        "--check-golden", action="store_true", help="compare with this interpreter's golden file"
+    )
     parser.add_argument("--corpus-only", action="store_true", help="skip the stdlib modules")
     args = parser.parse_args(argv)
     golden = args.write_golden or args.check_golden

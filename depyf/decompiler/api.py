@@ -49,10 +49,14 @@ def code_of(obj: object, _hops: int = 0) -> types.CodeType:
     wrapped = getattr(obj, "__wrapped__", None)
     if wrapped is not None and wrapped is not obj:
         if _hops >= MAX_WRAPPED:
-            raise TypeError(f"cannot decompile an object of type {type(obj).__qualname__!r}: more than "
-                            f"{MAX_WRAPPED} __wrapped__ objects deep (does its __getattr__ invent attributes?)")
+            raise TypeError(
+                f"cannot decompile an object of type {type(obj).__qualname__!r}: more than "
+                f"{MAX_WRAPPED} __wrapped__ objects deep (does its __getattr__ invent attributes?)"
+            )
         return code_of(wrapped, _hops + 1)
-    raise TypeError(f"cannot decompile an object of type {type(obj).__qualname__!r}: it has no Python bytecode")
+    raise TypeError(
+        f"cannot decompile an object of type {type(obj).__qualname__!r}: it has no Python bytecode"
+    )
 
 
 def decompile(obj: object, *, verify: bool = True) -> str:
@@ -80,8 +84,14 @@ def decompile(obj: object, *, verify: bool = True) -> str:
             _ensure_parses(code, source)
         return source
     except Exception as exc:
-        error = exc if isinstance(exc, DecompilationError) else DecompilationError(
-            f"internal error {type(exc).__name__}: {exc}", qualname=getattr(code, "co_qualname", code.co_name))
+        error = (
+            exc
+            if isinstance(exc, DecompilationError)
+            else DecompilationError(
+                f"internal error {type(exc).__name__}: {exc}",
+                qualname=getattr(code, "co_qualname", code.co_name),
+            )
+        )
         if _called_from_dynamo():
             # Frameworks call decompile inside Dynamo's bytecode hooks: an exception there would
             # break the user's compilation. Say what failed and show the bytecode instead.
@@ -168,8 +178,10 @@ def _ensure_parses(code: types.CodeType, source: str) -> None:
     try:
         ast.parse(source)
     except SyntaxError as exc:
-        raise SourceDoesNotCompile(f"the decompiled source is not valid Python: {exc.msg} (line {exc.lineno})",
-                                   qualname=getattr(code, "co_qualname", code.co_name)) from None
+        raise SourceDoesNotCompile(
+            f"the decompiled source is not valid Python: {exc.msg} (line {exc.lineno})",
+            qualname=getattr(code, "co_qualname", code.co_name),
+        ) from None
     except (RecursionError, MemoryError):
         raise DecompilationError("source nested too deeply to parse",
                                  qualname=getattr(code, "co_qualname", code.co_name)) from None

@@ -103,9 +103,12 @@ def check_opcodes(code: types.CodeType) -> None:
         if name.startswith("<") or name in _NOT_RUNNABLE:
             # (3.11+ read ``co_code`` back through a table that turns unknown opcodes into 0)
             op = getattr(code, "_co_code_adaptive", raw)[i]
-            raise DecompilationError(f"unknown opcode {op} for CPython {sys.version_info[0]}.{sys.version_info[1]}",
-                                     qualname=getattr(code, "co_qualname", code.co_name), offset=i,
-                                     opname=f"<{op}>")
+            raise DecompilationError(
+                f"unknown opcode {op} for CPython {sys.version_info[0]}.{sys.version_info[1]}",
+                qualname=getattr(code, "co_qualname", code.co_name),
+                offset=i,
+                opname=f"<{op}>",
+            )
         if isinstance(caches, (list, tuple)):
             i += 2 * caches[op]
         elif hasattr(caches, "get"):        # a mapping by name (3.13+; 3.15: a frozendict)

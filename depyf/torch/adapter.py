@@ -26,8 +26,9 @@ test in ``tests/torch/test_adapter.py`` that fails on that release without it. S
   captured graph's ``compile_subgraph_reason`` instead; the joint graph's text and recompilation
   reasons are unavailable.
 - up to 2.6 the trace has no pre-grad graph (and up to 2.4 no post-grad graph): those stages come
-  from wrapping Inductor's passes (``inductor_traces``, ``patch_inductor_passes``). No ``AotAutograd`` class: the AOT compilers are wrapped
-  at ``torch._dynamo.backends.common.aot_module_simplified``. Cache entries carry ``check_fn``
+  from wrapping Inductor's passes (``inductor_traces``, ``patch_inductor_passes``). No
+  ``AotAutograd`` class: the AOT compilers are wrapped at
+  ``torch._dynamo.backends.common.aot_module_simplified``. Cache entries carry ``check_fn``
   (guard text in ``verbose_code_parts``) instead of a guard manager.
 - 2.2 to 2.5: ``OutputGraph.call_user_compiler(self, gm)`` takes no example inputs and the graph
   module has no ``meta["backend_id"]``: the name is the ``name`` local of the calling
@@ -130,7 +131,9 @@ def expect(dotted: str, params: tuple[str, ...] = ()) -> Any:
         try:
             names = tuple(inspect.signature(target).parameters)
         except (TypeError, ValueError):
-            raise UnsupportedTorchError(f"torch {torch_version()}: {dotted} has no inspectable signature") from None
+            raise UnsupportedTorchError(
+                f"torch {torch_version()}: {dotted} has no inspectable signature"
+            ) from None
         if names[:len(params)] != params:
             raise UnsupportedTorchError(f"torch {torch_version()}: {dotted} takes ({', '.join(names)}), "
                                f"depyf expects ({', '.join(params)}, ...)")
@@ -283,8 +286,10 @@ def leaf_guards(guard_manager: Any) -> list[LeafGuard]:
     if not callable(getattr(root, "get_leaf_guards", None)):
         parts = getattr(guard_manager, "verbose_code_parts", None)
         if parts is None:
-            raise UnsupportedTorchError(f"torch {torch_version()}: a cache entry's guards have neither a guard "
-                               "tree nor verbose_code_parts")
+            raise UnsupportedTorchError(
+                f"torch {torch_version()}: a cache entry's guards have neither a guard "
+                "tree nor verbose_code_parts"
+            )
         return [LeafGuard("GUARD", (str(part),)) for part in parts
                 if str(part).strip() not in _PYTHON_GUARD_BOOKKEEPING]
     out: list[LeafGuard] = []
@@ -452,8 +457,11 @@ def _patch_trace_structured() -> Undo:
         if not skip:
             original(name, *args, **kwargs)
 
-    patched = [module for module in list(sys.modules.values())
-               if isinstance(module, types.ModuleType) and module.__dict__.get("trace_structured") is original]
+    patched = [
+        module
+        for module in list(sys.modules.values())
+        if isinstance(module, types.ModuleType) and module.__dict__.get("trace_structured") is original
+    ]
     for module in patched:
         module.trace_structured = trace_structured
 
@@ -700,7 +708,9 @@ def patch_inductor_passes(stages: set[str], on_graph: Callable[[str, Any], None]
         original = expect(f"torch._inductor.compile_fx.{name}", params)
         originals[name] = original
 
-        def patched(gm: Any, *args: Any, __original: Any = original, __stage: str = stage, **kwargs: Any) -> Any:
+        def patched(
+            gm: Any, *args: Any, __original: Any = original, __stage: str = stage, **kwargs: Any
+        ) -> Any:
             result = __original(gm, *args, **kwargs)
             try:
                 on_graph(__stage, result if __stage == "pre_grad" and result is not None else gm)
@@ -749,9 +759,13 @@ def state_snapshot() -> dict[str, Any]:
     return {
         "bytecode_hooks": bytecode_hook_count(),
         # torch's own lazy TORCH_TRACE handler removes itself on the first trace event; not ours.
-        "trace_handlers": [h for h in trace.handlers if type(h).__name__ != "LazyTraceHandler"] if trace else [],
+        "trace_handlers": [h for h in trace.handlers if type(h).__name__ != "LazyTraceHandler"]
+        if trace
+        else [],
         "call_user_compiler": OutputGraph.__dict__["call_user_compiler"],
-        "aot_call": aot.__dict__["__call__"] if aot is not None else common.__dict__.get("aot_module_simplified"),
+        "aot_call": aot.__dict__["__call__"]
+        if aot is not None
+        else common.__dict__.get("aot_module_simplified"),
         "load_by_key_path": PyCodeCache.__dict__["load_by_key_path"],
         "fx_graph_cache": getattr(inductor_config, "fx_graph_cache", None),
         "autograd_cache": getattr(functorch_config, "enable_autograd_cache", None),
@@ -760,9 +774,12 @@ def state_snapshot() -> dict[str, Any]:
         # modules whose trace_structured is a wrapper (depyf's has __wrapped__); torch modules
         # imported during a dump (Inductor's, on first use) bind torch's own function and do not count
         "trace_structured_wrapped": sorted(
-            name for name, module in list(sys.modules.items())
-            if isinstance(module, types.ModuleType) and name.startswith("torch")
-            and hasattr(module.__dict__.get("trace_structured"), "__wrapped__")),
+            name
+            for name, module in list(sys.modules.items())
+            if isinstance(module, types.ModuleType)
+            and name.startswith("torch")
+            and hasattr(module.__dict__.get("trace_structured"), "__wrapped__")
+        ),
     }
 
 

@@ -178,7 +178,9 @@ def _listing(dump_dir: str, names: list[str]) -> list[str]:
 
 
 def _is_code_file(name: str) -> bool:
-    return name.endswith(".py") and name.startswith(("__transformed_code_", "__compiled_fn_", "full_code_for_"))
+    return name.endswith(".py") and name.startswith(
+        ("__transformed_code_", "__compiled_fn_", "full_code_for_")
+    )
 
 
 def _files_to_open(dump_dir: str) -> tuple[list[str], list[str]]:
@@ -312,10 +314,13 @@ def _stdin_is_terminal() -> bool:
 
 
 def _user_frame(frame: types.FrameType | None) -> types.FrameType | None:
-    """The first frame from ``frame`` outward that is the user's (not this module, contextlib or torch's wrappers)."""
+    """The first frame from ``frame`` outward that is the user's (not this module, contextlib or
+    torch's wrappers)."""
     skip = {__file__, contextlib.__file__}
-    while frame is not None and (frame.f_code.co_filename in skip
-                                 or os.sep + os.path.join("torch", "_dynamo") + os.sep in frame.f_code.co_filename):
+    while frame is not None and (
+        frame.f_code.co_filename in skip
+        or os.sep + os.path.join("torch", "_dynamo") + os.sep in frame.f_code.co_filename
+    ):
         frame = frame.f_back
     return frame
 

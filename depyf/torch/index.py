@@ -38,7 +38,9 @@ def parse_graph_break(payload: str) -> dict[str, Any]:
         title = header.group("reason").strip()
         if title.startswith("Encountered graph break") and rest:
             title = rest.pop(0)
-        explanation = next((ln[len("Explanation:"):].strip() for ln in rest if ln.startswith("Explanation:")), None)
+        explanation = next(
+            (ln[len("Explanation:") :].strip() for ln in rest if ln.startswith("Explanation:")), None
+        )
         out["reason"] = f"{title}: {explanation}" if explanation else title
         break
     if not out["reason"]:
@@ -56,7 +58,9 @@ def parse_recompile_reasons(payload: str) -> list[str]:
     return [str(value)]
 
 
-def _function_json(session: DumpState, record: FunctionRecord, parent: FunctionRecord | None) -> dict[str, Any]:
+def _function_json(
+    session: DumpState, record: FunctionRecord, parent: FunctionRecord | None
+) -> dict[str, Any]:
     cache_entries = []
     resume_names = [r.name for r in session.functions.values() if session._parent_of(r) is record]
     for position, entry in enumerate(_ordered_entries(session, record)):
@@ -250,7 +254,11 @@ def _link_from_root(files: Any) -> None:
         elif not existing:
             text = f"{header}{line}\n"
         else:
-            heading = "" if ("## Processes" in existing or "## Other processes" in existing) else "\n## Processes\n\n"
+            heading = (
+                ""
+                if ("## Processes" in existing or "## Other processes" in existing)
+                else "\n## Processes\n\n"
+            )
             text = existing.rstrip("\n") + "\n" + heading + line + "\n"
         atomic_write(root_index, text)
     except OSError:

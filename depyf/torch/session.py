@@ -75,11 +75,23 @@ class DumpSession:
         self.active = True
         # (feature the dump loses without it, step that installs the seam and returns its undo)
         steps: list[tuple[str, Callable[[], Callable[[], None]]]] = [
-            ("transformed code and guards", lambda: adapter.register_bytecode_hook(self._bytecode_hook).remove),
+            (
+                "transformed code and guards",
+                lambda: adapter.register_bytecode_hook(self._bytecode_hook).remove,
+            ),
             (TRACE_FEATURE, lambda: trace.attach(self._on_trace, _TRACE_KINDS)),
-            ("captured graph files", lambda: adapter.patch_call_user_compiler(self.graphs.around_user_compiler)),
-            ("forward/backward graph files", lambda: adapter.patch_aot_compilers(self.graphs.wrap_aot_compiler)),
-            ("Inductor output code files", lambda: adapter.patch_inductor_module_loader(self.graphs.on_inductor_module)),
+            (
+                "captured graph files",
+                lambda: adapter.patch_call_user_compiler(self.graphs.around_user_compiler),
+            ),
+            (
+                "forward/backward graph files",
+                lambda: adapter.patch_aot_compilers(self.graphs.wrap_aot_compiler),
+            ),
+            (
+                "Inductor output code files",
+                lambda: adapter.patch_inductor_module_loader(self.graphs.on_inductor_module),
+            ),
             ("compile caches off", self._disable_caches),
             ("child process count", lambda: count_child_processes(self._child_started)),
         ]
@@ -94,7 +106,9 @@ class DumpSession:
             except adapter.UnsupportedTorchError as exc:
                 self.mark_unavailable(feature, str(exc))
             except Exception as exc:
-                self.mark_unavailable(feature, f"torch {adapter.torch_version()}: installing it failed: {exc!r}")
+                self.mark_unavailable(
+                    feature, f"torch {adapter.torch_version()}: installing it failed: {exc!r}"
+                )
         if any(item["feature"] == TRACE_FEATURE for item in self.unavailable):
             # Graph breaks still come from the captured graph's compile reason.
             self.graphs.on_break_reason = self._on_trace
@@ -102,8 +116,9 @@ class DumpSession:
     def _tell_about_directory(self) -> None:
         files = self.files
         if files.foreign:
-            shown = ", ".join(files.foreign[:5]) + (f" and {len(files.foreign) - 5} more" if len(files.foreign) > 5
-                                                     else "")
+            shown = ", ".join(files.foreign[:5]) + (
+                f" and {len(files.foreign) - 5} more" if len(files.foreign) > 5 else ""
+            )
             self.warn(f"{files.requested} holds files depyf did not write ({shown}); they are kept and "
                       f"the dump goes to {files.root}")
         if files.replaced:
@@ -366,8 +381,14 @@ def _uncompiled_resume_view(code: types.CodeType) -> FunctionView:
     source = safe_decompile(code)
     note = ("# Never compiled on its own: Dynamo traced it as part of the caller's graph "
             "(nested graph break).\n")
-    return FunctionView(code=code, name=code.co_name, dispatch_name=f"__dispatch_for_{identifier(code.co_name)}",
-                        kind="resume", original_source=note + source if source else None, entries=[])
+    return FunctionView(
+        code=code,
+        name=code.co_name,
+        dispatch_name=f"__dispatch_for_{identifier(code.co_name)}",
+        kind="resume",
+        original_source=note + source if source else None,
+        entries=[],
+    )
 
 
 def python_version() -> str:

@@ -63,7 +63,9 @@ def verification_problems(dynamo_code: types.CodeType, candidate: types.CodeType
     extra = _names_used(candidate) - _names_used(dynamo_code) - _spelled_as_calls(dynamo_code)
     if extra:
         problems.append(f"references names Dynamo's code does not: {sorted(extra)[:5]}")
-    graph_like = {n for n in _names_used(dynamo_code) if adapter.is_graph_global(n) or adapter.is_resume_global(n)}
+    graph_like = {
+        n for n in _names_used(dynamo_code) if adapter.is_graph_global(n) or adapter.is_resume_global(n)
+    }
     missing = graph_like - _names_used(candidate)
     if missing:
         problems.append(f"does not call {sorted(missing)[:5]}")

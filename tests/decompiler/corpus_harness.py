@@ -301,7 +301,14 @@ def compare_functions(original: Callable, candidate: Callable) -> list[str]:
 
 # --------------------------------------------------------------------------- code layout
 
-LAYOUT_ATTRS = ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_flags", "co_freevars", "co_name")
+LAYOUT_ATTRS = (
+    "co_argcount",
+    "co_posonlyargcount",
+    "co_kwonlyargcount",
+    "co_flags",
+    "co_freevars",
+    "co_name",
+)
 
 
 def layout_differences(original: types.CodeType, new: types.CodeType) -> list[str]:

@@ -71,8 +71,11 @@ def test_a_conditional_expression_chain_1000_deep_decompiles_to_the_same_functio
 
 
 def test_the_nearest_common_post_dominator_is_the_first_node_of_one_chain_on_the_other():
-    body = "\n".join(f"    for i in range(x):\n        try:\n            y += x // i\n        except ZeroDivisionError:\n"
-                     f"            if y > {k}:\n                return y\n            continue" for k in range(8))
+    body = "\n".join(
+        f"    for i in range(x):\n        try:\n            y += x // i\n        except ZeroDivisionError:\n"
+        f"            if y > {k}:\n                return y\n            continue"
+        for k in range(8)
+    )
     code = _function(f"def f(x):\n    y = 0\n{body}\n    return y\n").__code__
     cfg = ControlFlowGraph(*normalize(code))
     ipdom = post_dominators({b.index for b in cfg.blocks}, {b.index: list(b.succs) for b in cfg.blocks})

@@ -22,9 +22,16 @@ def _fake_counters(monkeypatch) -> defaultdict:
 
 
 def test_no_counts_and_no_torch_import_without_torch():
-    done = subprocess.run([sys.executable, "-c", "import sys; from depyf.report.progress import dynamo_counts; "
-                           "assert dynamo_counts() is None; assert 'torch' not in sys.modules"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from depyf.report.progress import dynamo_counts; "
+            "assert dynamo_counts() is None; assert 'torch' not in sys.modules",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
 
 

@@ -32,7 +32,9 @@ def toy_example() -> Path:
 
 
 def depyf_run(script: Path, dump_dir: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    )
     return subprocess.run([sys.executable, "-m", "depyf", "run", str(script), "-o", str(dump_dir)],
                           cwd=dump_dir.parent, env=env, capture_output=True, text=True, timeout=600)
 
@@ -90,7 +92,9 @@ def test_model_report_graph_breaks_recompilations_and_kernel(model_run, browser,
     click(browser, f'#sidebar a.nav-item[data-route="fn/{user}"]')
     assert browser.find_element(By.CSS_SELECTOR, "#main h1").text == "Net.forward"
     marked = browser.find_elements(By.CSS_SELECTOR, "#main .graph-break .ln.hl")
-    assert [m.text.split(None, 1)[1] for m in marked] == ["if y.sum() > 0:  # data-dependent branch: graph break"]
+    assert [m.text.split(None, 1)[1] for m in marked] == [
+        "if y.sum() > 0:  # data-dependent branch: graph break"
+    ]
     recompilation = browser.find_element(By.CSS_SELECTOR, "#main .recompilation").text
     assert "size mismatch at index 0. expected 4, actual 6" in recompilation
     screenshot("real_model_function")

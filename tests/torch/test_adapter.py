@@ -32,16 +32,25 @@ def _compiled(backend="eager"):
 
 # Pieces a supported release lacks by design (see the adapter's docstring): release -> dotted names.
 _LACKED_BY_DESIGN = {
-    (2, 2): {"torch._logging._internal.trace_log", "torch._logging._internal.trace_structured",
-             "torch._dynamo.backends.common.AotAutograd.__call__", "torch._functorch.config.enable_autograd_cache"},
-    (2, 3): {"torch._dynamo.backends.common.AotAutograd.__call__", "torch._functorch.config.enable_autograd_cache"},
+    (2, 2): {
+        "torch._logging._internal.trace_log",
+        "torch._logging._internal.trace_structured",
+        "torch._dynamo.backends.common.AotAutograd.__call__",
+        "torch._functorch.config.enable_autograd_cache",
+    },
+    (2, 3): {
+        "torch._dynamo.backends.common.AotAutograd.__call__",
+        "torch._functorch.config.enable_autograd_cache",
+    },
     (2, 4): {"torch._functorch.config.enable_autograd_cache"},
 }
 
 
 def _trace_or_skip():
     if not adapter.has("torch._logging._internal.trace_log"):
-        pytest.skip(f"torch {adapter.torch_version()} has no structured trace (torch._logging._internal.trace_log)")
+        pytest.skip(
+            f"torch {adapter.torch_version()} has no structured trace (torch._logging._internal.trace_log)"
+        )
 
 
 def test_check_supported_passes_and_nothing_is_missing():
@@ -281,8 +290,10 @@ def test_launcher_rank_reads_torchrun_environment(monkeypatch):
     assert adapter.launcher_rank() is None  # not a rank of that world
 
 
-@pytest.mark.skipif(not hasattr(torch.compiler, "set_stance"),
-                    reason=f"torch {torch.__version__} has no torch.compiler.set_stance (2.6+), the call traced here")
+@pytest.mark.skipif(
+    not hasattr(torch.compiler, "set_stance"),
+    reason=f"torch {torch.__version__} has no torch.compiler.set_stance (2.6+), the call traced here",
+)
 def test_run_outside_dynamo_is_not_traced():
     from depyf.torch.debug import debug
 
@@ -333,7 +344,15 @@ def test_graph_records_of_this_release_cover_every_inductor_stage():
     # Inductor stages this release's trace lacks come from patch_inductor_passes instead.
     untraced = {stage for stage in ("pre_grad", "post_grad")
                 if not adapter.inductor_traces({k for k, v in trace.GRAPH_STAGES.items() if v == stage})}
-    expected = {"captured_graph", "joint_graph", "forward", "backward", "pre_grad", "post_grad", "output_code"}
+    expected = {
+        "captured_graph",
+        "joint_graph",
+        "forward",
+        "backward",
+        "pre_grad",
+        "post_grad",
+        "output_code",
+    }
     assert expected - untraced <= seen
 
 

@@ -201,7 +201,9 @@ def test_breakpoints_set_from_python_m_pdb_are_hit(tmp_path: Path) -> None:
     try:
         assert session.wait_prompt() is not None  # pdb stops before the first line
         pause = session.send("c")
-        assert pause is not None and "depyf.debug(): compiled code runs from files in" in pause, session.transcript
+        assert pause is not None and "depyf.debug(): compiled code runs from files in" in pause, (
+            session.transcript
+        )
         assert "program.py" in pause and "with debug():" not in pause.splitlines()[-1]
         graph = tmp_path / "dump" / "__compiled_fn_0.captured_graph.0.py"
         line = line_after(graph, "l_b_ = L_b_")
@@ -232,7 +234,9 @@ def _seed_session(tmp_path: Path) -> PdbSession:
     shutil.copy(SEED, tmp_path / "seed_example.py")
     session = PdbSession(["seed_example.py"], cwd=tmp_path, env=child_env())
     pause = session.wait_prompt()
-    assert pause is not None, "seed example did not reach depyf.debug()'s pause:\n" + session.transcript[-3000:]
+    assert pause is not None, (
+        "seed example did not reach depyf.debug()'s pause:\n" + session.transcript[-3000:]
+    )
     return session
 
 
@@ -324,8 +328,13 @@ def test_prepare_debug_aot_eager_breakpoints_in_resume_function_and_graphs(tmp_p
         stops = []
         if entry["decompiled"]:
             transformed = dump / entry["transformed_code_file"]
-            stops.append((transformed, line_after(transformed, "def torch_dynamo_resume_in_f"),
-                          [("x.shape", "torch.Size([10])"), ("b.tolist()", str([float(i) for i in range(10)]))]))
+            stops.append(
+                (
+                    transformed,
+                    line_after(transformed, "def torch_dynamo_resume_in_f"),
+                    [("x.shape", "torch.Size([10])"), ("b.tolist()", str([float(i) for i in range(10)]))],
+                )
+            )
         stops.append((files["forward"], first_aot_graph_line(files["forward"]),
                       [("primals_2.tolist()", str([float(i) for i in range(10)]))]))
         stops.append((files["backward"], first_aot_graph_line(files["backward"]),

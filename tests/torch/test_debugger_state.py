@@ -118,7 +118,9 @@ def test_no_pause_and_no_hang_without_a_terminal(tmp_path: Path) -> None:
 def test_adapter_callback_from_stance_patch_wraps_and_restores() -> None:
     original = torch._dynamo.eval_frame._callback_from_stance
     seen = []
-    restore = adapter.dynamo_callback_from_stance_patch(lambda result, callback: seen.append(callback) or result)
+    restore = adapter.dynamo_callback_from_stance_patch(
+        lambda result, callback: seen.append(callback) or result
+    )
     try:
         assert torch._dynamo.eval_frame._callback_from_stance(None) is None
         assert seen == [None]

@@ -125,11 +125,15 @@ def test_module_forward_and_compiled_method(tmp_path):
     assert torch.equal(out, expected) and torch.equal(score, expected.sum())
     names = {fn["name"] for fn in index["functions"]}
     assert {"forward", "score"} <= names
-    assert any("L['self']" in g for fn in index["functions"] for e in fn["cache_entries"] for g in e["guards"])
+    assert any(
+        "L['self']" in g for fn in index["functions"] for e in fn["cache_entries"] for g in e["guards"]
+    )
 
 
-@pytest.mark.skipif(not hasattr(torch._dynamo.config, "nested_graph_breaks"),
-                    reason="this torch has no nested graph breaks (torch._dynamo.config.nested_graph_breaks, 2.9+)")
+@pytest.mark.skipif(
+    not hasattr(torch._dynamo.config, "nested_graph_breaks"),
+    reason="this torch has no nested graph breaks (torch._dynamo.config.nested_graph_breaks, 2.9+)",
+)
 def test_nested_graph_break_resume_functions_shown(tmp_path):
     def inner(x):
         x = x + 1

@@ -102,8 +102,11 @@ def print_table(reports: list[dict]) -> None:
         totals["failures"] += len(r["failures"])
         print(f"| {r['module']:<16} | {r['found']:>5} | {r['decompiled']:>10} | {r['recompiled']:>10} | "
               f"{r['identical']:>9} | {r['equivalent']:>10} | {len(r['failures']):>8} |")
-    print(f"| {'**total**':<16} | {totals['found']:>5} | {totals['decompiled']:>10} | {totals['recompiled']:>10} | "
-          f"{totals['identical']:>9} | {totals['equivalent']:>10} | {totals['failures']:>8} |")
+    print(
+        f"| {'**total**':<16} | {totals['found']:>5} | {totals['decompiled']:>10} | "
+        f"{totals['recompiled']:>10} | "
+        f"{totals['identical']:>9} | {totals['equivalent']:>10} | {totals['failures']:>8} |"
+    )
     errors = Counter(f"[{f['stage']}] {f['error']}" for r in reports for f in r.get("failures", ()))
     if errors:
         print("\nMost common failures:")
