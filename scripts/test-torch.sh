@@ -7,9 +7,9 @@
 #   scripts/test-torch.sh 2.8.0 3.11 -- --venv-only      # only build the venv, print its python
 #
 # The venv lives in $DEPYF_TORCH_VENVS (default ~/.cache/depyf/torch-venvs)/torch<V>-py<P>, so
-# every checkout shares it; it is rebuilt when pyproject.toml changes. torch comes from the
-# package registry (or the machine's local wheels); pip's machine-wide cap on torch is replaced by
-# a constraints file that pins exactly TORCH_VERSION, so nothing else can pull another torch.
+# every checkout shares it; it is rebuilt when the dependencies in pyproject.toml change. torch
+# comes from the package registry (or the machine's local wheels); pip's machine-wide cap on torch
+# is replaced by a constraints file that pins exactly TORCH_VERSION, so nothing else can pull another torch.
 # Default pytest arguments: `-m torch` over tests/ (the slow ones included). The exit status is
 # pytest's.
 set -euo pipefail
@@ -33,7 +33,10 @@ base_python() {
 
 VENVS=${DEPYF_TORCH_VENVS:-$HOME/.cache/depyf/torch-venvs}
 VENV=$VENVS/torch$TORCH_VERSION-py$PY_VERSION
-STAMP=$VENV/.depyf-$(sha1sum "$ROOT/pyproject.toml" | cut -c1-12)
+# The stamp covers what the venv installs from pyproject.toml (requires-python, dependencies and
+# the optional-dependency groups), not the rest of the file (lint settings, package data).
+STAMP=$VENV/.depyf-$(awk '/^\[/ { section = $0 } /^(requires-python|dependencies) *=/ { print }
+    section == "[project.optional-dependencies]" { print }' "$ROOT/pyproject.toml" | sha1sum | cut -c1-12)
 
 quiet_pip() {
     local py=$1; shift
