@@ -466,8 +466,11 @@ def _patch_trace_structured() -> Undo:
         module.trace_structured = trace_structured
 
     def undo() -> None:
-        for module in patched:
-            if module.__dict__.get("trace_structured") is trace_structured:
+        # A module imported while the patch was in place may have bound the wrapper by name
+        # (``from torch._logging import trace_structured``): it gets torch's function back too.
+        for module in [*patched, *list(sys.modules.values())]:
+            namespace = getattr(module, "__dict__", None) if isinstance(module, types.ModuleType) else None
+            if namespace is not None and namespace.get("trace_structured") is trace_structured:
                 module.trace_structured = original
 
     return undo
