@@ -588,16 +588,8 @@ def cmd_decompile(args: argparse.Namespace) -> int:
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:
-    try:
-        from depyf.decompiler import coverage
-    except ImportError as exc:
-        print(f"depyf coverage: not available in this build of depyf (depyf.decompiler.coverage: {exc})",
-              file=sys.stderr)
-        return EXIT_FAILED
-    report = getattr(coverage, "report", None)
-    if report is None:
-        print("depyf coverage: depyf.decompiler.coverage has no report() in this build", file=sys.stderr)
-        return EXIT_FAILED
+    from depyf.decompiler.coverage import report
+
     print(str(report()).rstrip("\n"))
     return EXIT_OK
 
