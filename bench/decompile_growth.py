@@ -78,8 +78,19 @@ def flat_or_test(n: int) -> str:
     return "    if " + " or ".join(f"x == {i}" for i in range(n)) + ":\n        y = 1\n    return y"
 
 
-SHAPES = {f.__name__: f for f in (elif_chain, nested_ifexp, straight_line, many_try, nested_loops, bool_chain,
-                                  flat_and, flat_or_test)}
+SHAPES = {
+    f.__name__: f
+    for f in (
+        elif_chain,
+        nested_ifexp,
+        straight_line,
+        many_try,
+        nested_loops,
+        bool_chain,
+        flat_and,
+        flat_or_test,
+    )
+}
 
 
 def one(shape: str, n: int) -> dict:
@@ -148,7 +159,9 @@ def main(argv: list[str] | None = None) -> int:
         table = [{"figure": f"{r['shape']} n={r['n']}",
                   "value": f"{r['us_per_instruction']:.1f} us/instr" if "seconds" in r else r["outcome"]}
                  for r in rows]
-        args.json.write_text(json.dumps({"benchmark": "decompile_growth", "rows": rows, "table": table}, indent=2))
+        args.json.write_text(
+            json.dumps({"benchmark": "decompile_growth", "rows": rows, "table": table}, indent=2)
+        )
     return 0
 
 

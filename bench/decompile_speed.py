@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import depyf  # noqa: E402
+import depyf
 
 MODULES = [
     "textwrap", "difflib", "configparser", "argparse", "ipaddress", "statistics", "enum",
@@ -139,10 +139,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"decompile: {result['decompile_s']:.3f} s  ({result['functions_per_second']:.0f} functions/s)")
     print(
-        f"compile(): {result['compile_s']:.3f} s  -> decompile / compile = {result['decompile_over_compile']:.1f}x"
+        f"compile(): {result['compile_s']:.3f} s  -> "
+        f"decompile / compile = {result['decompile_over_compile']:.1f}x"
     )
-    print(f"process CPU time: decompile {result['decompile_cpu_s']:.3f} s, compile() {result['compile_cpu_s']:.3f} s"
-          f"  -> decompile / compile = {result['decompile_over_compile_cpu']:.1f}x")
+    print(
+        f"process CPU time: decompile {result['decompile_cpu_s']:.3f} s, "
+        f"compile() {result['compile_cpu_s']:.3f} s"
+        f"  -> decompile / compile = {result['decompile_over_compile_cpu']:.1f}x"
+    )
     for kind, items in result["failures"].items():
         print(f"{kind}: {len(items)}")
         for item in items[: args.show_failures]:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from depyf.report import load_dump, render_html  # noqa: E402
+from depyf.report import load_dump, render_html
 
 STAGES = ["captured_graph", "pre_grad", "forward", "post_grad", "output_code"]
 
@@ -29,7 +29,10 @@ def graph_file(name: str, stage: str, lines: int) -> str:
     body = [f"# {name} {stage}", "class GraphModule(torch.nn.Module):",
             "    def forward(self, arg0_1: 'f32[64, 64][64, 1]cpu', arg1_1: 'f32[64][1]cpu'):"]
     for i in range(lines):
-        body.append(f"        mul_{i}: 'f32[64, 64][64, 1]cpu' = torch.ops.aten.mul.Tensor(arg0_1, {i});  arg0_1 = None")
+        body.append(
+            f"        mul_{i}: 'f32[64, 64][64, 1]cpu' = "
+            f"torch.ops.aten.mul.Tensor(arg0_1, {i});  arg0_1 = None"
+        )
     body.append("        return (mul_0,)")
     return "\n".join(body) + "\n"
 
@@ -135,13 +138,19 @@ def main(sizes: list[int]) -> None:
             page.write_text(page_text)
             shown = browser_times(page)
             rows.append((n, mb, seconds, len(page_text.encode()) / 1e6, shown))
-    print(f"{'functions':>9} {'dump MB':>8} {'build s':>8} {'s per MB':>9} {'page MB':>8} {'open s':>7} {'switch s':>9}")
+    print(
+        f"{'functions':>9} {'dump MB':>8} {'build s':>8} {'s per MB':>9} {'page MB':>8} "
+        f"{'open s':>7} {'switch s':>9}"
+    )
     for n, mb, seconds, page_mb, shown in rows:
         opened = f"{shown[0]:7.2f} {shown[1]:9.3f}" if shown else f"{'-':>7} {'-':>9}"
         print(f"{n:9d} {mb:8.2f} {seconds:8.3f} {seconds / mb:9.3f} {page_mb:8.2f} {opened}")
     small, large = rows[0], rows[-1]
-    print(f"\nratio largest/smallest: dump size x{large[1] / small[1]:.1f}, build time x{large[2] / small[2]:.1f}"
-          f" (linear would be x{large[1] / small[1]:.1f})")
+    print(
+        f"\nratio largest/smallest: dump size x{large[1] / small[1]:.1f}, "
+        f"build time x{large[2] / small[2]:.1f}"
+        f" (linear would be x{large[1] / small[1]:.1f})"
+    )
     if small[4] and large[4]:
         print(f"ratio largest/smallest: time to first view x{large[4][0] / small[4][0]:.1f}")
 

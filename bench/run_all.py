@@ -71,8 +71,8 @@ def _dispatcher_rows(r: dict) -> list[tuple[str, str]]:
             "torch set_stance(skip_guard_eval_unsafe=True)",
             f"{s['torch_skip_guard_eval_unsafe']:.3f} s  ({_us(s['torch_skip_guard_eval_unsafe'], calls)})",
         ),
-        ("guarded / dispatched (target >= 4x)", _x(r["guarded_over_dispatched"])),
-        ("dispatched / floor (target <= 1.5x)", _x(r["dispatched_over_floor"])),
+        ("guarded / dispatched (bound >= 4x)", _x(r["guarded_over_dispatched"])),
+        ("dispatched / floor (bound <= 1.5x)", _x(r["dispatched_over_floor"])),
         ("guarded / dispatched(0) kept", _x(r["guarded_over_dispatched_direct"])),
         ("dispatched(0) kept / floor", _x(r["dispatched_direct_over_floor"])),
         ("guarded / floor", _x(r["guarded_over_floor"])),
@@ -89,7 +89,8 @@ def _decompile_rows(r: dict) -> list[tuple[str, str]]:
     return [
         (
             "corpus",
-            f"{r['modules']} stdlib modules, {r['source_lines']} lines, {r['functions']} function code objects",
+            f"{r['modules']} stdlib modules, {r['source_lines']} lines, "
+            f"{r['functions']} function code objects",
         ),
         ("decompiled / failed", f"{r['decompiled']} / {r['failed']} {r['failures_by_type']}"),
         ("decompile throughput", f"{r['functions_per_second']:.0f} functions/s ({r['decompile_s']:.2f} s)"),
@@ -99,7 +100,8 @@ def _decompile_rows(r: dict) -> list[tuple[str, str]]:
         ),
         (
             "same in process CPU time",
-            f"{_x(r['decompile_over_compile_cpu'])} ({r['decompile_cpu_s']:.2f} s / {r['compile_cpu_s']:.3f} s)",
+            f"{_x(r['decompile_over_compile_cpu'])} "
+            f"({r['decompile_cpu_s']:.2f} s / {r['compile_cpu_s']:.3f} s)",
         ),
     ]
 
@@ -214,9 +216,11 @@ def table(runs: dict[str, dict], info: dict[str, str]) -> str:
         for figure, value in rows:
             lines.append(f"| {name} | {figure} | {value} |")
     header = [
-        f"Machine: {info['cpu']}, {info['cores']} cores, load average at start {info['load_average_at_start']}; "
+        f"Machine: {info['cpu']}, {info['cores']} cores, "
+        f"load average at start {info['load_average_at_start']}; "
         f"{info['os']}",
-        f"Python {info['python']}, torch {info['torch']}, transformers {info['transformers']}; run {info['date']}",
+        f"Python {info['python']}, torch {info['torch']}, transformers {info['transformers']}; "
+        f"run {info['date']}",
         "",
     ]
     return "\n".join(header + lines) + "\n"

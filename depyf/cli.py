@@ -20,8 +20,10 @@ import types
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from depyf import state
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-DEFAULT_DUMP_DIR = "depyf_debug_dir"
+DEFAULT_DUMP_DIR = state.DEFAULT_DUMP_DIR
 
 
 class UsageError(Exception):
@@ -67,54 +69,6 @@ def _script_environment(script: Path, argv: Sequence[str]) -> Iterator[None]:
         sys.argv, sys.path[:] = saved_argv, saved_path
 
 
-def _tell_debugger(dump_dir: str) -> None:
-    """Point ``depyf.debug()`` at the run's dump (it otherwise waits for a finished recording)."""
-    try:
-        import importlib
-
-        debug_module = importlib.import_module("depyf.torch.debug")  # the module, not the function
-    except ImportError:
-        return
-    setter = getattr(debug_module, "set_last_dump_dir", None)
-    if callable(setter):
-        setter(dump_dir)
-
-
-@contextlib.contextmanager
-def _fold_inner_prepare_debug(dump_dir: str, notes: list[str]) -> Iterator[None]:
-    """Make the script's own ``depyf.prepare_debug(...)`` a no-op while ``depyf run`` records.
-
-    Nesting two recordings would split the dump; the run's dump already covers everything the
-    script compiles, so the inner call only leaves a note saying where its output went.
-    """
-    import depyf
-
-    torch_api = sys.modules.get("depyf.torch")
-
-    @contextlib.contextmanager
-    def folded_prepare_debug(script_dump_dir: object = None, *args: object, **kwargs: object) -> Iterator[str]:
-        notes.append(f"the script's prepare_debug({str(script_dump_dir)!r}) was folded into "
-                     f"this run's dump at {dump_dir}")
-        yield dump_dir
-        _tell_debugger(dump_dir)  # so a later `with depyf.debug():` in the script finds this dump
-
-    patched = [(depyf, "prepare_debug")]
-    if torch_api is not None and hasattr(torch_api, "prepare_debug"):
-        patched.append((torch_api, "prepare_debug"))
-    saved = [(mod, name, mod.__dict__.get(name, _MISSING)) for mod, name in patched]
-    for mod, name in patched:
-        setattr(mod, name, folded_prepare_debug)
-    try:
-        yield
-    finally:
-        for mod, name, old in saved:
-            if old is _MISSING:
-                with contextlib.suppress(AttributeError):
-                    delattr(mod, name)
-            else:
-                setattr(mod, name, old)
-
-
 _MISSING = object()
 
 
@@ -148,7 +102,9 @@ def _load_prepare_debug():
 
         return depyf.prepare_debug
     except (ImportError, AttributeError) as exc:
-        raise UsageError(f"dumping needs torch and depyf.prepare_debug, which cannot be loaded here ({exc})") from exc
+        raise UsageError(
+            f"dumping needs torch and depyf.prepare_debug, which cannot be loaded here ({exc})"
+        ) from exc
 
 
 _RUN_OPTIONS = {"-o": "output", "--output": "output", "--backend": "backend"}
@@ -268,7 +224,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                     prepare_debug(str(dump_dir)) as actual_dir:
                 if isinstance(actual_dir, (str, os.PathLike)):  # e.g. a per-process subdirectory
                     dump_dir = Path(actual_dir).resolve()
-                with _fold_inner_prepare_debug(str(dump_dir), notes):
+                with state.recording_run(str(dump_dir), notes):
                     ran = True
                     status = _run_script(script_file, live)
         except Exception as exc:  # prepare_debug failed to set up or to write the dump
@@ -283,8 +239,10 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"{type(dump_failed).__name__}: {dump_failed}", file=err)
         return EXIT_FAILED
     if dump_failed is not None:
-        print(f"depyf run: writing the dump to {dump_dir} failed: {type(dump_failed).__name__}: {dump_failed}",
-              file=err)
+        print(
+            f"depyf run: writing the dump to {dump_dir} failed: {type(dump_failed).__name__}: {dump_failed}",
+            file=err,
+        )
         return status or EXIT_FAILED
     report_status = _report_and_summarize(dump_dir, None, quiet=args.quiet, command="run")
     return status or report_status
@@ -335,7 +293,9 @@ def process_dumps(dump_dir: Path) -> list[Path]:
 def cmd_report(args: argparse.Namespace) -> int:
     dump_dir = Path(args.dump_dir)
     if not dump_dir.is_dir():
-        raise UsageError(f"{dump_dir}: no such directory (a dump directory written by `depyf run` or prepare_debug)")
+        raise UsageError(
+            f"{dump_dir}: no such directory (a dump directory written by `depyf run` or prepare_debug)"
+        )
     dump_dir = dump_dir.resolve()
     if not (dump_dir / "index.json").is_file():
         subdumps = process_dumps(dump_dir)
@@ -388,7 +348,9 @@ def _read_input(path: Path) -> bytes:
     except OSError as exc:
         raise UsageError(f"{path}: cannot read ({exc.strerror or exc})") from exc
     if size > MAX_SOURCE_BYTES:
-        raise UsageError(f"{path}: {size} bytes, larger than the {MAX_SOURCE_BYTES} bytes depyf decompile reads")
+        raise UsageError(
+            f"{path}: {size} bytes, larger than the {MAX_SOURCE_BYTES} bytes depyf decompile reads"
+        )
     return data
 
 
@@ -472,9 +434,13 @@ def object_from_spec(spec: str) -> list[tuple[str, object]]:
         try:
             obj = inspect.getattr_static(obj, part) if inspect.isclass(obj) else getattr(obj, part)
         except AttributeError:
-            raise UsageError(f"{spec}: {type(obj).__name__} {_display_name(obj)} has no attribute {part!r}") from None
+            raise UsageError(
+                f"{spec}: {type(obj).__name__} {_display_name(obj)} has no attribute {part!r}"
+            ) from None
         except Exception as exc:  # a __getattr__ that fails (or recurses) while looking the name up
-            raise UsageError(f"{spec}: looking up {part!r} raised {type(exc).__name__}: {_first_line(exc)}") from None
+            raise UsageError(
+                f"{spec}: looking up {part!r} raised {type(exc).__name__}: {_first_line(exc)}"
+            ) from None
     if inspect.isclass(obj):
         members = [(name, value) for name, value in vars(obj).items()
                    if isinstance(value, (types.FunctionType, staticmethod, classmethod, property))]
@@ -509,7 +475,9 @@ def _import_target(module_name: str) -> types.ModuleType:
         raise UsageError(f"cannot import module {module_name!r}: {exc}") from None
     except SyntaxError as exc:
         where = f"{exc.filename}:{exc.lineno}" if exc.filename else module_name
-        raise UsageError(f"cannot import module {module_name!r}: syntax error at {where}: {exc.msg}") from None
+        raise UsageError(
+            f"cannot import module {module_name!r}: syntax error at {where}: {exc.msg}"
+        ) from None
     except SystemExit as exc:
         raise UsageError(f"cannot import module {module_name!r}: it called sys.exit({exc.code!r}) "
                          "while being imported") from None
@@ -594,14 +562,19 @@ def cmd_decompile(args: argparse.Namespace) -> int:
         except TypeError as exc:
             raise UsageError(f"{label}: {exc}") from exc
         except RecursionError:
-            print(f"depyf decompile: {label}: cannot decompile: nested too deeply (RecursionError)", file=sys.stderr)
+            print(
+                f"depyf decompile: {label}: cannot decompile: nested too deeply (RecursionError)",
+                file=sys.stderr,
+            )
             status = EXIT_FAILED
             continue
         print(source.rstrip("\n"))
         if args.verify:
             ok, problems = verify_equivalence(obj)
             if ok:
-                print("# verified: recompiles to code with the same name, arguments, flags and free variables")
+                print(
+                    "# verified: recompiles to code with the same name, arguments, flags and free variables"
+                )
             else:
                 status = EXIT_FAILED
                 print("# NOT verified:")
@@ -615,16 +588,8 @@ def cmd_decompile(args: argparse.Namespace) -> int:
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:
-    try:
-        from depyf.decompiler import coverage
-    except ImportError as exc:
-        print(f"depyf coverage: not available in this build of depyf (depyf.decompiler.coverage: {exc})",
-              file=sys.stderr)
-        return EXIT_FAILED
-    report = getattr(coverage, "report", None)
-    if report is None:
-        print("depyf coverage: depyf.decompiler.coverage has no report() in this build", file=sys.stderr)
-        return EXIT_FAILED
+    from depyf.decompiler.coverage import report
+
     print(str(report()).rstrip("\n"))
     return EXIT_OK
 
@@ -693,14 +658,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"depyf {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    run = sub.add_parser("run", formatter_class=fmt, epilog=_RUN_EPILOG,
-                         help="run a script with prepare_debug active, then write the report",
-                         description="Run a Python script with depyf.prepare_debug active, then write the report.")
+    run = sub.add_parser(
+        "run",
+        formatter_class=fmt,
+        epilog=_RUN_EPILOG,
+        help="run a script with prepare_debug active, then write the report",
+        description="Run a Python script with depyf.prepare_debug active, then write the report.",
+    )
     run.add_argument("-o", "--output", default=DEFAULT_DUMP_DIR, metavar="DUMP_DIR",
                      help=f"where to write the dump and index.html (default: {DEFAULT_DUMP_DIR})")
-    run.add_argument("--backend", metavar="B",
-                     help="backend for torch.compile calls that do not name one (e.g. eager, aot_eager, inductor)")
-    run.add_argument("-q", "--quiet", action="store_true", help="no live status and no summary, only the report path")
+    run.add_argument(
+        "--backend",
+        metavar="B",
+        help="backend for torch.compile calls that do not name one (e.g. eager, aot_eager, inductor)",
+    )
+    run.add_argument(
+        "-q", "--quiet", action="store_true", help="no live status and no summary, only the report path"
+    )
     run.add_argument("script", help="the Python script to run")
     run.add_argument("args", nargs=argparse.REMAINDER,
                      help="arguments passed to the script (after `--`: all of them, even -o)")
@@ -718,14 +692,19 @@ def build_parser() -> argparse.ArgumentParser:
                          help="build the HTML report from an existing dump",
                          description="Build the HTML report (index.html) from a dump directory's index.json.")
     rep.add_argument("dump_dir", help="a dump directory (it holds index.json)")
-    rep.add_argument("-o", "--output", metavar="OUT", help="an .html file or a directory (default: DUMP_DIR/index.html)")
+    rep.add_argument(
+        "-o", "--output", metavar="OUT", help="an .html file or a directory (default: DUMP_DIR/index.html)"
+    )
     rep.add_argument("-q", "--quiet", action="store_true", help="print only the report path")
     rep.set_defaults(func=cmd_report)
 
-    cov = sub.add_parser("coverage", formatter_class=fmt,
-                         help="which Python versions and opcodes the decompiler handles",
-                         description="Print the decompiler's coverage: Python versions and opcodes it handles.",
-                         epilog="example:\n  depyf coverage\n")
+    cov = sub.add_parser(
+        "coverage",
+        formatter_class=fmt,
+        help="which Python versions and opcodes the decompiler handles",
+        description="Print the decompiler's coverage: Python versions and opcodes it handles.",
+        epilog="example:\n  depyf coverage\n",
+    )
     cov.set_defaults(func=cmd_coverage)
     return parser
 

@@ -29,7 +29,9 @@ def read_regular(path: str | os.PathLike, limit: int) -> tuple[bytes, int]:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFile(errno.EINVAL, "not a regular file (a FIFO, device or directory)", os.fspath(path))
+            raise NotRegularFile(
+                errno.EINVAL, "not a regular file (a FIFO, device or directory)", os.fspath(path)
+            )
         chunks, left = [], limit
         while left > 0:
             chunk = os.read(fd, min(left, 1 << 20))

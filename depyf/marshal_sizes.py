@@ -41,7 +41,9 @@ def _walk(data: bytes, layout: list[tuple[str, int]]) -> int:
     def take(n: int) -> int:
         nonlocal pos
         if n < 0 or n > end - pos:
-            raise MarshalSizeError(f"marshal data claims {n} bytes at offset {pos}, but only {end - pos} are left")
+            raise MarshalSizeError(
+                f"marshal data claims {n} bytes at offset {pos}, but only {end - pos} are left"
+            )
         start = pos
         pos += n
         return start
@@ -107,7 +109,8 @@ def _walk(data: bytes, layout: list[tuple[str, int]]) -> int:
 
 
 def _sample() -> bytes:
-    source = "def f(a, /, b, *c, d=1.5, **e):\n    g = lambda: a\n    return (a, [b], {1: 2j}, {3}, 10 ** 40, ...)\n"
+    source = ("def f(a, /, b, *c, d=1.5, **e):\n    g = lambda: a\n"
+              "    return (a, [b], {1: 2j}, {3}, 10 ** 40, ...)\n")
     return marshal.dumps(compile(source, "<sample>", "exec"))
 
 

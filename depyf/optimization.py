@@ -34,7 +34,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from depyf._torch_private_optim import resume_of, run_only_eval_frame
+from depyf.torch import adapter
 
 __all__ = ["CHECK_ENV_VAR", "DispatchGuardError", "TorchCompileWrapperWithCustomDispatcher"]
 
@@ -76,8 +76,6 @@ class TorchCompileWrapperWithCustomDispatcher:
     def __init__(
         self, compiled_callable: Callable[..., Any] | None = None, *, check: bool | None = None
     ) -> None:
-        from depyf import _torch_private_optim as private
-
         if compiled_callable is None:
             import torch
 
@@ -94,7 +92,7 @@ class TorchCompileWrapperWithCustomDispatcher:
         setattr_(self, "_depyf_attribute", _attribute_name(type(self), method.__func__))
         setattr_(self, "_depyf_check", bool(check))
         setattr_(self, "_depyf_dispatchers", [])
-        handle = private.register_bytecode_hook(_recording_hook(self, method.__func__))
+        handle = adapter.register_bytecode_hook(_recording_hook(self, method.__func__))
         weakref.finalize(self, handle.remove)
 
     def dispatch_to_code(self, index: int) -> _CodeDispatch:
@@ -143,12 +141,10 @@ class TorchCompileWrapperWithCustomDispatcher:
         ``self.<method>(*args, **kwargs)`` and returns the index in ``compiled_codes`` of the first
         one whose guards hold (appending it if new), or None.
         """
-        from depyf import _torch_private_optim as private
-
         method = self._depyf_method
         frame_locals = _frame_locals(method, inspect.signature(method), (self, *args), kwargs)
-        for entry in private.cache_entries(method.__code__):
-            if private.failed_guards(private.entry_guards(entry), frame_locals) is None:
+        for entry in adapter.dispatch_cache_entries(method.__code__):
+            if adapter.failed_guards(adapter.entry_guards(entry), frame_locals) is None:
                 for index, code in enumerate(self.compiled_codes):
                     if code is entry.code:
                         return index
@@ -164,7 +160,7 @@ class TorchCompileWrapperWithCustomDispatcher:
 
 def _wrapped_method(compiled_callable: Callable[..., Any], owner: object) -> types.MethodType:
     """The bound method of ``owner`` that ``compiled_callable`` compiles; a clear error otherwise."""
-    original = getattr(compiled_callable, "_torchdynamo_orig_callable", compiled_callable)
+    original = adapter.compiled_wrapper_target(compiled_callable)
     if isinstance(original, types.MethodType) and original.__self__ is owner:
         if not isinstance(original.__func__, types.FunctionType):
             raise TypeError(f"cannot dispatch {original!r}: it is not a Python function")
@@ -194,8 +190,6 @@ def _recording_hook(owner: TorchCompileWrapperWithCustomDispatcher, func: types.
     Holds ``owner`` weakly. Many instances share one method code object, so the hook looks at the
     frame being compiled and records only compilations where ``self`` is ``owner``.
     """
-    from depyf import _torch_private_optim as private
-
     owner_ref = weakref.ref(owner)
     original_code = func.__code__
     self_name = original_code.co_varnames[0] if original_code.co_argcount else None
@@ -206,10 +200,10 @@ def _recording_hook(owner: TorchCompileWrapperWithCustomDispatcher, func: types.
         wrapper = owner_ref()
         if wrapper is None:
             return None
-        frame_locals = private.compiling_frame_locals()
+        frame_locals = adapter.compiling_frame_locals()
         if frame_locals is not None and self_name is not None and frame_locals.get(self_name) is not wrapper:
             return None  # another instance of the same class compiled
-        wrapper._depyf_compile_ids.append(private.compile_mark(code))
+        wrapper._depyf_compile_ids.append(adapter.compile_mark(code))
         wrapper.compiled_codes.append(new_code)
         return None
 
@@ -218,12 +212,10 @@ def _recording_hook(owner: TorchCompileWrapperWithCustomDispatcher, func: types.
 
 def _has_resume_functions(code: types.CodeType) -> bool:
     """Whether Dynamo's code continues in resume functions (it had graph breaks)."""
-    if any(name.startswith("__resume_at_") for name in code.co_names):
-        return True
-    if "__nested_resume_fns" in code.co_varnames:
+    if adapter.continues_in_resume_functions(code):
         return True
     return any(
-        isinstance(const, types.CodeType) and resume_of(const) is not None
+        isinstance(const, types.CodeType) and adapter.resume_of(const) is not None
         for const in code.co_consts
     )
 
@@ -239,22 +231,20 @@ class _CodeDispatch:
     __slots__ = ("_namespace", "_name", "method", "_saved")
 
     def __init__(self, owner: TorchCompileWrapperWithCustomDispatcher, index: int) -> None:
-        from depyf import _torch_private_optim as private
-
         func = owner._depyf_method
-        entry = private.cache_entry_for(
+        entry = adapter.cache_entry_for(
             func.__code__, owner.compiled_codes[index], owner._depyf_compile_ids[index]
         )
         # What Dynamo's cache runs: Dynamo's code, or what a later bytecode hook replaced it with.
         code = owner.compiled_codes[index] if entry is None else entry.code
-        lean_code = private.lean_profiler_hooks(code, func.__globals__)
+        lean_code = adapter.lean_profiler_hooks(code, func.__globals__)
         function: Callable[..., Any] = types.FunctionType(
             lean_code, func.__globals__, func.__name__, func.__defaults__, func.__closure__
         )
         function.__kwdefaults__ = func.__kwdefaults__
         function.__qualname__ = func.__qualname__
         if _has_resume_functions(code):
-            function = _in_run_only_mode(function, private.set_eval_frame())
+            function = _in_run_only_mode(function, adapter.set_eval_frame())
         if owner._depyf_check:
             function = _checked(func, entry, index, function)
         self._namespace = owner.__dict__
@@ -286,7 +276,7 @@ def _in_run_only_mode(
     """
 
     def run_only(*args: Any, **kwargs: Any) -> Any:
-        prior = set_eval_frame(run_only_eval_frame)
+        prior = set_eval_frame(adapter.run_only_eval_frame)
         try:
             return function(*args, **kwargs)
         finally:
@@ -303,8 +293,6 @@ def _checked(
     fast: Callable[..., Any],
 ) -> Callable[..., Any]:
     """``fast`` preceded by an evaluation of the guards of Dynamo's cache ``entry`` for it."""
-    from depyf import _torch_private_optim as private
-
     signature = inspect.signature(func)
     name = func.__qualname__
     if entry is None:
@@ -312,11 +300,11 @@ def _checked(
             f"checked dispatch of {name}: Dynamo holds no cache entry for compiled_codes[{index}] "
             "(evicted or reset), so its guards cannot be evaluated"
         )
-    guard_manager = private.entry_guards(entry)
+    guard_manager = adapter.entry_guards(entry)
 
     def checked(*args: Any, **kwargs: Any) -> Any:
         frame_locals = _frame_locals(func, signature, args, kwargs)
-        failed = private.failed_guards(guard_manager, frame_locals)
+        failed = adapter.failed_guards(guard_manager, frame_locals)
         if failed is not None:
             raise DispatchGuardError(name, index, failed)
         return fast(*args, **kwargs)

@@ -7,8 +7,8 @@
 #   scripts/test-torch.sh 2.8.0 3.11 -- --venv-only      # only build the venv, print its python
 #
 # The venv lives in $DEPYF_TORCH_VENVS (default ~/.cache/depyf/torch-venvs)/torch<V>-py<P>, so
-# every checkout shares it; it is rebuilt when pyproject.toml or this script changes. torch comes
-# from the package registry (or the machine's local wheels); pip's machine-wide cap on torch is
+# every checkout shares it; it is rebuilt when the dependencies in pyproject.toml or this script
+# change. torch comes from the package registry (or the machine's local wheels); pip's machine-wide cap on torch is
 # replaced by a constraints file that pins exactly TORCH_VERSION (and, before torch 2.6, the
 # newest transformers that still accepts that torch: the models tests use it).
 # CPU-only install: without a GPU (`nvidia-smi -L` fails; DEPYF_TORCH_CUDA=1 forces the full
@@ -49,8 +49,10 @@ case "${DEPYF_TORCH_CUDA:-}" in
     "") if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then CUDA=1; else CUDA=0; fi ;;
     *) echo "test-torch: DEPYF_TORCH_CUDA is 0 or 1, not '$DEPYF_TORCH_CUDA'" >&2; exit 2 ;;
 esac
-# The stamp names the install recipe: pyproject.toml, this script, and the CUDA choice.
-RECIPE=$(cat "$ROOT/pyproject.toml" "$0" | sha1sum | cut -c1-12)
+# The stamp names the install recipe: what the venv installs from pyproject.toml (requires-python,
+# dependencies and the optional-dependency groups, not lint settings), this script, the CUDA choice.
+RECIPE=$( { awk '/^\[/ { section = $0 } /^(requires-python|dependencies) *=/ { print }
+    section == "[project.optional-dependencies]" { print }' "$ROOT/pyproject.toml"; cat "$0"; } | sha1sum | cut -c1-12)
 STAMP=$VENV/.depyf-$RECIPE-cuda$CUDA
 
 quiet_pip() {

@@ -9,12 +9,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from depyf import _torch_private_optim as private  # noqa: E402
 from depyf.optimization import (  # noqa: E402
     CHECK_ENV_VAR,
     DispatchGuardError,
     TorchCompileWrapperWithCustomDispatcher,
 )
+from depyf.torch import adapter  # noqa: E402
 
 pytestmark = pytest.mark.torch
 
@@ -213,7 +213,7 @@ def test_only_the_instance_that_compiled_records_the_code():
     x = torch.randn(3)
     second.compiled_callable(x)
     assert len(first.compiled_codes) == 1  # a compilation for `second` is never `first`'s
-    entries = private.cache_entries(Chain.forward.__code__)
+    entries = adapter.dispatch_cache_entries(Chain.forward.__code__)
     if len(entries) == 1:
         # Dynamo reuses the code compiled for `first`: nothing recorded, adopt it on request
         assert second.compiled_codes == []
@@ -295,7 +295,7 @@ def test_dispatch_runs_the_code_a_later_bytecode_hook_put_in_the_cache():
             return new_code.replace(co_consts=(*new_code.co_consts, marker))
         return None
 
-    handle = private.register_bytecode_hook(replace)
+    handle = adapter.register_bytecode_hook(replace)
     try:
         x = torch.randn(3)
         expected = chain.compiled_callable(x)
@@ -416,7 +416,7 @@ def test_clear_errors_for_misuse():
         Wrong(torch.compile(free_function))
 
 
-# One test per private torch API in depyf/_torch_private_optim.py.
+# One test per private torch API depyf.optimization uses (in depyf/torch/adapter.py).
 
 
 def test_private_register_bytecode_hook_sees_each_transformation():
@@ -425,7 +425,7 @@ def test_private_register_bytecode_hook_sees_each_transformation():
     def f(x):
         return x - 3
 
-    handle = private.register_bytecode_hook(lambda code, new: seen.append((code, new)) and None)
+    handle = adapter.register_bytecode_hook(lambda code, new: seen.append((code, new)) and None)
     try:
         torch.compile(f, backend="eager")(torch.randn(2))
     finally:
@@ -439,14 +439,14 @@ def test_private_cache_entries_expose_code_and_guards():
         return x * 5
 
     seen = []
-    handle = private.register_bytecode_hook(lambda code, new: seen.append(new) and None)
+    handle = adapter.register_bytecode_hook(lambda code, new: seen.append(new) and None)
     try:
         torch.compile(f, backend="eager")(torch.randn(2))
     finally:
         handle.remove()
-    entries = private.cache_entries(f.__code__)
+    entries = adapter.dispatch_cache_entries(f.__code__)
     assert [entry.code for entry in entries] == seen
-    assert private.failed_guards(private.entry_guards(entries[0]), {"x": torch.randn(2)}) is None
+    assert adapter.failed_guards(adapter.entry_guards(entries[0]), {"x": torch.randn(2)}) is None
 
 
 def test_private_compiling_frame_locals_is_the_compiled_frame():
@@ -457,15 +457,15 @@ def test_private_compiling_frame_locals_is_the_compiled_frame():
 
     def hook(code, new):
         if code is f.__code__:
-            found.append(private.compiling_frame_locals())
+            found.append(adapter.compiling_frame_locals())
 
-    handle = private.register_bytecode_hook(hook)
+    handle = adapter.register_bytecode_hook(hook)
     try:
         torch.compile(f, backend="eager")(torch.randn(2), "the marker")
     finally:
         handle.remove()
     assert found and found[0]["marker"] == "the marker"
-    assert private.compiling_frame_locals() is None  # outside a compilation
+    assert adapter.compiling_frame_locals() is None  # outside a compilation
 
 
 def test_private_failed_guards_names_the_guard():
@@ -473,10 +473,10 @@ def test_private_failed_guards_names_the_guard():
         return x + 2
 
     torch.compile(f, backend="eager")(torch.randn(2))
-    manager = private.entry_guards(private.cache_entries(f.__code__)[0])
-    failed = private.failed_guards(manager, {"x": torch.arange(2)})
+    manager = adapter.entry_guards(adapter.dispatch_cache_entries(f.__code__)[0])
+    failed = adapter.failed_guards(manager, {"x": torch.arange(2)})
     assert failed and any("L['x']" in part for part in failed)
-    assert private.failed_guards(manager, {"x": torch.randn(2)}) is None  # outside torch.compile
+    assert adapter.failed_guards(manager, {"x": torch.randn(2)}) is None  # outside torch.compile
 
 
 def test_private_set_eval_frame_run_only_mode_never_compiles():
@@ -487,8 +487,8 @@ def test_private_set_eval_frame_run_only_mode_never_compiles():
 
     compiled = torch.compile(f, backend=counting)
     compiled(torch.randn(2))
-    set_eval_frame = private.set_eval_frame()
-    prior = set_eval_frame(private.run_only_eval_frame)
+    set_eval_frame = adapter.set_eval_frame()
+    prior = set_eval_frame(adapter.run_only_eval_frame)
     try:
         assert torch.equal(f(torch.ones(2)), torch.ones(2) + 4)  # cached code runs
         f(torch.arange(2))  # guard miss: runs eagerly, no compilation
@@ -506,7 +506,7 @@ def test_private_lean_profiler_hooks_keep_the_profiler_range():
     x = torch.randn(3)
     chain.compiled_callable(x)
     original = chain.compiled_codes[0]
-    lean = private.lean_profiler_hooks(original, Chain.forward.__globals__)
+    lean = adapter.lean_profiler_hooks(original, Chain.forward.__globals__)
     assert lean is not original and "__import_torch_dot__dynamo_dot_utils" not in lean.co_names
     with torch.profiler.profile() as prof:
         assert torch.equal(chain(x), x + 1)
@@ -581,24 +581,24 @@ def test_private_current_compile_id_and_cache_entry_for():
 
     def hook(code, new):
         if code is f.__code__:
-            seen.append((new, private.current_compile_id(), private.compile_mark(code)))
+            seen.append((new, adapter.current_compile_id(), adapter.compile_mark(code)))
             return new.replace()  # a copy: the cache entry runs a different object than the hook saw
         return None
 
-    handle = private.register_bytecode_hook(hook)
+    handle = adapter.register_bytecode_hook(hook)
     try:
         torch.compile(f, backend="eager")(torch.randn(2))
         torch.compile(f, backend="eager")(torch.arange(2))  # a second entry, in front of the first
     finally:
         handle.remove()
     (transformed, compile_id, mark), (second, _, second_mark) = seen
-    assert compile_id is not None and private.current_compile_id() is None
+    assert compile_id is not None and adapter.current_compile_id() is None
     assert mark.compile_id == compile_id and (mark.entries_before, second_mark.entries_before) == (0, 1)
-    entries = private.cache_entries(f.__code__)
-    entry = private.cache_entry_for(f.__code__, transformed, mark)
+    entries = adapter.dispatch_cache_entries(f.__code__)
+    entry = adapter.cache_entry_for(f.__code__, transformed, mark)
     assert entry is entries[1] and entry.code is not transformed
-    assert private.cache_entry_for(f.__code__, second, second_mark) is entries[0]
+    assert adapter.cache_entry_for(f.__code__, second, second_mark) is entries[0]
     if hasattr(entry, "compile_id"):  # torch 2.3+: the entry names its compilation
         assert entry.compile_id == compile_id
-        assert private.cache_entry_for(f.__code__, transformed, compile_id) is entry
-    assert private.cache_entry_for(f.__code__, transformed, None) is None
+        assert adapter.cache_entry_for(f.__code__, transformed, compile_id) is entry
+    assert adapter.cache_entry_for(f.__code__, transformed, None) is None

@@ -43,7 +43,7 @@ def check(entry: CorpusEntry) -> tuple[str | None, str]:
     try:
         with time_limit(30):
             src = BACKEND.decompile(entry.func)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return "decompile", error_summary(exc)
     try:
         parse_source(src, compile_too=not code.co_freevars)
@@ -52,7 +52,7 @@ def check(entry: CorpusEntry) -> tuple[str | None, str]:
     try:
         with time_limit(30):
             rec = BACKEND.recompile(code)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return "recompile", error_summary(exc)
     problems = layout_differences(code, rec.code)
     if problems:
@@ -72,7 +72,9 @@ def generalise(message: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--themes", help="comma-separated theme modules (default: all)")
     parser.add_argument("--top", type=int, default=10, help="how many common failure messages to list")
     parser.add_argument("--json", help="write every result to this file")
@@ -125,7 +127,7 @@ def show(entries: list[CorpusEntry]) -> int:
         print(f"=== {entry.test_id}")
         try:
             rec = BACKEND.recompile(entry.func.__code__)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             print(error_summary(exc))
             continue
         print(rec.source)

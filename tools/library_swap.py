@@ -100,9 +100,19 @@ def print_report(reports: list[dict]) -> None:
     print("| " + " | ".join(heads) + " |")
     print("|" + "---|" * len(heads))
     for r in reports:
-        cells = (r["library"], r["version"], r["modules"], r["functions_found"], r["recompiled"], r["swapped"],
-                 r["not_live"], r["tests_passed_before"], r["tests_passed_after"], len(r["regressions"]),
-                 r["seconds"])
+        cells = (
+            r["library"],
+            r["version"],
+            r["modules"],
+            r["functions_found"],
+            r["recompiled"],
+            r["swapped"],
+            r["not_live"],
+            r["tests_passed_before"],
+            r["tests_passed_after"],
+            len(r["regressions"]),
+            r["seconds"],
+        )
         print("| " + " | ".join(str(c) for c in cells) + " |")
     for r in reports:
         if r["modules_not_imported"]:
@@ -112,7 +122,9 @@ def print_report(reports: list[dict]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("libraries", nargs="+", help="importable package names")
     parser.add_argument("--tests", help="what pytest --pyargs runs (default: the package itself)")
     parser.add_argument("--pytest-args", default="", help="extra pytest arguments, one string")
@@ -128,10 +140,15 @@ def main(argv: list[str] | None = None) -> int:
                for lib in args.libraries]
     print_report(reports)
     ok = [r for r in reports if meets_bar(r)]
-    print(f"\n{len(ok)}/{len(reports)} libraries meet the bar; {time.perf_counter() - started:.0f} s wall time, "
-          f"Python {sys.version.split()[0]}")
+    print(
+        f"\n{len(ok)}/{len(reports)} libraries meet the bar; "
+        f"{time.perf_counter() - started:.0f} s wall time, "
+        f"Python {sys.version.split()[0]}"
+    )
     if args.json:
-        Path(args.json).write_text(json.dumps({"python": sys.version.split()[0], "libraries": reports}, indent=1))
+        Path(args.json).write_text(
+            json.dumps({"python": sys.version.split()[0], "libraries": reports}, indent=1)
+        )
     return 0 if len(ok) == len(reports) else 1
 
 

@@ -36,7 +36,7 @@ def _library_modules(package: str) -> tuple[list, list[str]]:
             continue
         try:
             modules.append(importlib.import_module(info.name))
-        except BaseException:  # noqa: BLE001 - optional dependencies missing, platform-only modules
+        except BaseException:  # optional dependencies missing, platform-only modules
             not_imported.append(info.name)
     # Only modules with Python source can be swapped (extension modules have no code objects).
     return [m for m in modules if getattr(m, "__spec__", None) and m.__spec__.origin

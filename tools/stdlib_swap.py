@@ -191,10 +191,30 @@ def _partial_result(out: Path) -> dict:
 
 
 def print_table(reports: list[dict]) -> None:
-    cols = ("module", "functions_found", "decompiled", "recompiled", "swapped", "not_live", "tests_passed_before",
-            "tests_passed_after", "regressions", "seconds")
-    heads = ("module", "found", "decompiled", "recompiled", "swapped", "not live", "pass before", "pass after",
-             "regressed", "s")
+    cols = (
+        "module",
+        "functions_found",
+        "decompiled",
+        "recompiled",
+        "swapped",
+        "not_live",
+        "tests_passed_before",
+        "tests_passed_after",
+        "regressions",
+        "seconds",
+    )
+    heads = (
+        "module",
+        "found",
+        "decompiled",
+        "recompiled",
+        "swapped",
+        "not live",
+        "pass before",
+        "pass after",
+        "regressed",
+        "s",
+    )
     print("| " + " | ".join(heads) + " |")
     print("|" + "---|" * len(heads))
     for r in reports:
@@ -216,11 +236,15 @@ def meets_bar(r: dict) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--modules", help=f"comma-separated modules (default: all {len(MODULES)})")
     parser.add_argument("--json", help="write the per-module reports to this file")
     parser.add_argument("--jobs", type=int, default=2, help="modules run in parallel (default 2)")
-    parser.add_argument("--timeout", type=float, default=300, help="seconds per interpreter run (default 300)")
+    parser.add_argument(
+        "--timeout", type=float, default=300, help="seconds per interpreter run (default 300)"
+    )
     parser.add_argument("--_identity", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     modules = args.modules.split(",") if args.modules else list(MODULES)
@@ -235,8 +259,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{len(ok)}/{len(reports)} modules meet the bar; {elapsed:.0f} s wall time, "
           f"Python {sys.version.split()[0]}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"python": sys.version.split()[0], "wall_seconds": round(elapsed, 1),
-                                               "modules": reports}, indent=1))
+        Path(args.json).write_text(
+            json.dumps(
+                {"python": sys.version.split()[0], "wall_seconds": round(elapsed, 1), "modules": reports},
+                indent=1,
+            )
+        )
     return 0 if len(ok) == len(reports) else 1
 
 
@@ -257,7 +285,7 @@ def worker(mode: str, module: str, test_module: str, extra: str, out_path: str, 
             result.update(swap_modules([importlib.import_module(n) for n in names], identity))
             out.with_suffix(".swap").write_text(repr(result))
         result.update(run_tests(test_module, out.with_suffix(".progress")))
-    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
+    except BaseException as exc:  # reported to the parent, which decides
         result["problem"] = f"{type(exc).__name__}: {exc}"
     out.write_text(repr(result))
     sys.stdout.flush()
@@ -277,7 +305,7 @@ def run_tests(test_module: str, progress: Path) -> dict:
     from test import support
 
     support.use_resources = []
-    log = open(progress, "a", buffering=1)  # noqa: SIM115 - open for the whole run
+    log = open(progress, "a", buffering=1)  # open for the whole run
 
     class Recording(unittest.TestResult):
         def __init__(self):

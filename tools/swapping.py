@@ -98,12 +98,12 @@ def _depyf_recompile():
     def recompile(code):
         try:
             return depyf.recompile(code, verify=VERIFY_FLOW).code, "", ""
-        except Exception as exc:  # noqa: BLE001 - recorded per function
+        except Exception as exc:  # recorded per function
             error = f"{type(exc).__name__}: {exc}"
         try:
             depyf.decompile(code)
             stage = "recompile"
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             stage, error = "decompile", f"{type(exc).__name__}: {exc}"
         return None, stage, error.splitlines()[0][:500] if error else error
 
@@ -129,7 +129,7 @@ def _identity_recompile(code):
             tree.body[0].body.insert(0, ast.parse("raise RuntimeError('mutant')").body[0])
             source = ast.unparse(tree)
         return rebuild_code(code, source), "", ""
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return None, "recompile", f"{type(exc).__name__}: {exc}".splitlines()[0]
 
 

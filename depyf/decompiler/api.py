@@ -50,10 +50,14 @@ def code_of(obj: object, _hops: int = 0) -> types.CodeType:
     wrapped = getattr(obj, "__wrapped__", None)
     if wrapped is not None and wrapped is not obj:
         if _hops >= MAX_WRAPPED:
-            raise TypeError(f"cannot decompile an object of type {type(obj).__qualname__!r}: more than "
-                            f"{MAX_WRAPPED} __wrapped__ objects deep (does its __getattr__ invent attributes?)")
+            raise TypeError(
+                f"cannot decompile an object of type {type(obj).__qualname__!r}: more than "
+                f"{MAX_WRAPPED} __wrapped__ objects deep (does its __getattr__ invent attributes?)"
+            )
         return code_of(wrapped, _hops + 1)
-    raise TypeError(f"cannot decompile an object of type {type(obj).__qualname__!r}: it has no Python bytecode")
+    raise TypeError(
+        f"cannot decompile an object of type {type(obj).__qualname__!r}: it has no Python bytecode"
+    )
 
 
 def decompile(obj: object, *, verify: bool = True) -> str:
@@ -84,8 +88,14 @@ def decompile(obj: object, *, verify: bool = True) -> str:
                 _ensure_compiles(code, source)
         return source
     except Exception as exc:
-        error = exc if isinstance(exc, DecompilationError) else DecompilationError(
-            f"internal error {type(exc).__name__}: {exc}", qualname=getattr(code, "co_qualname", code.co_name))
+        error = (
+            exc
+            if isinstance(exc, DecompilationError)
+            else DecompilationError(
+                f"internal error {type(exc).__name__}: {exc}",
+                qualname=getattr(code, "co_qualname", code.co_name),
+            )
+        )
         if _called_from_dynamo():
             # Frameworks call decompile inside Dynamo's bytecode hooks: an exception there would
             # break the user's compilation. Say what failed and show the bytecode instead.
@@ -174,15 +184,16 @@ def _ensure_compiles(code: types.CodeType, source: str) -> None:
     try:
         ast.parse(source)
     except SyntaxError as exc:
-        raise SourceDoesNotCompile(f"the decompiled source is not valid Python: {exc.msg} (line {exc.lineno})",
-                                   qualname=qualname) from None
+        raise SourceDoesNotCompile(
+            f"the decompiled source is not valid Python: {exc.msg} (line {exc.lineno})", qualname=qualname
+        ) from None
     except (RecursionError, MemoryError):
         raise DecompilationError("source nested too deeply to parse", qualname=qualname) from None
     try:
         compile(source, "<decompiled>", "exec", flags=code.co_flags & _FUTURE_ANNOTATIONS, dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
         try:
-            rebuild_code(code, source)   # raises SourceDoesNotCompile where the wrapper does not help
+            rebuild_code(code, source)  # raises SourceDoesNotCompile where the wrapper does not help
         except SourceDoesNotCompile:
             raise
         except DecompilationError as inner:
@@ -190,7 +201,9 @@ def _ensure_compiles(code: types.CodeType, source: str) -> None:
                 raise
             # it compiled, into code that is no drop-in replacement: still Python
         except (ValueError, TypeError):
-            raise SourceDoesNotCompile(f"the decompiled source does not compile: {exc}", qualname=qualname) from None
+            raise SourceDoesNotCompile(
+                f"the decompiled source does not compile: {exc}", qualname=qualname
+            ) from None
     except (RecursionError, MemoryError):
         raise DecompilationError("source nested too deeply to compile", qualname=qualname) from None
 

@@ -132,7 +132,11 @@ def _conditional_return(stmt: ast.stmt, final: ast.Return) -> bool:
 
 
 def _same_return(stmt: ast.stmt, final: ast.Return) -> bool:
-    return _is_copied_return(stmt) and stmt.source_line == final.source_line and ast.dump(stmt) == ast.dump(final)
+    return (
+        _is_copied_return(stmt)
+        and stmt.source_line == final.source_line
+        and ast.dump(stmt) == ast.dump(final)
+    )
 
 
 def _rewrite(stmt: ast.stmt) -> list[ast.stmt]:
@@ -179,8 +183,13 @@ def _conditional_test(stmt: ast.If) -> ast.If:
     if len(stmt.body) != 1 or len(stmt.orelse) != 1:
         return stmt
     yes, no = stmt.body[0], stmt.orelse[0]
-    if not (isinstance(yes, ast.If) and isinstance(no, ast.If)) or yes.orelse or no.orelse \
-            or [ast.dump(s) for s in yes.body] != [ast.dump(s) for s in no.body] or not _copies_of_returns(yes.body, no.body):
+    if (
+        not (isinstance(yes, ast.If) and isinstance(no, ast.If))
+        or yes.orelse
+        or no.orelse
+        or [ast.dump(s) for s in yes.body] != [ast.dump(s) for s in no.body]
+        or not _copies_of_returns(yes.body, no.body)
+    ):
         return stmt
     merged = ast.If(ast.IfExp(stmt.test, yes.test, no.test), yes.body, [])
     return ast.copy_location(merged, stmt)
@@ -200,9 +209,15 @@ def _guard_to_if(body: list[ast.stmt]) -> list[ast.stmt]:
     ``Structurer.continue_stmt``)."""
     for k, stmt in enumerate(body):
         rest = body[k + 1:]
-        if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 \
-                and isinstance(stmt.body[0], ast.Continue) and not getattr(stmt.body[0], "to_top", False) and rest \
-                and isinstance(rest[-1], (ast.Break, ast.Return, ast.Raise)):
+        if (
+            isinstance(stmt, ast.If)
+            and not stmt.orelse
+            and len(stmt.body) == 1
+            and isinstance(stmt.body[0], ast.Continue)
+            and not getattr(stmt.body[0], "to_top", False)
+            and rest
+            and isinstance(rest[-1], (ast.Break, ast.Return, ast.Raise))
+        ):
             return body[:k] + [ast.If(negate(stmt.test), rest, [])]
     return body
 

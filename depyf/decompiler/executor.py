@@ -67,7 +67,11 @@ def _reads_target(stack: list, target: ast.expr) -> bool:
         for node in traversal.walk(item):
             if isinstance(target, ast.Name) and isinstance(node, ast.Name) and node.id == target.id:
                 return True
-            if isinstance(target, ast.Attribute) and isinstance(node, ast.Attribute) and node.attr == target.attr:
+            if (
+                isinstance(target, ast.Attribute)
+                and isinstance(node, ast.Attribute)
+                and node.attr == target.attr
+            ):
                 return True
             if isinstance(target, ast.Subscript) and isinstance(node, ast.Subscript):
                 return True
@@ -391,7 +395,11 @@ class Executor:
             counts = _occurrence_counts(stack)      # one pass over the stack, not one per node
             shared = None
             for node in traversal.walk(item):
-                if node is item or not isinstance(node, ast.expr) or isinstance(node, (ast.Constant, ast.Name)):
+                if (
+                    node is item
+                    or not isinstance(node, ast.expr)
+                    or isinstance(node, (ast.Constant, ast.Name))
+                ):
                     continue
                 if counts.get(id(node), 0) > 1:
                     shared = node
@@ -571,7 +579,9 @@ class Executor:
     def assign_pending_walrus(self, reader: ast.expr, stack: list, out: list) -> None:
         """A condition that reads a name must see a ``(name := ...)`` still waiting on the stack
         (a match subject captured before its guard): assign that value first."""
-        names = {n.id for n in traversal.walk(reader) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        names = {
+            n.id for n in traversal.walk(reader) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        }
         for item in list(stack):
             if isinstance(item, ast.expr) and any(
                     isinstance(n, ast.NamedExpr) and n.target.id in names for n in traversal.walk(item)):
@@ -656,14 +666,18 @@ class Executor:
                 self.parallel_pending = [x for x in stack if isinstance(x, ast.expr)]
                 # evaluation order is the order the values were completed, not their stack
                 # positions (SWAP/ROT_TWO reorder the stack before the stores)
-                self.parallel_order = sorted(self.parallel_pending + [value], key=lambda x: getattr(x, "_seq", 0))
+                self.parallel_order = sorted(
+                    self.parallel_pending + [value], key=lambda x: getattr(x, "_seq", 0)
+                )
             self.parallel.append((target, value))
             self.parallel_pending = [x for x in self.parallel_pending if x is not value]
             if not any(any(x is p for p in self.parallel_pending) for x in stack):
                 self.flush_parallel(out)
             return
         if isinstance(value, ast.BinOp) and getattr(value, "inplace", False):
-            self.statement(ast.AugAssign(to_store(target), value.op, value.right), stack, out, _writes(target))
+            self.statement(
+                ast.AugAssign(to_store(target), value.op, value.right), stack, out, _writes(target)
+            )
             return
         # a value still on the stack (COPY) is shared: chained assignment or walrus
         if any(x is value for x in stack):
@@ -752,8 +766,12 @@ class Executor:
 
     def op_UNPACK_SEQUENCE(self, ins, stack, out):
         nxt = self.instrs[self.current + 1] if self.current + 1 < len(self.instrs) else None
-        if ins.argval == 1 and nxt is not None and nxt.opname in ("LOAD_CONST", "BUILD_TUPLE", "RETURN_VALUE") \
-                and not isinstance(stack[-1] if stack else None, (v.Hole, ast.Call)):
+        if (
+            ins.argval == 1
+            and nxt is not None
+            and nxt.opname in ("LOAD_CONST", "BUILD_TUPLE", "RETURN_VALUE")
+            and not isinstance(stack[-1] if stack else None, (v.Hole, ast.Call))
+        ):
             # ``*args: *Ts`` (PEP 646) or a type parameter default ``*Ts = *tuple[int, ...]``: the
             # one item of unpacking the value, not a store
             stack.append(ast.Starred(self.value(self.pop(stack, ins), ins), ast.Load()))
@@ -929,7 +947,9 @@ class Executor:
         """In-place change of a collection that is shared (COPY) or already spilled: a statement."""
         depth = ins.argval
         target = stack[-depth]
-        shared = sum(1 for x in stack if x is target) > 1 or not isinstance(target, (ast.List, ast.Set, ast.Dict))
+        shared = sum(1 for x in stack if x is target) > 1 or not isinstance(
+            target, (ast.List, ast.Set, ast.Dict)
+        )
         if not shared:
             return False
         self.spill(stack, out, force=(target,))
@@ -960,7 +980,9 @@ class Executor:
         val = self.value(self.pop(stack, ins), ins)
         key = self.value(self.pop(stack, ins), ins)
         target = stack[-ins.argval]
-        if not isinstance(target, v.CompAccumulator) and self.mutate(ins, stack, out, "__setitem__", [key, val]):
+        if not isinstance(target, v.CompAccumulator) and self.mutate(
+            ins, stack, out, "__setitem__", [key, val]
+        ):
             return
         if isinstance(target, v.CompAccumulator):
             out.append(AppendStmt(val, key))
@@ -1065,7 +1087,10 @@ class Executor:
         func = self.value(func, ins)
         values = [self.value(a, ins) for a in prefix + args]
         pos = values[:len(values) - len(kwnames)] if kwnames else values
-        kws = [ast.keyword(name, val) for name, val in zip(kwnames, values[len(values) - len(kwnames):], strict=False)]
+        kws = [
+            ast.keyword(name, val)
+            for name, val in zip(kwnames, values[len(values) - len(kwnames) :], strict=False)
+        ]
         stack.append(ast.Call(func, pos, kws))
 
     def op_CALL_KW(self, ins, stack, out):
@@ -1091,7 +1116,11 @@ class Executor:
                 for key, val in zip(kwargs.keys, kwargs.values, strict=False):
                     if key is None:
                         keywords.append(ast.keyword(None, val))
-                    elif isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier():
+                    elif (
+                        isinstance(key, ast.Constant)
+                        and isinstance(key.value, str)
+                        and key.value.isidentifier()
+                    ):
                         keywords.append(ast.keyword(key.value, val))
                     else:
                         keywords = [ast.keyword(None, kwargs)]

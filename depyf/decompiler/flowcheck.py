@@ -2,8 +2,9 @@
 
 Decompiling can go wrong in ways that still compile: a ``break`` dropped, a branch attached to the
 wrong statement, a loop that no longer ends. Counting calls, names and operators
-(the effects check) does not see those. This module abstracts a code object into its *flow*: the observable events
-(an attribute looked up, a call, an operator, a return, a raise, a yield) and, for every event, which events can come next and which branch
+(the effects check) does not see those. This module abstracts a code object into its *flow*: the
+observable events (an attribute looked up, a call, an operator, a return, a raise, a yield) and, for
+every event, which events can come next and which branch
 decisions (true/false, loop has an item/is exhausted) lie between. Two code objects produced by the
 same compiler from equivalent source have the same flow, however the compiler laid it out
 (copied return blocks, inverted jumps, duplicated loop tests), because the order in which Python
@@ -51,24 +52,65 @@ _SETUP = {"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SETUP_CLEANUP"}
 # the frame observes their order; ``a, b = x, y`` stores in an order the compiler picks, 3.13 even
 # fuses the stores) and global loads (only code that rebinds the global in between could tell when
 # it happened, and generated code such as Dynamo's loads the callee long before the arguments).
-_NAME_EVENTS = {"STORE_NAME": "store_name",
-                "STORE_GLOBAL": "store_global", "DELETE_NAME": "del_name", "DELETE_GLOBAL": "del_global",
-                "LOAD_ATTR": "attr", "LOAD_METHOD": "attr", "LOAD_SUPER_ATTR": "attr", "STORE_ATTR": "store_attr",
-                "DELETE_ATTR": "del_attr", "IMPORT_NAME": "import", "IMPORT_FROM": "import_from"}
+_NAME_EVENTS = {
+    "STORE_NAME": "store_name",
+    "STORE_GLOBAL": "store_global",
+    "DELETE_NAME": "del_name",
+    "DELETE_GLOBAL": "del_global",
+    "LOAD_ATTR": "attr",
+    "LOAD_METHOD": "attr",
+    "LOAD_SUPER_ATTR": "attr",
+    "STORE_ATTR": "store_attr",
+    "DELETE_ATTR": "del_attr",
+    "IMPORT_NAME": "import",
+    "IMPORT_FROM": "import_from",
+}
 _CALLS = {"CALL", "CALL_FUNCTION", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX", "CALL_METHOD", "CALL_KW"}
-_PLAIN_EVENTS = {"BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR", "GET_ITER", "GET_AITER", "GET_AWAITABLE",
-                 "YIELD_VALUE", "CHECK_EXC_MATCH", "CHECK_EG_MATCH", "IMPORT_STAR", "RAISE_VARARGS", "RERAISE",
-                 "BEFORE_WITH", "BEFORE_ASYNC_WITH", "SETUP_WITH", "SETUP_ASYNC_WITH", "MATCH_CLASS", "MATCH_KEYS",
-                 "UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_POSITIVE", "FOR_ITER", "SEND", "GET_YIELD_FROM_ITER",
-                 "YIELD_FROM", "GET_ANEXT", "JUMP_IF_NOT_EXC_MATCH"}
+_PLAIN_EVENTS = {
+    "BINARY_SUBSCR",
+    "STORE_SUBSCR",
+    "DELETE_SUBSCR",
+    "GET_ITER",
+    "GET_AITER",
+    "GET_AWAITABLE",
+    "YIELD_VALUE",
+    "CHECK_EXC_MATCH",
+    "CHECK_EG_MATCH",
+    "IMPORT_STAR",
+    "RAISE_VARARGS",
+    "RERAISE",
+    "BEFORE_WITH",
+    "BEFORE_ASYNC_WITH",
+    "SETUP_WITH",
+    "SETUP_ASYNC_WITH",
+    "MATCH_CLASS",
+    "MATCH_KEYS",
+    "UNARY_NEGATIVE",
+    "UNARY_INVERT",
+    "UNARY_POSITIVE",
+    "FOR_ITER",
+    "SEND",
+    "GET_YIELD_FROM_ITER",
+    "YIELD_FROM",
+    "GET_ANEXT",
+    "JUMP_IF_NOT_EXC_MATCH",
+}
 _SLICE_OPS = {"BINARY_SLICE": "BINARY_SUBSCR", "STORE_SLICE": "STORE_SUBSCR"}
 # Stores and deletes by the kind of variable they bind (3.13+ fuse two fast stores into one, or a
 # fast store with the next load: the store comes first in their argument)
-_BINDINGS = {"STORE_FAST": ("store", "fast"), "STORE_FAST_MAYBE_NULL": ("store", "fast"),
-             "STORE_FAST_STORE_FAST": ("store", "fast"), "STORE_FAST_LOAD_FAST": ("store", "fast"),
-             "DELETE_FAST": ("del", "fast"), "STORE_DEREF": ("store", "deref"), "DELETE_DEREF": ("del", "deref"),
-             "STORE_GLOBAL": ("store", "global"), "DELETE_GLOBAL": ("del", "global"),
-             "STORE_NAME": ("store", "name"), "DELETE_NAME": ("del", "name")}
+_BINDINGS = {
+    "STORE_FAST": ("store", "fast"),
+    "STORE_FAST_MAYBE_NULL": ("store", "fast"),
+    "STORE_FAST_STORE_FAST": ("store", "fast"),
+    "STORE_FAST_LOAD_FAST": ("store", "fast"),
+    "DELETE_FAST": ("del", "fast"),
+    "STORE_DEREF": ("store", "deref"),
+    "DELETE_DEREF": ("del", "deref"),
+    "STORE_GLOBAL": ("store", "global"),
+    "DELETE_GLOBAL": ("del", "global"),
+    "STORE_NAME": ("store", "name"),
+    "DELETE_NAME": ("del", "name"),
+}
 _TEMPORARY = re.compile(r"__stack_\d+$")
 # Reads and writes of local and cell variables, in the order the instruction does them (the
 # fused 3.13+ instructions name two variables)
@@ -138,7 +180,9 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
                         f"only in the original: {_show(missing)})")
     for mine, theirs_code, nested_problems in _pair_nested(theirs.nested_code(), ours.nested_code()):
         if theirs_code is None:
-            problems.append(f"{getattr(mine, 'co_qualname', mine.co_name)}: nested code missing after recompiling")
+            problems.append(
+                f"{getattr(mine, 'co_qualname', mine.co_name)}: nested code missing after recompiling"
+            )
         else:
             problems.extend(nested_problems)
 
@@ -150,7 +194,9 @@ def _without_decisions(pairs: set) -> set:
     return {(event, (), nxt) for event, _, nxt in pairs if nxt != _LOOP}
 
 
-def _binding_differences(code: types.CodeType, original: dict[str, set], recompiled: dict[str, set]) -> list[str]:
+def _binding_differences(
+    code: types.CodeType, original: dict[str, set], recompiled: dict[str, set]
+) -> list[str]:
     """Names stored or deleted with another kind of store (fast, deref, global, name): a lost
     ``nonlocal`` or ``global`` declaration still compiles, but binds another variable. A name only
     the recompiled code binds must be a local temporary of the decompiler's."""
@@ -213,7 +259,9 @@ def _constant_builders(code: types.CodeType) -> set[str]:
 
 
 def _show(pairs: list) -> str:
-    return ", ".join(f"{_label(a)} -[{'/'.join(d) if d else ''}]-> {_label(b)}" for a, d, b in pairs) or "none"
+    return (
+        ", ".join(f"{_label(a)} -[{'/'.join(d) if d else ''}]-> {_label(b)}" for a, d, b in pairs) or "none"
+    )
 
 
 def _label(event: tuple) -> str:
@@ -306,8 +354,12 @@ class Flow:
         for target, sources in entries.items():
             k = sources[0]
             ins = self.instructions[k]
-            if len(set(sources)) != 1 or ins.opname not in _CONDITIONAL or self.index.get(ins.argval) != target \
-                    or not self._constant_outcome(k):
+            if (
+                len(set(sources)) != 1
+                or ins.opname not in _CONDITIONAL
+                or self.index.get(ins.argval) != target
+                or not self._constant_outcome(k)
+            ):
                 continue
             j = k - 1
             while j >= 0 and self.instructions[j].opname in ("TO_BOOL", "NOP", "NOT_TAKEN"):
@@ -468,7 +520,9 @@ class Flow:
             elif self.events[k] == ("CALL",):
                 first, arguments = precall if precall is not None else (
                     owner.get(after - 1), owner.get(after - 1 + _callee_slots(ins)))
-                label = self._callee(first, k if arguments is None else arguments) if first is not None else ""
+                label = (
+                    self._callee(first, k if arguments is None else arguments) if first is not None else ""
+                )
                 if label:
                     self.events[k] = ("CALL", label)
                 precall = None
@@ -651,7 +705,11 @@ class Flow:
         while j >= 0 and self.instructions[j].opname in ("COPY", "TO_BOOL", "NOP", "UNARY_NOT"):
             negated ^= self.instructions[j].opname == "UNARY_NOT"
             j -= 1
-        if j >= 0 and self.instructions[j].opname in ("IS_OP", "CONTAINS_OP") and self.instructions[j].arg == 1:
+        if (
+            j >= 0
+            and self.instructions[j].opname in ("IS_OP", "CONTAINS_OP")
+            and self.instructions[j].arg == 1
+        ):
             negated = not negated
         return negated
 

@@ -275,9 +275,12 @@ def check_opcodes(code: types.CodeType) -> None:
         if name.startswith("<") or name in _NOT_RUNNABLE:
             # (3.11+ read ``co_code`` back through a table that turns unknown opcodes into 0)
             op = getattr(code, "_co_code_adaptive", raw)[i]
-            raise DecompilationError(f"unknown opcode {op} for CPython {sys.version_info[0]}.{sys.version_info[1]}",
-                                     qualname=getattr(code, "co_qualname", code.co_name), offset=i,
-                                     opname=f"<{op}>")
+            raise DecompilationError(
+                f"unknown opcode {op} for CPython {sys.version_info[0]}.{sys.version_info[1]}",
+                qualname=getattr(code, "co_qualname", code.co_name),
+                offset=i,
+                opname=f"<{op}>",
+            )
         if isinstance(caches, (list, tuple)):
             i += 2 * caches[op]
         elif hasattr(caches, "get"):        # a mapping by name (3.13+; 3.15: a frozendict)
@@ -466,8 +469,12 @@ def _region_exit_copies(out: list[Instr]) -> list[list[tuple]]:
         if ins.opname != "PUSH_EXC_INFO":
             continue
         q = p + 1
-        while q < len(out) and out[q].target is None and out[q].opname not in _NO_FALL \
-                and out[q].opname not in ("PUSH_EXC_INFO", "POP_EXCEPT", "WITH_EXCEPT_START", "CHECK_EXC_MATCH"):
+        while (
+            q < len(out)
+            and out[q].target is None
+            and out[q].opname not in _NO_FALL
+            and out[q].opname not in ("PUSH_EXC_INFO", "POP_EXCEPT", "WITH_EXCEPT_START", "CHECK_EXC_MATCH")
+        ):
             q += 1
         if q > p + 1 and q < len(out) and out[q].opname == "RERAISE" and out[q].argval == 0:
             found.append([(x.opname, repr(x.argval)) for x in out[p + 1:q]])

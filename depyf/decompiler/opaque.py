@@ -82,7 +82,9 @@ class Placeholders:
         return lines
 
 
-_active: contextvars.ContextVar[Placeholders | None] = contextvars.ContextVar("depyf_placeholders", default=None)
+_active: contextvars.ContextVar[Placeholders | None] = contextvars.ContextVar(
+    "depyf_placeholders", default=None
+)
 
 
 @contextlib.contextmanager

@@ -438,7 +438,11 @@ class PatternReader:
     def pop_discarded(self) -> None:
         """POP_TOPs of values the pattern is done with (see ``moved``), and of values read
         lazily (``lazy``) that turn out to be wildcards."""
-        while self.op() == "POP_TOP" and self.S and (isinstance(self.S[-1], Discard) or _lazy_wildcard(self.S[-1])):
+        while (
+            self.op() == "POP_TOP"
+            and self.S
+            and (isinstance(self.S[-1], Discard) or _lazy_wildcard(self.S[-1]))
+        ):
             tok = self.S.pop()
             if isinstance(tok, Val):
                 del tok.capture.aliases             # a wildcard after all
@@ -505,7 +509,12 @@ class PatternReader:
         for k, tok in enumerate(tops[0]):
             for other in tops[1:]:
                 o = other[k]
-                if not isinstance(tok, Val) or not isinstance(o, Val) or tok.capture is None or o.capture is None:
+                if (
+                    not isinstance(tok, Val)
+                    or not isinstance(o, Val)
+                    or tok.capture is None
+                    or o.capture is None
+                ):
                     raise NoMatch("or-alternative leaves a value that is not a capture")
                 tok.capture.aliases.append(o.capture)
                 tok.capture.aliases.extend(o.capture.aliases)

@@ -35,7 +35,9 @@ def rebuild_code(original: types.CodeType, source: str, *, filename: str | None 
         raise SourceDoesNotCompile(f"the decompiled source does not compile: {exc.msg} (line {exc.lineno})",
                                    qualname=_qualname(original)) from None
     except RecursionError:
-        raise DecompilationError("source nested too deeply to compile", qualname=_qualname(original)) from None
+        raise DecompilationError(
+            "source nested too deeply to compile", qualname=_qualname(original)
+        ) from None
     finally:
         sys.setrecursionlimit(limit)
 
@@ -44,7 +46,9 @@ def _rebuild_code(original: types.CodeType, source: str, target_file: str) -> ty
     try:
         tree = ast.parse(source, filename=target_file)
     except (RecursionError, MemoryError):  # MemoryError: "parser stack overflowed" on 3.12+
-        raise DecompilationError("source nested too deeply to compile", qualname=_qualname(original)) from None
+        raise DecompilationError(
+            "source nested too deeply to compile", qualname=_qualname(original)
+        ) from None
     if original.co_name == "<module>":
         new = compile(tree, target_file, "exec", flags=original.co_flags & _FUTURE_FLAGS, dont_inherit=True)
     elif is_class_body(original):
@@ -107,7 +111,9 @@ def _compile_function(original: types.CodeType, tree: ast.Module, filename: str,
     found = _find(wrapper_code, original.co_name, skip_self=True,
                   predicate=(lambda c: is_class_body(c) == want_class_body))
     if found is None:
-        raise DecompilationError("recompiled source does not define the function", qualname=_qualname(original))
+        raise DecompilationError(
+            "recompiled source does not define the function", qualname=_qualname(original)
+        )
     return found
 
 
@@ -121,8 +127,11 @@ def _keep_free_variables(original: types.CodeType, body: list) -> None:
             used = {n.id for n in traversal.walk(node) if isinstance(n, ast.Name)}
             missing = [v for v in original.co_freevars if v not in used and v != "__class__"]
             if missing:
-                keep = ast.If(ast.Constant(False), [ast.Expr(ast.Tuple([ast.Name(v, ast.Load()) for v in missing],
-                                                                       ast.Load()))], [])
+                keep = ast.If(
+                    ast.Constant(False),
+                    [ast.Expr(ast.Tuple([ast.Name(v, ast.Load()) for v in missing], ast.Load()))],
+                    [],
+                )
                 node.body.insert(0, traversal.fill_locations(keep, node.lineno, node.col_offset))
             return
 
@@ -161,7 +170,9 @@ def _find(code: types.CodeType, name: str, skip_self: bool = False, predicate=No
 
 
 def _with_filename(code: types.CodeType, filename: str) -> types.CodeType:
-    consts = tuple(_with_filename(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    consts = tuple(
+        _with_filename(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts
+    )
     return code.replace(co_filename=filename, co_consts=consts)
 
 

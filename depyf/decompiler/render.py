@@ -116,7 +116,9 @@ class Nested:
             # keeps the generator kind: a yield the compiler sees but never runs
             body.insert(len(decls), ast.If(ast.Constant(False), [ast.Expr(ast.Yield(None))], []))
         args = self.arguments(code, fn.defaults, fn.kwdefaults, fn.annotations)
-        kind = ast.AsyncFunctionDef if code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR) else ast.FunctionDef
+        kind = (
+            ast.AsyncFunctionDef if code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR) else ast.FunctionDef
+        )
         extra = {"type_params": fn.type_params} if sys.version_info >= (3, 12) else {}
         node = kind(name or code.co_name, args, body or [ast.Pass()], list(fn.decorators),
                     fn.annotations.get("return"), None, **extra)
@@ -139,7 +141,9 @@ class Nested:
             raise DecompilationError("lazily evaluated value is not a function", qualname="<type parameter>")
         body = self.lazy_body(fn)
         if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
-            raise DecompilationError("lazily evaluated value is not one expression", qualname=_qualname(fn.code))
+            raise DecompilationError(
+                "lazily evaluated value is not one expression", qualname=_qualname(fn.code)
+            )
         return body[0].value
 
     def lazy_body(self, fn: v.FunctionValue) -> list:
@@ -261,7 +265,11 @@ class Nested:
         body, structurer = self.statements(fn.code)
         cleaned = []
         for stmt in body:
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            if (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+            ):
                 target = stmt.targets[0].id
                 if target in ("__module__", "__qualname__", "__firstlineno__", "__static_attributes__",
                               "__classdictcell__", "__classcell__"):
@@ -369,7 +377,9 @@ class Nested:
             except DecompilationError:
                 entries = None
         if entries is None or sorted(marks) != sorted(entries) or not compiler_made_the_set:
-            return _place_module_annotations(body, None, None, self, drop_set=compiler_made_the_set and not marks)
+            return _place_module_annotations(
+                body, None, None, self, drop_set=compiler_made_the_set and not marks
+            )
         return _place_module_annotations(body, entries, store, self, drop_set=True)
 
     def module_annotation_entries(self, fn: v.FunctionValue) -> dict[int, tuple[str, ast.expr]]:
@@ -387,8 +397,13 @@ class Nested:
             raise fail
 
         def alias(stmt) -> bool:
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
-                    and isinstance(stmt.value, ast.Name) and stmt.value.id in holders:
+            if (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.Name)
+                and stmt.value.id in holders
+            ):
                 holders.add(stmt.targets[0].id)
                 return True
             return False
@@ -398,21 +413,31 @@ class Nested:
             if alias(stmt):
                 continue
             test = stmt.test if isinstance(stmt, ast.If) and not stmt.orelse else None
-            if not (isinstance(test, ast.Compare) and isinstance(test.left, ast.Constant)
-                    and isinstance(test.left.value, int) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In)
-                    and isinstance(test.comparators[0], ast.Name)
-                    and test.comparators[0].id == "__conditional_annotations__"):
+            if not (
+                isinstance(test, ast.Compare)
+                and isinstance(test.left, ast.Constant)
+                and isinstance(test.left.value, int)
+                and len(test.ops) == 1
+                and isinstance(test.ops[0], ast.In)
+                and isinstance(test.comparators[0], ast.Name)
+                and test.comparators[0].id == "__conditional_annotations__"
+            ):
                 raise fail
             found = None
             for inner in stmt.body:
                 if alias(inner):
                     continue
-                target = inner.targets[0] if isinstance(inner, ast.Assign) and len(inner.targets) == 1 else None
-                if found is not None or not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
-                                             and target.value.id in holders
-                                             and isinstance(target.slice, ast.Constant)
-                                             and isinstance(target.slice.value, str)
-                                             and target.slice.value.isidentifier()):
+                target = (
+                    inner.targets[0] if isinstance(inner, ast.Assign) and len(inner.targets) == 1 else None
+                )
+                if found is not None or not (
+                    isinstance(target, ast.Subscript)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id in holders
+                    and isinstance(target.slice, ast.Constant)
+                    and isinstance(target.slice.value, str)
+                    and target.slice.value.isidentifier()
+                ):
                     raise fail
                 found = (target.slice.value, inner.value)
             if found is None or test.left.value in entries:
@@ -457,8 +482,15 @@ def _place_module_annotations(body: list, entries: dict | None, store: ModuleAnn
             continue
         if isinstance(stmt, AnnotationMarkStmt):
             if entries is None:
-                out.append(ast.Expr(ast.Call(ast.Attribute(load("__conditional_annotations__"), "add", ast.Load()),
-                                             [ast.Constant(stmt.index)], [])))
+                out.append(
+                    ast.Expr(
+                        ast.Call(
+                            ast.Attribute(load("__conditional_annotations__"), "add", ast.Load()),
+                            [ast.Constant(stmt.index)],
+                            [],
+                        )
+                    )
+                )
                 continue
             name, annotation = entries[stmt.index]
             previous = out[-1] if out else None
@@ -516,7 +548,9 @@ def remove_implicit_returns(body: list) -> list:
                     stmt.cases.append(ast.match_case(ast.MatchAs(None, None), None, copy.deepcopy(rest)))
                 out.append(stmt)
                 return out
-        if isinstance(stmt, (ast.With, ast.AsyncWith)) and all(isinstance(r, ast.Return) for r in body[k + 1:]):
+        if isinstance(stmt, (ast.With, ast.AsyncWith)) and all(
+            isinstance(r, ast.Return) for r in body[k + 1 :]
+        ):
             # the last statement: the compiler copied the implicit return into its body
             stmt.body = remove_implicit_returns(stmt.body) or [ast.Pass()]
         out.append(stmt)
@@ -579,7 +613,9 @@ def _name_comprehension_iterator(tree: ast.Module, code: types.CodeType) -> None
     the function standing for it names the parameter ``iterator`` (or ``iterator_2``, ... where
     the code uses that name)."""
     fn = tree.body[0] if len(tree.body) == 1 else None
-    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or ".0" not in [a.arg for a in fn.args.args]:
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or ".0" not in [
+        a.arg for a in fn.args.args
+    ]:
         return
     taken = set(code.co_varnames) | set(code.co_names) | set(code.co_freevars) | set(code.co_cellvars)
     name, k = "iterator", 1
@@ -651,8 +687,12 @@ def _code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None =
             isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in tree.body):
         has_docstring = bool(tree.body) and isinstance(tree.body[0], ast.Expr) \
             and isinstance(tree.body[0].value, ast.Constant) and isinstance(tree.body[0].value.value, str)
-        tree.body.insert(1 if has_docstring else 0, ast.ImportFrom("__future__", [ast.alias("annotations")], 0))
-        tree.body = [s for s in tree.body if not isinstance(s, ast.Pass)] if len(tree.body) == 2 else tree.body
+        tree.body.insert(
+            1 if has_docstring else 0, ast.ImportFrom("__future__", [ast.alias("annotations")], 0)
+        )
+        tree.body = (
+            [s for s in tree.body if not isinstance(s, ast.Pass)] if len(tree.body) == 2 else tree.body
+        )
         nodes = None
     _name_comprehension_iterator(tree, code)   # renames only: the list of nodes still stands
     traversal.fill_locations(tree, nodes=nodes)  # ast.unparse reads lineno (type comments)

@@ -35,9 +35,9 @@ def _view(code: types.CodeType, globals_: dict[str, Any], counters: dict[str, in
         source = safe_decompile(entry.code)
         graphs = []
         for name in entry.code.co_names:
-            if name.startswith("__compiled_fn") and name not in graphs:
+            if adapter.is_graph_global(name) and name not in graphs:
                 graphs.append(name)
-            if name.startswith("__resume_at_"):
+            if adapter.is_resume_global(name):
                 resume_fn = globals_.get(name)
                 resume_code = getattr(resume_fn, "__code__", None)
                 if isinstance(resume_code, types.CodeType) and resume_code not in seen:

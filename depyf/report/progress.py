@@ -15,20 +15,12 @@ from typing import TextIO
 
 
 def dynamo_counts() -> dict[str, int] | None:
-    """Frames compiled, graphs and graph breaks so far, or None if torch is not loaded."""
-    utils = sys.modules.get("torch._dynamo.utils")
-    counters = getattr(utils, "counters", None)
-    if counters is None:
-        return None
-    try:
-        frames = int(counters["frames"].get("ok", 0))
-        graphs = int(counters["stats"].get("unique_graphs", 0))
-        breaks = int(sum(counters["unimplemented"].values())) if "unimplemented" in counters else 0
-        if not breaks and "graph_break" in counters:
-            breaks = int(sum(counters["graph_break"].values()))
-    except (KeyError, TypeError, ValueError, RuntimeError):
-        return None
-    return {"frames": frames, "graphs": graphs, "breaks": breaks}
+    """Frames compiled, graphs and graph breaks so far, or None if torch's Dynamo is not loaded."""
+    if "torch._dynamo.utils" not in sys.modules:
+        return None  # never import torch (or depyf.torch) for a status line
+    from depyf.torch.adapter import compile_counts
+
+    return compile_counts()
 
 
 def describe(counts: dict[str, int]) -> str:

@@ -17,11 +17,25 @@ class SchemaError(ValueError):
 
 # A schema is one of: a type name ("text", "int", "bool", "file"), ("list", item),
 # ("map", value) or a dict of key -> schema (an object).
-_GUARD_DETAIL = {"expression": "text", "kind": "text", "user_line": "text", "location": "text", "note": "text"}
+_GUARD_DETAIL = {
+    "expression": "text",
+    "kind": "text",
+    "user_line": "text",
+    "location": "text",
+    "note": "text",
+}
 _ENTRY = {
-    "index": "int", "compile_id": "text", "guards": ("list", "text"), "guard_details": ("list", _GUARD_DETAIL),
-    "guard_function": "text", "transformed_code_file": "file", "transformed_name": "text", "decompiled": "bool",
-    "fallback_reason": "text", "graphs": ("list", "text"), "resume_functions": ("list", "text"),
+    "index": "int",
+    "compile_id": "text",
+    "guards": ("list", "text"),
+    "guard_details": ("list", _GUARD_DETAIL),
+    "guard_function": "text",
+    "transformed_code_file": "file",
+    "transformed_name": "text",
+    "decompiled": "bool",
+    "fallback_reason": "text",
+    "graphs": ("list", "text"),
+    "resume_functions": ("list", "text"),
 }
 _FUNCTION = {
     "name": "text", "qualname": "text", "filename": "text", "firstlineno": "int", "kind": "text",
@@ -49,7 +63,8 @@ _EXPECTED = {"text": "a string", "int": "an integer", "bool": "true or false", "
 
 def _describe(value: Any) -> str:
     shown = repr(value)
-    return f"{_JSON_NAMES.get(type(value), type(value).__name__)} ({shown[:40]}{'...' if len(shown) > 40 else ''})"
+    name = _JSON_NAMES.get(type(value), type(value).__name__)
+    return f"{name} ({shown[:40]}{'...' if len(shown) > 40 else ''})"
 
 
 def _check(value: Any, schema: Any, where: str) -> None:
@@ -76,8 +91,12 @@ def _check(value: Any, schema: Any, where: str) -> None:
             for key, item in value.items():
                 _check(item, sub, f"{where}[{key!r}]")
         return
-    ok = {"text": isinstance(value, str), "file": isinstance(value, str),
-          "int": isinstance(value, int) and not isinstance(value, bool), "bool": isinstance(value, bool)}[schema]
+    ok = {
+        "text": isinstance(value, str),
+        "file": isinstance(value, str),
+        "int": isinstance(value, int) and not isinstance(value, bool),
+        "bool": isinstance(value, bool),
+    }[schema]
     if not ok:
         raise SchemaError(f"{where} must be {_EXPECTED[schema]}, not {_describe(value)}")
     if schema == "file" and ("\0" in value or not value.strip()):

@@ -8,7 +8,7 @@ from depyf.torch.callbacks import CompileEvent, on_compile
 from depyf.torch.debug import debug
 from depyf.torch.install import install, uninstall
 from depyf.torch.prepare import prepare_debug
-from depyf.torch.session import DepyfWarning
+from depyf.torch.records import DepyfWarning
 
 __all__ = [
     "CompileEvent",

@@ -13,8 +13,8 @@ depyf supports torch ``MIN_TORCH`` (2.2) and later; ``check_supported()`` raises
 ``UnsupportedTorchError`` on anything older, once, at ``prepare_debug``/``install`` entry. On a
 supported release a piece of torch may still be missing or have another shape. Every seam
 therefore checks what it wraps *before* patching it, through ``expect(dotted, params)``:
-``expect`` returns the object, or raises ``SeamMismatch`` whose message names the torch version
-and the missing piece. The caller (``DumpSession.start``) turns a ``SeamMismatch`` into one
+``expect`` returns the object, or raises ``UnsupportedTorchError`` whose message names the torch
+version and the missing piece. The caller (``DumpSession.start``) turns that error into one
 unavailable *feature*: one ``DepyfWarning``, an ``{"feature", "reason"}`` item in index.json's
 ``"unavailable"`` list, and the user's program runs unchanged because nothing was patched.
 
@@ -26,8 +26,9 @@ test in ``tests/torch/test_adapter.py`` that fails on that release without it. S
   captured graph's ``compile_subgraph_reason`` instead; the joint graph's text and recompilation
   reasons are unavailable.
 - up to 2.6 the trace has no pre-grad graph (and up to 2.4 no post-grad graph): those stages come
-  from wrapping Inductor's passes (``inductor_traces``, ``patch_inductor_passes``). No ``AotAutograd`` class: the AOT compilers are wrapped
-  at ``torch._dynamo.backends.common.aot_module_simplified``. Cache entries carry ``check_fn``
+  from wrapping Inductor's passes (``inductor_traces``, ``patch_inductor_passes``). No
+  ``AotAutograd`` class: the AOT compilers are wrapped at
+  ``torch._dynamo.backends.common.aot_module_simplified``. Cache entries carry ``check_fn``
   (guard text in ``verbose_code_parts``) instead of a guard manager.
 - 2.2 to 2.5: ``OutputGraph.call_user_compiler(self, gm)`` takes no example inputs and the graph
   module has no ``meta["backend_id"]``: the name is the ``name`` local of the calling
@@ -59,12 +60,10 @@ import torch
 
 
 class UnsupportedTorchError(RuntimeError):
-    """The installed torch is older than the oldest release depyf supports."""
-
-
-class SeamMismatch(RuntimeError):
-    """What a seam would wrap is missing or has another shape in this torch; the message names the
-    torch version and the piece. The feature that needs it is turned off, nothing is patched."""
+    """The installed torch cannot do what depyf asked of it: the release is older than ``MIN_TORCH``,
+    or a private piece depyf uses is missing or has another shape (the message names the torch
+    version and the piece). Where a dump needs the piece, only that feature is turned off and
+    nothing is patched; ``depyf.debug()`` and ``depyf.optimization`` raise it to the caller."""
 
 
 MIN_TORCH = (2, 2)
@@ -125,12 +124,12 @@ def has(dotted: str) -> bool:
 def expect(dotted: str, params: tuple[str, ...] = ()) -> Any:
     """``dotted`` resolved, checked to take ``params`` as its first parameters (names, in order).
 
-    Raises ``SeamMismatch`` naming the torch version and the missing piece, so a patch is never
+    Raises ``UnsupportedTorchError`` naming the torch version and the missing piece, so a patch is never
     installed over something of another shape."""
     try:
         obj = _resolve(dotted)
     except (ImportError, AttributeError):
-        raise SeamMismatch(f"torch {torch_version()} has no {dotted}") from None
+        raise UnsupportedTorchError(f"torch {torch_version()} has no {dotted}") from None
     if params:
         import inspect
 
@@ -138,9 +137,11 @@ def expect(dotted: str, params: tuple[str, ...] = ()) -> Any:
         try:
             names = tuple(inspect.signature(target).parameters)
         except (TypeError, ValueError):
-            raise SeamMismatch(f"torch {torch_version()}: {dotted} has no inspectable signature") from None
+            raise UnsupportedTorchError(
+                f"torch {torch_version()}: {dotted} has no inspectable signature"
+            ) from None
         if names[:len(params)] != params:
-            raise SeamMismatch(f"torch {torch_version()}: {dotted} takes ({', '.join(names)}), "
+            raise UnsupportedTorchError(f"torch {torch_version()}: {dotted} takes ({', '.join(names)}), "
                                f"depyf expects ({', '.join(params)}, ...)")
     return obj
 
@@ -291,8 +292,10 @@ def leaf_guards(guard_manager: Any) -> list[LeafGuard]:
     if not callable(getattr(root, "get_leaf_guards", None)):
         parts = getattr(guard_manager, "verbose_code_parts", None)
         if parts is None:
-            raise SeamMismatch(f"torch {torch_version()}: a cache entry's guards have neither a guard "
-                               "tree nor verbose_code_parts")
+            raise UnsupportedTorchError(
+                f"torch {torch_version()}: a cache entry's guards have neither a guard "
+                "tree nor verbose_code_parts"
+            )
         return [LeafGuard("GUARD", (str(part),)) for part in parts
                 if str(part).strip() not in _PYTHON_GUARD_BOOKKEEPING]
     out: list[LeafGuard] = []
@@ -364,7 +367,7 @@ def _remember_compile_backend(output_graph: Any) -> None:
         name = backend_name(getattr(output_graph, "compiler_fn", None))
         if key is not None and name:
             _COMPILE_BACKENDS[key] = name
-    except Exception:  # noqa: BLE001 - only a label for the dump
+    except Exception:  # only a label for the dump
         pass
 
 
@@ -455,19 +458,25 @@ def _patch_trace_structured() -> Undo:
     def trace_structured(name: str, *args: Any, **kwargs: Any) -> None:
         try:
             skip = nobody_wants(name, args, kwargs)
-        except Exception:  # noqa: BLE001 - when unsure, log as torch would
+        except Exception:  # when unsure, log as torch would
             skip = False
         if not skip:
             original(name, *args, **kwargs)
 
-    patched = [module for module in list(sys.modules.values())
-               if isinstance(module, types.ModuleType) and module.__dict__.get("trace_structured") is original]
+    patched = [
+        module
+        for module in list(sys.modules.values())
+        if isinstance(module, types.ModuleType) and module.__dict__.get("trace_structured") is original
+    ]
     for module in patched:
         module.trace_structured = trace_structured
 
     def undo() -> None:
-        for module in patched:
-            if module.__dict__.get("trace_structured") is trace_structured:
+        # A module imported while the patch was in place may have bound the wrapper by name
+        # (``from torch._logging import trace_structured``): it gets torch's function back too.
+        for module in [*patched, *list(sys.modules.values())]:
+            namespace = getattr(module, "__dict__", None) if isinstance(module, types.ModuleType) else None
+            if namespace is not None and namespace.get("trace_structured") is trace_structured:
                 module.trace_structured = original
 
     return undo
@@ -510,7 +519,7 @@ def patch_call_user_compiler(
         if inputs is None:
             try:
                 inputs = self.example_inputs()
-            except Exception:  # noqa: BLE001 - only passed along to ``around``
+            except Exception:  # only passed along to ``around``
                 inputs = []
         return around(lambda g, _inputs: original(self, g, *args, **kwargs), gm, inputs)
 
@@ -708,11 +717,13 @@ def patch_inductor_passes(stages: set[str], on_graph: Callable[[str, Any], None]
         original = expect(f"torch._inductor.compile_fx.{name}", params)
         originals[name] = original
 
-        def patched(gm: Any, *args: Any, __original: Any = original, __stage: str = stage, **kwargs: Any) -> Any:
+        def patched(
+            gm: Any, *args: Any, __original: Any = original, __stage: str = stage, **kwargs: Any
+        ) -> Any:
             result = __original(gm, *args, **kwargs)
             try:
                 on_graph(__stage, result if __stage == "pre_grad" and result is not None else gm)
-            except Exception:  # noqa: BLE001 - dumping never breaks compilation
+            except Exception:  # dumping never breaks compilation
                 pass
             return result
 
@@ -757,9 +768,13 @@ def state_snapshot() -> dict[str, Any]:
     return {
         "bytecode_hooks": bytecode_hook_count(),
         # torch's own lazy TORCH_TRACE handler removes itself on the first trace event; not ours.
-        "trace_handlers": [h for h in trace.handlers if type(h).__name__ != "LazyTraceHandler"] if trace else [],
+        "trace_handlers": [h for h in trace.handlers if type(h).__name__ != "LazyTraceHandler"]
+        if trace
+        else [],
         "call_user_compiler": OutputGraph.__dict__["call_user_compiler"],
-        "aot_call": aot.__dict__["__call__"] if aot is not None else common.__dict__.get("aot_module_simplified"),
+        "aot_call": aot.__dict__["__call__"]
+        if aot is not None
+        else common.__dict__.get("aot_module_simplified"),
         "load_by_key_path": PyCodeCache.__dict__["load_by_key_path"],
         "fx_graph_cache": getattr(inductor_config, "fx_graph_cache", None),
         "autograd_cache": getattr(functorch_config, "enable_autograd_cache", None),
@@ -768,9 +783,12 @@ def state_snapshot() -> dict[str, Any]:
         # modules whose trace_structured is a wrapper (depyf's has __wrapped__); torch modules
         # imported during a dump (Inductor's, on first use) bind torch's own function and do not count
         "trace_structured_wrapped": sorted(
-            name for name, module in list(sys.modules.items())
-            if isinstance(module, types.ModuleType) and name.startswith("torch")
-            and hasattr(module.__dict__.get("trace_structured"), "__wrapped__")),
+            name
+            for name, module in list(sys.modules.items())
+            if isinstance(module, types.ModuleType)
+            and name.startswith("torch")
+            and hasattr(module.__dict__.get("trace_structured"), "__wrapped__")
+        ),
     }
 
 
@@ -801,24 +819,11 @@ def distributed_rank() -> int | None:
 
 # ---------------------------------------------------------------------------------------------
 # depyf.debug(): stances, frame decisions and Inductor's loaded modules (tests/torch/test_debugger_state.py
-# has one test each; depyf/torch/_adapter_debug.py re-exports these names).
+# has one test each).
 # ---------------------------------------------------------------------------------------------
 
 def _debug_private(module_name: str, attribute: str) -> Any:
-    try:
-        module = importlib.import_module(module_name)
-        return getattr(module, attribute)
-    except (ImportError, AttributeError) as exc:
-        try:
-            import torch
-
-            version = torch.__version__
-        except Exception:  # pragma: no cover - torch itself missing
-            version = "(not importable)"
-        raise UnsupportedTorchError(
-            f"depyf needs {module_name}.{attribute}, which torch {version} does not provide ({exc}); "
-            "depyf supports torch 2.13"
-        ) from exc
+    return expect(f"{module_name}.{attribute}")
 
 
 def dynamo_callback_from_stance_patch(
@@ -908,47 +913,17 @@ def inductor_loaded_modules() -> list[types.ModuleType]:
     return list(modules)
 
 
-def register_bytecode_hook_remover(hook: Callable[[types.CodeType, types.CodeType], Any]) -> Callable[[], None]:
-    """Call ``hook(original_code, transformed_code)`` for each Dynamo transformation; it may return
-    a replacement code object. Returns the function that removes the hook.
-
-    Private: ``torch._dynamo.convert_frame.register_bytecode_hook``. Used by tests that link
-    transformed code to a bytecode listing the way ``prepare_debug`` does.
-    """
-    register = _debug_private("torch._dynamo.convert_frame", "register_bytecode_hook")
-    handle = register(hook)
-    return handle.remove
-
-
 # ---------------------------------------------------------------------------------------------
 # depyf.optimization: cache entries, guard evaluation and the eval-frame callback
-# (tests/test_optimization.py has one test each; depyf/_torch_private_optim.py re-exports them).
+# (tests/test_optimization.py has one test each).
 # ---------------------------------------------------------------------------------------------
 
-class TorchInternalsChanged(ImportError):
-    """A private torch API that depyf.optimization relies on is missing from the installed torch."""
-
-
-def _optim_missing(what: str, exc: BaseException | None = None) -> TorchInternalsChanged:
-    import torch
-
-    return TorchInternalsChanged(
+def _optim_missing(what: str, exc: BaseException | None = None) -> UnsupportedTorchError:
+    return UnsupportedTorchError(
         f"depyf.optimization needs {what}, which torch {torch.__version__} does not provide"
         + (f" ({exc})" if exc else "")
         + "; depyf was checked against torch 2.13."
     )
-
-
-def dispatch_register_bytecode_hook(hook: Callable[[types.CodeType, types.CodeType], Any]) -> Any:
-    """Call ``hook(original_code, transformed_code)`` after every Dynamo transformation.
-
-    Returns a handle with ``.remove()``.
-    """
-    try:
-        from torch._dynamo.convert_frame import register_bytecode_hook as register
-    except ImportError as exc:
-        raise _optim_missing("torch._dynamo.convert_frame.register_bytecode_hook", exc) from exc
-    return register(hook)
 
 
 def dispatch_cache_entries(code: types.CodeType) -> list[Any]:
@@ -1181,3 +1156,70 @@ def lean_profiler_hooks(code: types.CodeType, globals_: dict[str, Any]) -> types
             return code  # torch moved them: dispatch still works, only slower
     names = tuple(_LEAN_UTILS_GLOBAL if name == _DYNAMO_UTILS_GLOBAL else name for name in code.co_names)
     return code.replace(co_names=names)
+
+
+# ---------------------------------------------------------------------------------------------
+# Dynamo's naming conventions: how the globals, wrappers and counters it leaves behind are named
+# (tests/torch/test_adapter.py has one test each).
+# ---------------------------------------------------------------------------------------------
+
+# Dynamo installs each captured graph as a module global ``__compiled_fn_<n>`` (``_<uuid>`` appended
+# from torch 2.6) and each resume function as ``__resume_at_<offset>_<n>``; graph breaks inside
+# inlined calls pass resume functions through the local ``__nested_resume_fns`` (torch 2.9+).
+_GRAPH_GLOBAL_PREFIX = "__compiled_fn"
+_GRAPH_SHORT_NAME = re.compile(r"^(__compiled_fn_\d+)")
+_RESUME_GLOBAL_PREFIX = "__resume_at_"
+_NESTED_RESUME_LOCAL = "__nested_resume_fns"
+
+
+def is_graph_global(name: str) -> bool:
+    """Whether ``name`` is a global through which Dynamo's transformed code calls a captured graph."""
+    return name.startswith(_GRAPH_GLOBAL_PREFIX)
+
+
+def short_graph_name(global_name: str) -> str:
+    """``__compiled_fn_3_<uuid>`` -> ``__compiled_fn_3`` (the name the dump's files use)."""
+    match = _GRAPH_SHORT_NAME.match(global_name)
+    return match.group(1) if match else global_name
+
+
+def is_resume_global(name: str) -> bool:
+    """Whether ``name`` is a global through which Dynamo's transformed code calls a resume function."""
+    return name.startswith(_RESUME_GLOBAL_PREFIX)
+
+
+def continues_in_resume_functions(code: types.CodeType) -> bool:
+    """Whether Dynamo's transformed ``code`` hands over to resume functions: it names one as a global,
+    or receives them through ``__nested_resume_fns``."""
+    return any(is_resume_global(name) for name in code.co_names) or _NESTED_RESUME_LOCAL in code.co_varnames
+
+
+def compiled_wrapper_target(fn: Any) -> Any:
+    """The callable a ``torch.compile`` wrapper compiles (``_torchdynamo_orig_callable``), else ``fn``.
+
+    Unlike ``original_callable`` a compiled ``nn.Module`` stays itself."""
+    return getattr(fn, "_torchdynamo_orig_callable", fn)
+
+
+def graph_module_class_name(gm: Any) -> str:
+    """The class name torch prints a graph module under (``GraphModule``, ``<lambda>``...)."""
+    return gm._get_name()
+
+
+def compile_counts() -> dict[str, int] | None:
+    """Frames compiled, unique graphs and graph breaks so far, from ``torch._dynamo.utils.counters``;
+    None when the counters cannot be read.
+
+    Graph breaks are read from ``counters["unimplemented"]``, else from ``counters["graph_break"]``."""
+    counters = getattr(sys.modules.get("torch._dynamo.utils"), "counters", None)
+    if counters is None:
+        return None
+    try:
+        frames = int(counters["frames"].get("ok", 0))
+        graphs = int(counters["stats"].get("unique_graphs", 0))
+        breaks = int(sum(counters["unimplemented"].values())) if "unimplemented" in counters else 0
+        if not breaks and "graph_break" in counters:
+            breaks = int(sum(counters["graph_break"].values()))
+    except (KeyError, TypeError, ValueError, RuntimeError):
+        return None
+    return {"frames": frames, "graphs": graphs, "breaks": breaks}

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from depyf.torch import adapter
-from depyf.torch.graphs import short_graph_name
 from depyf.torch.guards import clauses_from_tree_text
 from depyf.torch.trace import TraceEvent
 from depyf.torch.transformed import safe_decompile
@@ -73,10 +72,10 @@ class _Registry:
         try:
             self.undo.append(trace.attach(self._on_trace, {"dynamo_cpp_guards_str", "compilation_metrics"}))
             self.traced = True
-        except adapter.SeamMismatch as exc:
+        except adapter.UnsupportedTorchError as exc:
             # No structured trace (2.2): events fire from the hook, before guards exist.
             self.traced = False
-            from depyf.torch.session import DepyfWarning
+            from depyf.torch.records import DepyfWarning
 
             warnings.warn(f"depyf: on_compile events carry no guards: {exc}; the program runs unchanged",
                           DepyfWarning, stacklevel=4)
@@ -93,14 +92,14 @@ class _Registry:
             event = CompileEvent(code, new_code, None, [], [], key)
             seen: list[str] = []
             for name in new_code.co_names:
-                if name.startswith("__compiled_fn") and short_graph_name(name) not in seen:
-                    seen.append(short_graph_name(name))
+                if adapter.is_graph_global(name) and adapter.short_graph_name(name) not in seen:
+                    seen.append(adapter.short_graph_name(name))
             event.graph_names = seen
             if key is None or not self.traced:
                 self._fire(event)
             else:
                 self.pending[key] = event
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             warnings.warn(f"depyf: on_compile bookkeeping failed: {exc!r}", stacklevel=2)
         return None
 
@@ -121,7 +120,7 @@ class _Registry:
         for handle in list(self.handles):
             try:
                 handle.callback(event)
-            except Exception as exc:  # noqa: BLE001 - a callback must not break compilation
+            except Exception as exc:  # a callback must not break compilation
                 warnings.warn(f"depyf: on_compile callback {handle.callback!r} raised {exc!r}", stacklevel=2)
 
 

@@ -18,7 +18,7 @@ def count_child_processes(on_start: Callable[[Any], None]) -> Callable[[], None]
         original(self)
         try:
             on_start(self)
-        except Exception:  # noqa: BLE001 - counting must never break the program
+        except Exception:  # counting must never break the program
             pass
 
     start.__wrapped__ = original  # type: ignore[attr-defined]

@@ -17,43 +17,19 @@ import types
 import warnings
 from typing import Any
 
+from depyf import state
 from depyf.fileio import read_regular
+from depyf.torch import adapter
 
-__all__ = ["debug", "set_last_dump_dir", "last_dump_dir", "DebugWarning", "PAUSE_ENV"]
+__all__ = ["debug", "DebugWarning", "PAUSE_ENV"]
 
 PAUSE_ENV = "DEPYF_DEBUG_PAUSE"
 """``1``: always pause (tests drive pdb through a pipe); ``0``: never pause; unset: pause when
 stdin is a terminal or a debugger (pdb, debugpy) is attached."""
 
-_DEFAULT_DUMP_DIR = "depyf_debug_dir"
-_last_dump_dir: str | None = None
-
 
 class DebugWarning(UserWarning):
     """Something inside ``depyf.debug()`` did not go as planned; the program itself is unaffected."""
-
-
-def set_last_dump_dir(path: str) -> None:
-    """Record the dump directory of the latest ``prepare_debug`` (called by ``prepare_debug``)."""
-    global _last_dump_dir
-    _last_dump_dir = os.path.abspath(path)
-
-
-def last_dump_dir() -> str | None:
-    """The directory ``debug()`` points the user to.
-
-    The one recorded with ``set_last_dump_dir``; else the one ``depyf.torch.prepare`` remembers
-    (read, if that module is loaded, in case the recording call did not reach us); else
-    ``./depyf_debug_dir`` if it exists.
-    """
-    if _last_dump_dir is not None:
-        return _last_dump_dir
-    recorded = getattr(sys.modules.get("depyf.torch.prepare"), "_last_dump_dir", None)
-    if isinstance(recorded, str) and os.path.isdir(recorded):
-        return os.path.abspath(recorded)
-    if os.path.isdir(_DEFAULT_DUMP_DIR):
-        return os.path.abspath(_DEFAULT_DUMP_DIR)
-    return None
 
 
 def debug(*, pause: bool | None = None) -> DebugBlock:
@@ -89,7 +65,7 @@ class DebugBlock:
 def _enter_block(restore: contextlib.ExitStack, pause: bool | None, caller: types.FrameType | None) -> None:
     _enter_no_compile(restore)
     try:
-        print(_guide(last_dump_dir()), file=sys.stderr, flush=True)
+        print(_guide(state.last_dump_dir()), file=sys.stderr, flush=True)
         trace_before = sys.gettrace()
         if _pause(_user_frame(caller), pause):
             # The debugger we started ends with the block (and cannot trip over
@@ -104,11 +80,9 @@ def _hidden_from_dynamo() -> None:
 
     Traced, ``set_stance`` inside them is a hard error (Dynamo forbids tracing it)."""
     try:
-        from depyf.torch import _adapter_debug as adapter
-
         DebugBlock.__enter__ = adapter.run_outside_dynamo(DebugBlock.__enter__)  # type: ignore[method-assign]
         DebugBlock.__exit__ = adapter.run_outside_dynamo(DebugBlock.__exit__)  # type: ignore[method-assign]
-    except Exception:  # noqa: BLE001 - without it, only debug() inside compiled code fails
+    except Exception:  # without it, only debug() inside compiled code fails
         pass
 
 
@@ -136,8 +110,6 @@ def _warn(message: str) -> None:
 
 
 def _warn_on_uncompiled_calls(restore: contextlib.ExitStack) -> None:
-    from depyf.torch import _adapter_debug as adapter
-
     uncompiled = adapter.run_frame_uncompiled()  # built once: fails here, not inside Dynamo
     warned: set[types.CodeType] = set()
 
@@ -173,8 +145,6 @@ def _warn_on_uncompiled_calls(restore: contextlib.ExitStack) -> None:
 
 def _with_backend(fn: Any, callback: Any) -> Any:
     """A fresh function object carrying the backend tag, so cache lookups still match entries."""
-    from depyf.torch import _adapter_debug as adapter
-
     wrapped = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
     adapter.tag_frame_callback_with_backend(wrapped, callback)
     return wrapped
@@ -208,7 +178,9 @@ def _listing(dump_dir: str, names: list[str]) -> list[str]:
 
 
 def _is_code_file(name: str) -> bool:
-    return name.endswith(".py") and name.startswith(("__transformed_code_", "__compiled_fn_", "full_code_for_"))
+    return name.endswith(".py") and name.startswith(
+        ("__transformed_code_", "__compiled_fn_", "full_code_for_")
+    )
 
 
 def _files_to_open(dump_dir: str) -> tuple[list[str], list[str]]:
@@ -342,25 +314,15 @@ def _stdin_is_terminal() -> bool:
 
 
 def _user_frame(frame: types.FrameType | None) -> types.FrameType | None:
-    """The first frame from ``frame`` outward that is the user's (not this module, contextlib or torch's wrappers)."""
+    """The first frame from ``frame`` outward that is the user's (not this module, contextlib or
+    torch's wrappers)."""
     skip = {__file__, contextlib.__file__}
-    while frame is not None and (frame.f_code.co_filename in skip
-                                 or os.sep + os.path.join("torch", "_dynamo") + os.sep in frame.f_code.co_filename):
+    while frame is not None and (
+        frame.f_code.co_filename in skip
+        or os.sep + os.path.join("torch", "_dynamo") + os.sep in frame.f_code.co_filename
+    ):
         frame = frame.f_back
     return frame
 
 
-class _CallableModule(types.ModuleType):
-    """Calling this module calls ``debug``.
-
-    Why: ``depyf.torch`` exports a function named ``debug``; importing this submodule rebinds
-    ``depyf.torch.debug`` to the module whenever the package imports it lazily. Being callable
-    keeps ``depyf.debug()`` working whichever of the two that name ends up holding.
-    """
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return debug(*args, **kwargs)
-
-
 _hidden_from_dynamo()
-sys.modules[__name__].__class__ = _CallableModule

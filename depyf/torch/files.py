@@ -26,7 +26,9 @@ LOCK_NAME = ".depyf-owner"
 DIVERT_NAME = "depyf_dump"
 SHARED_PAGE_MARK = "<!-- depyf: index of the processes' dumps -->"
 # Files depyf writes at the top of a dump directory, and in its bytecode/ subdirectory.
-_OURS = re.compile(r"^(full_code_for_.*\.py|__transformed_code_.*\.py|__compiled_fn_.*\.py|index\.(md|json))$")
+_OURS = re.compile(
+    r"^(full_code_for_.*\.py|__transformed_code_.*\.py|__compiled_fn_.*\.py|index\.(md|json))$"
+)
 _OURS_BYTECODE = re.compile(r"^__transformed_code_.*\.(original|dynamo|recompiled)\.(dis\.txt|marshal)$")
 _PROCESS_DIR = re.compile(r"^(rank|pid)_(\d+)$")
 _INDEX_LIMIT = 64 * 1024 * 1024
@@ -81,7 +83,11 @@ def earlier_dump_files(directory: str) -> list[str]:
             data = json.load(f)
     except (OSError, ValueError, RecursionError):
         return []
-    if not isinstance(data, dict) or data.get("format") != "depyf-dump" or not isinstance(data.get("files"), list):
+    if (
+        not isinstance(data, dict)
+        or data.get("format") != "depyf-dump"
+        or not isinstance(data.get("files"), list)
+    ):
         return []
     return [f for f in data["files"] if isinstance(f, str) and is_depyf_name(f)]
 
@@ -289,7 +295,7 @@ class DumpFiles:
             return
         try:
             rank = source()
-        except Exception:  # noqa: BLE001 - stay where we are
+        except Exception:  # stay where we are
             rank = None
         if rank is not None:
             self._rank_source = None

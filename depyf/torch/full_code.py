@@ -113,7 +113,9 @@ def _entry_text(entry: EntryView, code: types.CodeType) -> str:
         parts.append(f"# {entry.transformed_name} calls the graph(s) {', '.join(entry.graphs)}; "
                      "see __compiled_fn_<n>.<stage>.<k>.py files.\n")
     if entry.source is not None and entry.runs_decompiled:
-        parts.append(f"# Decompiled from Dynamo's bytecode; the same code runs from {entry.transformed_file}\n")
+        parts.append(
+            f"# Decompiled from Dynamo's bytecode; the same code runs from {entry.transformed_file}\n"
+        )
     elif entry.source is not None:
         parts.append(f"# Decompiled for reading only; Dynamo's own bytecode runs ({entry.fallback_reason})\n")
     renamed = renamed_function_source(entry.source, entry.transformed_name) if entry.source else None
@@ -162,7 +164,9 @@ def render_function(fn: FunctionView, header: bool = True) -> str:
         out.append(f"# ---- cache entry: {entry.guard_name} -> {entry.transformed_name} ----\n")
         out.append(_entry_text(entry, fn.code))
     for resume in fn.resumes:
-        out.append(f"# ==== resume function {resume.name} (called by the code above after a graph break) ====\n")
+        out.append(
+            f"# ==== resume function {resume.name} (called by the code above after a graph break) ====\n"
+        )
         out.append(render_function(resume, header=False))
     out.append(f"# ---- dispatch for {fn.name} ----\n")
     out.append(_dispatch_text(fn))

@@ -19,15 +19,8 @@ from typing import Any
 from depyf.fileio import NotRegularFile, read_regular
 from depyf.torch import adapter
 from depyf.torch.files import DumpFiles, DumpWriteError
+from depyf.torch.linking import link_graph_module, link_inductor_output
 from depyf.torch.trace import GRAPH_STAGES, TraceEvent
-
-_SHORT_NAME = re.compile(r"^(__compiled_fn_\d+)")
-
-
-def short_graph_name(global_name: str) -> str:
-    """``__compiled_fn_3_<uuid>`` -> ``__compiled_fn_3`` (the name used for files)."""
-    match = _SHORT_NAME.match(global_name)
-    return match.group(1) if match else global_name
 
 
 @dataclass
@@ -40,12 +33,6 @@ class GraphRecord:
     files: list[dict[str, str]] = field(default_factory=list)  # {"stage", "file"}
     linked: list[str] = field(default_factory=list)           # files that run (breakpoints hit)
     not_linked: dict[str, str] = field(default_factory=dict)  # file -> why it is for reading only
-
-
-try:  # imported with this module, not during the first compilation it dumps
-    from depyf.torch import linking as _LINKING_MODULE
-except Exception:  # noqa: BLE001 - graphs are then written for reading only
-    _LINKING_MODULE = None
 
 
 class GraphDumper:
@@ -83,7 +70,7 @@ class GraphDumper:
         self._local.stack.pop()
 
     def _record(self, global_name: str, compile_key: str | None) -> GraphRecord:
-        name = short_graph_name(global_name)
+        name = adapter.short_graph_name(global_name)
         record = self.graphs.get(name)
         if record is None:
             record = GraphRecord(name, global_name, compile_key)
@@ -110,7 +97,7 @@ class GraphDumper:
             if global_name:
                 name = self._record(global_name, adapter.compile_key()).name
                 self.captured_via_gm = True
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.warn(f"could not name the captured graph: {exc!r}")
         if self.on_break_reason is not None:
             self._report_graph_break(gm)
@@ -136,7 +123,7 @@ class GraphDumper:
             where = f"Graph break in user code at {brk.filename}:{brk.lineno}\n" if brk.filename else ""
             self.on_break_reason(TraceEvent("dynamo_graph_break_reason", adapter.compile_key(),
                                             f"{where}Graph Break Reason: {brk.reason}\n"))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.warn(f"could not read the graph break reason: {exc!r}")
 
     def wrap_aot_compiler(self, stage: str, compiler: Callable[..., Any]) -> Callable[..., Any]:
@@ -176,22 +163,19 @@ class GraphDumper:
         try:
             relative = self._take_pending(name, "output_code")
             target = self.files.path(relative)
-            linking = _LINKING_MODULE
-            link = getattr(linking, "link_inductor_output", None) if linking else None
-            if link is not None:
-                reason = link(module, target)
-                if reason is None:
-                    self.graphs[name].linked.append(relative)
-                else:
-                    self.graphs[name].not_linked[relative] = reason
-                if self._keep_if_valid(relative):
-                    return
+            reason = link_inductor_output(module, target)
+            if reason is None:
+                self.graphs[name].linked.append(relative)
+            else:
+                self.graphs[name].not_linked[relative] = reason
+            if self._keep_if_valid(relative):
+                return
             if not os.path.exists(target):
                 with open(path, encoding="utf-8") as src:
                     self.files.write(relative, parseable_text(src.read()))
         except DumpWriteError as exc:
             self.files.fail(exc)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.warn(f"could not dump Inductor output code of {name}: {exc!r}")
 
     def _keep_if_valid(self, relative: str) -> bool:
@@ -223,21 +207,18 @@ class GraphDumper:
         try:
             relative = self._take_pending(name, stage)
             target = self.files.path(relative)
-            linking = _LINKING_MODULE
-            link = getattr(linking, "link_graph_module", None) if linking else None
-            if link is not None:
-                reason = link(gm, target, title=f"{name} {stage}")
-                reason = reason if reason is not None else reading_only
-                if reason is None:
-                    self.graphs[name].linked.append(relative)
-                else:
-                    self.graphs[name].not_linked[relative] = reason
-                if self._keep_if_valid(relative):
-                    return
+            reason = link_graph_module(gm, target, title=f"{name} {stage}")
+            reason = reason if reason is not None else reading_only
+            if reason is None:
+                self.graphs[name].linked.append(relative)
+            else:
+                self.graphs[name].not_linked[relative] = reason
+            if self._keep_if_valid(relative):
+                return
             self.files.write(relative, parseable_text(readable_graph_source(gm)))
         except DumpWriteError as exc:
             self.files.fail(exc)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.warn(f"could not dump the {stage} graph of {name}: {exc!r}")
 
     def on_pass_graph(self, stage: str, gm: Any) -> None:
@@ -247,7 +228,7 @@ class GraphDumper:
             return
         try:
             self.files.write(self._new_path(name, stage), parseable_text(readable_graph_source(gm)))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.warn(f"could not dump the {stage} graph of {name}: {exc!r}")
 
     # --- text from the structured trace ---------------------------------------------------------
@@ -270,8 +251,8 @@ class GraphDumper:
         """Short names of graphs a transformed code calls (in order of first use)."""
         out = []
         for global_name in code_names:
-            if global_name.startswith("__compiled_fn"):
-                short = short_graph_name(global_name)
+            if adapter.is_graph_global(global_name):
+                short = adapter.short_graph_name(global_name)
                 if short not in out:
                     out.append(short)
         return out
@@ -293,9 +274,9 @@ def parseable_text(text: str) -> str:
 
 
 def readable_graph_source(gm: Any) -> str:
-    """A graph module's code with shapes, as torch prints it (used when linking is unavailable)."""
+    """A graph module's code with shapes, as torch prints it (written when linking left no valid file)."""
     try:
         text = gm.print_readable(print_output=False, include_stride=True, include_device=True)
-    except Exception:  # noqa: BLE001
+    except Exception:
         text = getattr(gm, "code", repr(gm))
     return text if text.endswith("\n") else text + "\n"

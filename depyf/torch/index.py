@@ -7,15 +7,15 @@ import linecache
 import os
 import re
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 
 from depyf.fileio import read_regular
 from depyf.torch import adapter
-
-if TYPE_CHECKING:
-    from depyf.torch.session import DumpSession, FunctionRecord
+from depyf.torch.files import SHARED_PAGE_MARK, atomic_write, earlier_dump_files
+from depyf.torch.full_code import original_source_of
+from depyf.torch.records import DumpState, FunctionRecord
 
 _BREAK_AT = re.compile(r"Graph break in user code at (?P<file>.+):(?P<line>\d+)")
 _REASON = re.compile(r"Graph Break Reason:\s*(?P<reason>.*)")
@@ -38,7 +38,9 @@ def parse_graph_break(payload: str) -> dict[str, Any]:
         title = header.group("reason").strip()
         if title.startswith("Encountered graph break") and rest:
             title = rest.pop(0)
-        explanation = next((ln[len("Explanation:"):].strip() for ln in rest if ln.startswith("Explanation:")), None)
+        explanation = next(
+            (ln[len("Explanation:") :].strip() for ln in rest if ln.startswith("Explanation:")), None
+        )
         out["reason"] = f"{title}: {explanation}" if explanation else title
         break
     if not out["reason"]:
@@ -56,9 +58,9 @@ def parse_recompile_reasons(payload: str) -> list[str]:
     return [str(value)]
 
 
-def _function_json(session: DumpSession, record: FunctionRecord, parent: FunctionRecord | None) -> dict[str, Any]:
-    from depyf.torch.full_code import original_source_of
-
+def _function_json(
+    session: DumpState, record: FunctionRecord, parent: FunctionRecord | None
+) -> dict[str, Any]:
     cache_entries = []
     resume_names = [r.name for r in session.functions.values() if session._parent_of(r) is record]
     for position, entry in enumerate(_ordered_entries(session, record)):
@@ -108,7 +110,7 @@ def _function_json(session: DumpSession, record: FunctionRecord, parent: Functio
     }
 
 
-def parent_file(session: DumpSession, record: FunctionRecord) -> str:
+def parent_file(session: DumpState, record: FunctionRecord) -> str:
     """The full_code file that shows ``record`` (a resume function lives in its parent's file)."""
     seen = set()
     current = record
@@ -120,14 +122,14 @@ def parent_file(session: DumpSession, record: FunctionRecord) -> str:
         current = parent
 
 
-def _ordered_entries(session: DumpSession, record: FunctionRecord) -> list[Any]:
+def _ordered_entries(session: DumpState, record: FunctionRecord) -> list[Any]:
     """Entries in the order Dynamo checks them, those no longer cached last."""
     live = list(record.live_entries)
     rest = [e for e in record.entries if e not in live]
     return live + rest
 
 
-def write_index(session: DumpSession, top_level: list[FunctionRecord],
+def write_index(session: DumpState, top_level: list[FunctionRecord],
                 children: dict[Any, list[FunctionRecord]]) -> None:
     files = session.files
     functions = []
@@ -143,7 +145,7 @@ def write_index(session: DumpSession, top_level: list[FunctionRecord],
     for record, parent in order:
         try:
             functions.append(_function_json(session, record, parent))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             session.warn(f"could not index {record.name}: {exc!r}")
     graphs = []
     owner_of = {}
@@ -232,8 +234,6 @@ def _link_from_root(files: Any) -> None:
     """Make sure the shared directory's index.md links this process's directory.
 
     A root index.md that is neither the owner's dump page nor depyf's shared page is left alone."""
-    from depyf.torch.files import SHARED_PAGE_MARK, atomic_write, earlier_dump_files
-
     root_index = os.path.join(files.root, "index.md")
     line = f"- [{files.subdir}]({files.subdir}/index.md)"
     header = f"# depyf dump\n{SHARED_PAGE_MARK}\n\n## Processes\n\n"
@@ -254,7 +254,11 @@ def _link_from_root(files: Any) -> None:
         elif not existing:
             text = f"{header}{line}\n"
         else:
-            heading = "" if ("## Processes" in existing or "## Other processes" in existing) else "\n## Processes\n\n"
+            heading = (
+                ""
+                if ("## Processes" in existing or "## Other processes" in existing)
+                else "\n## Processes\n\n"
+            )
             text = existing.rstrip("\n") + "\n" + heading + line + "\n"
         atomic_write(root_index, text)
     except OSError:

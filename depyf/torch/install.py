@@ -24,7 +24,7 @@ def _log_source(code: types.CodeType, new_code: types.CodeType) -> None:
             source = "# depyf could not decompile this code; the bytecode listing above is what runs\n"
         log.debug("possible source code of the modified bytecode for %s (decompiled by depyf):\n%s",
                   code.co_name, source)
-    except Exception:  # noqa: BLE001 - logging must never break compilation
+    except Exception:  # logging must never break compilation
         pass
     return None
 

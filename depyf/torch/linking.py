@@ -24,6 +24,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
+from depyf.torch import adapter
 from depyf.torch.files import DumpWriteError, atomic_write
 
 __all__ = ["link_graph_module", "link_inductor_output", "link_bytecode_listing", "LinkWarning"]
@@ -75,7 +76,7 @@ def link_inductor_output(compiled_module: types.ModuleType, path: str) -> str | 
 
 
 def _link_graph_module(gm: Any, path: str, title: str | None) -> str | None:
-    name = gm._get_name()
+    name = adapter.graph_module_class_name(gm)
     # AOTAutograd names some graph classes "<lambda>", which is no class name Python accepts
     safe = name if name.isidentifier() else "GraphModule"
     modules = dict(_graph_modules(gm, safe))

@@ -12,7 +12,8 @@ import re
 
 
 def identifier(co_name: str) -> str:
-    """``co_name`` as a part of generated names: unchanged if it is an identifier, else ``<lambda>`` -> ``_lambda_``.
+    """``co_name`` as a part of generated names: unchanged if it is an identifier, else
+    ``<lambda>`` -> ``_lambda_``.
 
     Every character that cannot be in an identifier becomes ``_``, so the result is also a safe
     file name (no ``/``, ``\\``, ``..`` or NUL).

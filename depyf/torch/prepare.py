@@ -18,22 +18,18 @@ import threading
 import types
 import warnings
 
+from depyf import state
 from depyf.torch import adapter
 from depyf.torch.interrupts import DumpAbandoned, InterruptShield
-from depyf.torch.session import DepyfWarning, DumpSession
+from depyf.torch.records import DepyfWarning
+from depyf.torch.session import DumpSession
 
 _active: list[DumpSession] = []
 _active_lock = threading.Lock()
-_last_dump_dir: str | None = None
-
-
-def last_dump_dir() -> str | None:
-    """The directory the most recent ``prepare_debug`` wrote (this process's subdirectory)."""
-    return _last_dump_dir
 
 
 def prepare_debug(dump_dir: str | os.PathLike[str] = "depyf_debug_dir", clean_wild_fx_code: bool = True,
-                  log_bytecode: bool = False) -> PrepareDebug:
+                  log_bytecode: bool = False) -> PrepareDebug | JoinedRun:
     """Dump what ``torch.compile`` does inside the block into ``dump_dir``; yields the directory used.
 
     Compilations that happen inside the block count, also for functions decorated earlier.
@@ -41,12 +37,33 @@ def prepare_debug(dump_dir: str | os.PathLike[str] = "depyf_debug_dir", clean_wi
     ``log_bytecode``: also write original/Dynamo/recompiled bytecode (``dis`` text and marshal).
     Internal failures become ``DepyfWarning``s; the program's results are unchanged.
     Raises ``UnsupportedTorchError`` (before touching anything) on a torch it cannot work with,
-    and ``ValueError`` for an empty ``dump_dir``.
+    and ``ValueError`` for an empty ``dump_dir``. Under ``depyf run`` the block joins the run's
+    dump (``depyf.state.recording_run``).
     """
+    run = state.run_recording()
+    if run is not None:
+        return JoinedRun(run, dump_dir)
     path = os.fspath(dump_dir)
     if not isinstance(path, str) or not path.strip():
         raise ValueError("prepare_debug: dump_dir is empty; name a directory (\".\" for the current one)")
     return PrepareDebug(path, clean_wild_fx_code=clean_wild_fx_code, log_bytecode=log_bytecode)
+
+
+class JoinedRun:
+    """A ``prepare_debug`` block inside ``depyf run``: the run's dump already covers everything the
+    script compiles, so the block only leaves a note saying where its output went."""
+
+    def __init__(self, run: state.RunRecording, requested: object):
+        self.run = run
+        self.requested = requested
+
+    def __enter__(self) -> str:
+        self.run.notes.append(f"the script's prepare_debug({str(self.requested)!r}) was folded into "
+                              f"this run's dump at {self.run.dump_dir}")
+        return self.run.dump_dir
+
+    def __exit__(self, *exc_info: object) -> None:
+        state.record_dump_dir(self.run.dump_dir)  # a later `with depyf.debug():` finds the run's dump
 
 
 class PrepareDebug:
@@ -110,7 +127,6 @@ class PrepareDebug:
 
     def _tear_down(self) -> None:
         """Patches out first (each on its own), then the dump; an interrupt cannot skip a step."""
-        global _last_dump_dir
         session, self.session = self.session, None
         if session is None:
             return
@@ -126,7 +142,7 @@ class PrepareDebug:
             session.finish()
         except DumpAbandoned:
             abandoned = True
-        except Exception as exc:  # noqa: BLE001 - the dump is best effort, the program is not
+        except Exception as exc:  # the dump is best effort, the program is not
             warnings.warn(f"depyf: could not finish the dump: {exc!r}", DepyfWarning, stacklevel=3)
         finally:
             self.shield.writing = False
@@ -138,8 +154,7 @@ class PrepareDebug:
                   flush=True)
             self.shield.pending = max(self.shield.pending, 1)
             return
-        _last_dump_dir = session.files.dir
-        _tell_debugger(session.files.dir)
+        state.record_dump_dir(session.files.dir)
 
 
 _GUARDED = {PrepareDebug.__enter__.__code__, PrepareDebug.__exit__.__code__}
@@ -175,19 +190,3 @@ def _after_fork_in_child() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-def _tell_debugger(path: str) -> None:
-    """Let ``depyf.debug()`` find this dump (its module may not exist yet)."""
-    try:
-        import importlib
-
-        debug_module = importlib.import_module("depyf.torch.debug")  # the module, not the function
-    except Exception:  # noqa: BLE001
-        return
-    setter = getattr(debug_module, "set_last_dump_dir", None)
-    if callable(setter):
-        try:
-            setter(path)
-        except Exception:  # noqa: BLE001
-            pass

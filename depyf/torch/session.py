@@ -8,73 +8,20 @@ import threading
 import types
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
-from depyf.torch import adapter
+from depyf.torch import adapter, index
 from depyf.torch.children import count_child_processes
 from depyf.torch.files import DumpFiles
 from depyf.torch.full_code import EntryView, FunctionView, original_source_of, render_function
 from depyf.torch.graphs import GraphDumper
 from depyf.torch.guards import GuardClause, clauses_from_leaves
 from depyf.torch.names import identifier
+from depyf.torch.records import DepyfWarning, EntryRecord, FunctionRecord
 from depyf.torch.trace import GRAPH_STAGES, TraceEvent
 from depyf.torch.transformed import TransformedCode, dis_listing, safe_decompile, transform
 
-
-class DepyfWarning(UserWarning):
-    """Something depyf could not do; the user's program is unaffected."""
-
-
 _TRACE_KINDS = set(GRAPH_STAGES) | {"dynamo_graph_break_reason", "recompile_reasons"}
 TRACE_FEATURE = "structured trace (joint graph files, recompilation reasons)"
-
-
-@dataclass
-class EntryRecord:
-    """A transformed code that went through our bytecode hook."""
-
-    number: int
-    function_name: str
-    compile_key: str | None
-    result: TransformedCode
-    file: str
-    graphs: list[str] = field(default_factory=list)
-    clauses: list[GuardClause] = field(default_factory=list)
-
-    @property
-    def transformed_name(self) -> str:
-        return f"__transformed_code_{self.number}_for_{identifier(self.function_name)}"
-
-    @property
-    def guard_name(self) -> str:
-        return f"__guard_{self.number}_for_{identifier(self.function_name)}"
-
-
-@dataclass
-class FunctionRecord:
-    """An original code object Dynamo compiled (a user function or a resume function)."""
-
-    code: types.CodeType
-    serial: int                       # how many earlier records share this name
-    entries: list[EntryRecord] = field(default_factory=list)
-    compile_keys: list[str] = field(default_factory=list)
-    live_entries: list[EntryRecord] = field(default_factory=list)  # cached now, in lookup order
-
-    @property
-    def name(self) -> str:
-        return self.code.co_name
-
-    @property
-    def kind(self) -> str:
-        return "resume" if adapter.resume_of(self.code) else "user"
-
-    @property
-    def full_code_file(self) -> str:
-        return f"full_code_for_{identifier(self.name)}_{self.serial}.py"
-
-    @property
-    def dispatch_name(self) -> str:
-        return f"__dispatch_for_{identifier(self.name)}" + (f"_{self.serial}" if self.serial else "")
 
 
 class DumpSession:
@@ -128,11 +75,23 @@ class DumpSession:
         self.active = True
         # (feature the dump loses without it, step that installs the seam and returns its undo)
         steps: list[tuple[str, Callable[[], Callable[[], None]]]] = [
-            ("transformed code and guards", lambda: adapter.register_bytecode_hook(self._bytecode_hook).remove),
+            (
+                "transformed code and guards",
+                lambda: adapter.register_bytecode_hook(self._bytecode_hook).remove,
+            ),
             (TRACE_FEATURE, lambda: trace.attach(self._on_trace, _TRACE_KINDS)),
-            ("captured graph files", lambda: adapter.patch_call_user_compiler(self.graphs.around_user_compiler)),
-            ("forward/backward graph files", lambda: adapter.patch_aot_compilers(self.graphs.wrap_aot_compiler)),
-            ("Inductor output code files", lambda: adapter.patch_inductor_module_loader(self.graphs.on_inductor_module)),
+            (
+                "captured graph files",
+                lambda: adapter.patch_call_user_compiler(self.graphs.around_user_compiler),
+            ),
+            (
+                "forward/backward graph files",
+                lambda: adapter.patch_aot_compilers(self.graphs.wrap_aot_compiler),
+            ),
+            (
+                "Inductor output code files",
+                lambda: adapter.patch_inductor_module_loader(self.graphs.on_inductor_module),
+            ),
             ("compile caches off", self._disable_caches),
             ("child process count", lambda: count_child_processes(self._child_started)),
         ]
@@ -144,10 +103,12 @@ class DumpSession:
         for feature, step in steps:
             try:
                 self._undo.append(step())
-            except adapter.SeamMismatch as exc:
+            except adapter.UnsupportedTorchError as exc:
                 self.mark_unavailable(feature, str(exc))
-            except Exception as exc:  # noqa: BLE001
-                self.mark_unavailable(feature, f"torch {adapter.torch_version()}: installing it failed: {exc!r}")
+            except Exception as exc:
+                self.mark_unavailable(
+                    feature, f"torch {adapter.torch_version()}: installing it failed: {exc!r}"
+                )
         if any(item["feature"] == TRACE_FEATURE for item in self.unavailable):
             # Graph breaks still come from the captured graph's compile reason.
             self.graphs.on_break_reason = self._on_trace
@@ -155,8 +116,9 @@ class DumpSession:
     def _tell_about_directory(self) -> None:
         files = self.files
         if files.foreign:
-            shown = ", ".join(files.foreign[:5]) + (f" and {len(files.foreign) - 5} more" if len(files.foreign) > 5
-                                                     else "")
+            shown = ", ".join(files.foreign[:5]) + (
+                f" and {len(files.foreign) - 5} more" if len(files.foreign) > 5 else ""
+            )
             self.warn(f"{files.requested} holds files depyf did not write ({shown}); they are kept and "
                       f"the dump goes to {files.root}")
         if files.replaced:
@@ -189,9 +151,9 @@ class DumpSession:
             undo = self._undo.pop()
             try:
                 undo()
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 self.warn(f"could not remove a hook cleanly: {exc!r}")
-            except BaseException as exc:  # noqa: BLE001 - finish undoing first
+            except BaseException as exc:  # finish undoing first
                 interrupted = interrupted or exc
         if interrupted is not None:
             raise interrupted
@@ -224,7 +186,7 @@ class DumpSession:
         try:
             with self._lock:
                 return self._handle_transformed(code, dynamo_code)
-        except Exception as exc:  # noqa: BLE001 - never break the user's compilation
+        except Exception as exc:  # never break the user's compilation
             self.warn(f"internal error while dumping {code.co_name}: {exc!r}; Dynamo's bytecode runs")
             return None
 
@@ -276,7 +238,7 @@ class DumpSession:
         for record in list(self.functions.values()):
             try:
                 views[record.code] = self._function_view(record)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 self.warn(f"could not describe {record.name}: {exc!r}")
         children: dict[types.CodeType, list[FunctionRecord]] = {}
         top_level = []
@@ -309,10 +271,8 @@ class DumpSession:
                 continue
             try:
                 self.files.write(record.full_code_file, render_function(view))
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 self.warn(f"could not write {record.full_code_file}: {exc!r}")
-        from depyf.torch import index
-
         index.write_index(self, top_level, children)
         if self.files.failed is not None:
             self.files.discard()
@@ -321,7 +281,7 @@ class DumpSession:
         """Code of the resume functions (``__resume_at_*`` globals) a transformed code uses."""
         out = []
         for name in entry.result.dynamo_code.co_names:
-            if not name.startswith("__resume_at_"):
+            if not adapter.is_resume_global(name):
                 continue
             code = getattr(self._resume_global(name), "__code__", None)
             if isinstance(code, types.CodeType) and adapter.resume_of(code) and code not in out:
@@ -363,7 +323,7 @@ class DumpSession:
         out = []
         try:
             entries = adapter.cache_entries(record.code)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.warn(f"could not read cache entries of {record.name}: {exc!r}")
             entries = []
         seen = set()
@@ -392,7 +352,7 @@ class DumpSession:
             try:
                 leaves = adapter.leaf_guards(entry.guard_manager)
                 clauses = clauses_from_leaves((leaf.kind, leaf.parts) for leaf in leaves)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 self.warn(f"could not read guards of {ours.transformed_name}: {exc!r}")
                 clauses = []
             out.append((ours, clauses))
@@ -421,8 +381,14 @@ def _uncompiled_resume_view(code: types.CodeType) -> FunctionView:
     source = safe_decompile(code)
     note = ("# Never compiled on its own: Dynamo traced it as part of the caller's graph "
             "(nested graph break).\n")
-    return FunctionView(code=code, name=code.co_name, dispatch_name=f"__dispatch_for_{identifier(code.co_name)}",
-                        kind="resume", original_source=note + source if source else None, entries=[])
+    return FunctionView(
+        code=code,
+        name=code.co_name,
+        dispatch_name=f"__dispatch_for_{identifier(code.co_name)}",
+        kind="resume",
+        original_source=note + source if source else None,
+        entries=[],
+    )
 
 
 def python_version() -> str:

@@ -70,7 +70,7 @@ class TraceListener(logging.Handler):
             inner = metadata.get(kind) if isinstance(metadata.get(kind), dict) else {}
             self._sink(TraceEvent(kind, adapter.record_compile_key(metadata),
                                   payload if isinstance(payload, str) else "", dict(inner)))
-        except Exception:  # noqa: BLE001 - a listener must never break compilation
+        except Exception:  # a listener must never break compilation
             pass
         finally:
             self._local.busy = False
@@ -101,7 +101,7 @@ def attach(sink: Callable[[TraceEvent], None], kinds: set[str]) -> Callable[[], 
     logger.addHandler(handler)
     try:
         unfilter = adapter.skip_unwanted_trace_records(handler, wanted_by(kinds))
-    except Exception:  # noqa: BLE001 - only a speed-up; the listener works without it
+    except Exception:  # only a speed-up; the listener works without it
         unfilter = None
 
     def detach() -> None:

@@ -14,7 +14,7 @@ import types
 from dataclasses import dataclass
 
 from depyf.decompiler.codeinfo import argument_names
-from depyf.torch import verify
+from depyf.torch import adapter, verify
 
 _RUN_FLAGS = (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
               | inspect.CO_ITERABLE_COROUTINE | inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
@@ -63,7 +63,9 @@ def verification_problems(dynamo_code: types.CodeType, candidate: types.CodeType
     extra = _names_used(candidate) - _names_used(dynamo_code) - _spelled_as_calls(dynamo_code)
     if extra:
         problems.append(f"references names Dynamo's code does not: {sorted(extra)[:5]}")
-    graph_like = {n for n in _names_used(dynamo_code) if n.startswith(("__compiled_fn", "__resume"))}
+    graph_like = {
+        n for n in _names_used(dynamo_code) if adapter.is_graph_global(n) or adapter.is_resume_global(n)
+    }
     missing = graph_like - _names_used(candidate)
     if missing:
         problems.append(f"does not call {sorted(missing)[:5]}")
@@ -124,11 +126,11 @@ def transform(dynamo_code: types.CodeType, function_name: str, path: str) -> Tra
                  f"{dynamo_code.co_name!r}, decompiled; it is the code that runs.\n")
         return TransformedCode(dynamo_code, recompiled.code, text, recompiled.source, True, None,
                                recompiled.code)
-    except Exception as exc:  # noqa: BLE001 - any failure falls back to Dynamo's code
+    except Exception as exc:  # any failure falls back to Dynamo's code
         reason = f"{type(exc).__name__}: {exc}"
         try:
             text = _stub_text(function_name, dynamo_code, reason)
-        except Exception:  # noqa: BLE001
+        except Exception:
             text = f"# {function_name}: Dynamo's own bytecode runs ({type(exc).__name__})\n"
         return TransformedCode(dynamo_code, dynamo_code, text, None, False, reason)
 
@@ -142,5 +144,5 @@ def safe_decompile(code: types.CodeType) -> str | None:
         from depyf import decompile
 
         return decompile(code, verify=False)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return None

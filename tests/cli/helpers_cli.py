@@ -15,5 +15,12 @@ def depyf_cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subp
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env.pop("PYTHONSTARTUP", None)
-    return subprocess.run([sys.executable, "-m", "depyf", *args], cwd=cwd or REPO, env=env, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "depyf", *args],
+        cwd=cwd or REPO,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )

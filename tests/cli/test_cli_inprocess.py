@@ -53,7 +53,9 @@ def test_script_runs_as_main_with_its_argv_and_exit_status(tmp_path, recorder, c
     """)
     facts = tmp_path / "facts.json"
     argv_before, path_before = sys.argv[:], sys.path[:]
-    status = cli.main(["run", str(script), str(facts), "--flag", "-o", str(tmp_path / "dump"), "--", "-o", "x"])
+    status = cli.main(
+        ["run", str(script), str(facts), "--flag", "-o", str(tmp_path / "dump"), "--", "-o", "x"]
+    )
     assert status == 3
     seen = json.loads(facts.read_text())
     assert seen == {"argv": [str(script), str(facts), "--flag", "-o", "x"], "name": "__main__",
@@ -62,7 +64,9 @@ def test_script_runs_as_main_with_its_argv_and_exit_status(tmp_path, recorder, c
     out, err = capsys.readouterr()
     assert out == "out line\n"
     assert err.startswith("err line\n")
-    assert "graph breaks       : 1" in err and f"report             : {tmp_path / 'dump' / 'index.html'}" in err
+    assert (
+        "graph breaks       : 1" in err and f"report             : {tmp_path / 'dump' / 'index.html'}" in err
+    )
     assert recorder == [str(tmp_path / "dump")]
     assert (tmp_path / "dump" / "index.html").is_file()
 
@@ -157,7 +161,9 @@ def test_decompilation_failure_names_the_function(tmp_path, monkeypatch, capsys)
     src.write_text("def f():\n    return 1\n\ndef g():\n    return 2\n")
     assert cli.main(["decompile", str(src)]) == 1
     out, err = capsys.readouterr()
-    assert f"depyf decompile: {src}:f: cannot decompile: unsupported construct in f at offset 8 (SOME_OP)" in err
+    assert (
+        f"depyf decompile: {src}:f: cannot decompile: unsupported construct in f at offset 8 (SOME_OP)" in err
+    )
     assert f"{src}:g: cannot decompile" in err  # one failure does not stop the others
     assert f"# ---- {src}:g" in out
 

@@ -65,9 +65,24 @@ def test_toy_example_with_the_eager_backend_and_a_live_status_on_a_terminal(tmp_
     env = dict(os.environ, PYTHONPATH=str(REPO))
     master, slave = pty.openpty()  # stderr is a terminal: the status line is rewritten in place
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "depyf", "run", str(REPO / "tests" / "cli" / "toy_example.py"),
-                                 "--backend", "eager", "-o", str(dump_dir)],
-                                cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=slave, text=True)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "depyf",
+                "run",
+                str(REPO / "tests" / "cli" / "toy_example.py"),
+                "--backend",
+                "eager",
+                "-o",
+                str(dump_dir),
+            ],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            text=True,
+        )
         os.close(slave)
         chunks = []
         while True:

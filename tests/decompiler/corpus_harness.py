@@ -206,7 +206,7 @@ def run_case(func: Callable, invocation: Call) -> Outcome:
                 value = result
     except TimeLimitExceeded:
         raise
-    except BaseException as exc:  # noqa: BLE001 - every exception is an outcome to compare
+    except BaseException as exc:  # every exception is an outcome to compare
         return Outcome("raise", type(exc), tuple(yielded) if _is_generatorish(flags) else None)
     return Outcome("return", value, tuple(yielded) if _is_generatorish(flags) else None)
 
@@ -271,7 +271,7 @@ def same(a: Any, b: Any) -> bool:
         return a is b
     try:
         return bool(a == b)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return repr(a) == repr(b)
 
 
@@ -301,7 +301,14 @@ def compare_functions(original: Callable, candidate: Callable) -> list[str]:
 
 # --------------------------------------------------------------------------- code layout
 
-LAYOUT_ATTRS = ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_flags", "co_freevars", "co_name")
+LAYOUT_ATTRS = (
+    "co_argcount",
+    "co_posonlyargcount",
+    "co_kwonlyargcount",
+    "co_flags",
+    "co_freevars",
+    "co_name",
+)
 
 
 def layout_differences(original: types.CodeType, new: types.CodeType) -> list[str]:

@@ -33,7 +33,7 @@ def recompiled(entry: CorpusEntry):
     if code not in _recompiled:
         try:
             _recompiled[code] = BACKEND.recompile(code)
-        except Exception as exc:  # noqa: BLE001 - replayed in every test that needs it
+        except Exception as exc:  # replayed in every test that needs it
             _recompiled[code] = exc
     result = _recompiled[code]
     if isinstance(result, Exception):

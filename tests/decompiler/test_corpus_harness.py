@@ -32,7 +32,9 @@ def test_detects_a_changed_comparison():
 
 
 def test_detects_a_changed_generator():
-    mutant = _compiled_function("def gen_with_return(n):\n    yield n\n    return n * 11\n", "gen_with_return")
+    mutant = _compiled_function(
+        "def gen_with_return(n):\n    yield n\n    return n * 11\n", "gen_with_return"
+    )
     original = generators.gen_with_return
     assert compare_functions(original, with_code(original, mutant.__code__))
 

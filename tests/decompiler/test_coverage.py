@@ -98,7 +98,10 @@ def test_report_text_names_each_opcode_and_the_share():
     for op in report.opcodes:
         row = next(line for line in lines if line.split()[:1] == [op.name])
         assert row.split()[-1] == ("yes" if op.handled else "NO")
-    assert f"handled: {len(report.handled)} of {len(dis.opmap)} opcodes in dis.opmap ({report.share:.1%})" in text
+    assert (
+        f"handled: {len(report.handled)} of {len(dis.opmap)} opcodes in dis.opmap ({report.share:.1%})"
+        in text
+    )
     assert sys.version.split()[0] in lines[0]
 
 

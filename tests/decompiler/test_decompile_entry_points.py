@@ -26,7 +26,9 @@ def _recompiled_function(func: types.FunctionType) -> types.FunctionType:
 
 def _defines(src: str, name: str) -> bool:
     tree = ast.parse(src)
-    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name for n in ast.walk(tree))
+    return any(
+        isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name for n in ast.walk(tree)
+    )
 
 
 @pytest.mark.parametrize("obj, name", [
@@ -50,7 +52,10 @@ def test_methods_decompile_to_their_def(obj, name):
 def test_property_decompiles_getter_and_setter():
     src = BACKEND.decompile(Shape.perimeter)
     parse_source(src, compile_too=False)
-    assert [n.name for n in ast.parse(src).body if isinstance(n, ast.FunctionDef)] == ["perimeter", "perimeter"]
+    assert [n.name for n in ast.parse(src).body if isinstance(n, ast.FunctionDef)] == [
+        "perimeter",
+        "perimeter",
+    ]
 
 
 def test_lambda_decompiles_to_an_expression_or_def():
@@ -259,7 +264,9 @@ def test_decompilation_error_attributes():
     assert "A.f" in str(err) and "12" in str(err) and "JUMP_BACKWARD" in str(err)
 
 
-@pytest.mark.skipif(sys.version_info < (3, 14), reason="3.14 gives lazily evaluated values a .format parameter")
+@pytest.mark.skipif(
+    sys.version_info < (3, 14), reason="3.14 gives lazily evaluated values a .format parameter"
+)
 def test_a_compiler_made_scope_alone_is_refused_not_printed_invalid():
     module = compile("type Alias = list[int]\n", "<alias>", "exec")
     (lazy,) = [c for c in module.co_consts if isinstance(c, types.CodeType)]

@@ -183,7 +183,10 @@ def test_a_lost_global_declaration_is_caught():
         def f(n):
             COUNT = n
     """)
-    assert problems and "'COUNT' is bound differently (original: store global; recompiled: store fast)" in problems[0]
+    assert (
+        problems
+        and "'COUNT' is bound differently (original: store global; recompiled: store fast)" in problems[0]
+    )
 
 
 def test_a_split_tuple_assignment_that_reorders_calls_is_caught():

@@ -15,7 +15,9 @@ import depyf
 pytestmark = pytest.mark.skipif(sys.version_info[:2] not in ((3, 11), (3, 12), (3, 13)),
                                 reason="hand-assembled CPython 3.11-3.13 bytecode")
 # Programs whose jumps and subscripts are spelled as 3.11/3.12 spell them.
-before_3_13 = pytest.mark.skipif(sys.version_info >= (3, 13), reason="hand-assembled CPython 3.11/3.12 bytecode")
+before_3_13 = pytest.mark.skipif(
+    sys.version_info >= (3, 13), reason="hand-assembled CPython 3.11/3.12 bytecode"
+)
 
 
 def assemble(template: types.FunctionType, program: list[tuple[str, int]], consts: list) -> types.CodeType:
@@ -106,7 +108,9 @@ class LoggingItems:
         return [key]
 
 
-_POP_JUMP_IF_FALSE = "POP_JUMP_FORWARD_IF_FALSE" if "POP_JUMP_FORWARD_IF_FALSE" in dis.opmap else "POP_JUMP_IF_FALSE"
+_POP_JUMP_IF_FALSE = (
+    "POP_JUMP_FORWARD_IF_FALSE" if "POP_JUMP_FORWARD_IF_FALSE" in dis.opmap else "POP_JUMP_IF_FALSE"
+)
 
 # v = a[0]; if a[1]: return v; return v   with `v` never stored: a[0] waits on the stack while the
 # test a[1] runs, and each branch returns it.
@@ -184,7 +188,13 @@ SLICE_WAITS_ACROSS_DEL = [
     ("DELETE_FAST", 1), ("BINARY_SUBSCR", 0), ("RETURN_VALUE", 0),
 ]
 # return slice(a, b), made by BUILD_SLICE: a slice object as a value, outside any brackets
-SLICE_AS_A_VALUE = [("RESUME", 0), ("LOAD_FAST", 0), ("LOAD_FAST", 1), ("BUILD_SLICE", 2), ("RETURN_VALUE", 0)]
+SLICE_AS_A_VALUE = [
+    ("RESUME", 0),
+    ("LOAD_FAST", 0),
+    ("LOAD_FAST", 1),
+    ("BUILD_SLICE", 2),
+    ("RETURN_VALUE", 0),
+]
 
 
 @pytest.mark.parametrize("program", [SLICE_WAITS_ACROSS_DEL, SLICE_AS_A_VALUE], ids=["waits", "value"])
@@ -204,7 +214,9 @@ def _template_unpack(a):
     return x
 
 
-_JUMP_IF_FALSE = "POP_JUMP_FORWARD_IF_FALSE" if "POP_JUMP_FORWARD_IF_FALSE" in dis.opmap else "POP_JUMP_IF_FALSE"
+_JUMP_IF_FALSE = (
+    "POP_JUMP_FORWARD_IF_FALSE" if "POP_JUMP_FORWARD_IF_FALSE" in dis.opmap else "POP_JUMP_IF_FALSE"
+)
 
 # x, <flag> = a; if <flag>: return x; return None   with <flag> never stored: the shape of
 # torch 2.2's transformed code, which unpacks a graph's outputs and branches on the last one.

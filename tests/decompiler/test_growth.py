@@ -58,7 +58,7 @@ def _compound_calls(source: str, monkeypatch) -> int:
 
 @pytest.mark.parametrize("shape", [_elif_chain, _ifexp_chain])
 def test_the_condition_search_grows_linearly_with_a_chain_of_tests(shape, monkeypatch):
-    # each test of the chain used to search every test after it again: calls grew as n**2 / 2
+    # a search that looked at every later test of the chain again for each test would make n**2 / 2 calls
     small, large = (_compound_calls(shape(n), monkeypatch) for n in (40, 160))
     assert large <= 5 * small
 
@@ -71,8 +71,11 @@ def test_a_conditional_expression_chain_1000_deep_decompiles_to_the_same_functio
 
 
 def test_the_nearest_common_post_dominator_is_the_first_node_of_one_chain_on_the_other():
-    body = "\n".join(f"    for i in range(x):\n        try:\n            y += x // i\n        except ZeroDivisionError:\n"
-                     f"            if y > {k}:\n                return y\n            continue" for k in range(8))
+    body = "\n".join(
+        f"    for i in range(x):\n        try:\n            y += x // i\n        except ZeroDivisionError:\n"
+        f"            if y > {k}:\n                return y\n            continue"
+        for k in range(8)
+    )
     code = _function(f"def f(x):\n    y = 0\n{body}\n    return y\n").__code__
     cfg = ControlFlowGraph(*normalize(code))
     ipdom = post_dominators({b.index for b in cfg.blocks}, {b.index: list(b.succs) for b in cfg.blocks})

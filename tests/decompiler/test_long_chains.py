@@ -24,7 +24,11 @@ def _value_chain(op: str, n: int) -> str:
 
 
 def _test_chain(op: str, n: int) -> str:
-    return "def f(x):\n    if " + f" {op} ".join(f"x[{i}]" for i in range(n)) + ":\n        return 1\n    return 2\n"
+    return (
+        "def f(x):\n    if "
+        + f" {op} ".join(f"x[{i}]" for i in range(n))
+        + ":\n        return 1\n    return 2\n"
+    )
 
 
 def _mixed_chain(n: int) -> str:

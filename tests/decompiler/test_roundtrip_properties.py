@@ -87,7 +87,9 @@ def _expr(depth: int) -> st.SearchStrategy[str]:
     comprehension = st.tuples(sub, st.integers(0, 4), sub).map(
         lambda t: f"sum([{t[0]} + i for i in range({t[1]}) if {t[2]} or i])")
     builtin = st.tuples(sub, sub).map(lambda t: f"max({t[0]}, {t[1]})")
-    return st.one_of(_atom(), binop, compare, chained, boolop, negation, unary, ternary, comprehension, builtin)
+    return st.one_of(
+        _atom(), binop, compare, chained, boolop, negation, unary, ternary, comprehension, builtin
+    )
 
 
 @st.composite
@@ -145,7 +147,8 @@ def _block(draw, depth: int, in_loop: bool, indent: int) -> list[str]:
             lines += draw(_block(depth - 1, in_loop, indent + 1))
             handlers = draw(st.sampled_from(["except", "except-else", "finally", "except-finally"]))
             if handlers.startswith("except"):
-                lines.append(f"{pad}except {draw(st.sampled_from(['ZeroDivisionError', 'ArithmeticError', 'Exception']))}:")
+                caught = draw(st.sampled_from(["ZeroDivisionError", "ArithmeticError", "Exception"]))
+                lines.append(f"{pad}except {caught}:")
                 lines += draw(_block(depth - 1, in_loop, indent + 1))
             if handlers == "except-else":
                 lines.append(f"{pad}else:")
@@ -325,8 +328,17 @@ def test_stored_cases_replay(path: Path):
 
 def test_pathological_input_is_refused_or_bounded():
     """Deep nesting and long boolean chains: an answer or a DecompilationError, within the bound."""
-    deep_if = "def f(a):\n" + "".join("    " * (i + 1) + f"if a > {i}:\n" for i in range(60)) + "    " * 61 + "return a\n"
-    long_bool = "def g(a, b):\n    return " + " and ".join(f"(a or b{'' if i % 2 else ' and a'})" for i in range(300)) + "\n"
+    deep_if = (
+        "def f(a):\n"
+        + "".join("    " * (i + 1) + f"if a > {i}:\n" for i in range(60))
+        + "    " * 61
+        + "return a\n"
+    )
+    long_bool = (
+        "def g(a, b):\n    return "
+        + " and ".join(f"(a or b{'' if i % 2 else ' and a'})" for i in range(300))
+        + "\n"
+    )
     many_elifs = "def h(a):\n    if a == 0:\n        return 0\n" + "".join(
         f"    elif a == {i}:\n        return {i}\n" for i in range(1, 400))
     for source in (deep_if, long_bool, many_elifs):

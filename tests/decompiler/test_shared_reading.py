@@ -109,7 +109,9 @@ def test_remembered_successors_and_walk_match_fresh_ones():
             fresh_seen, fresh_entries = flow._walk()
             seen, entries = flow._walked
             assert seen == fresh_seen
-            assert {n: sorted(v) for n, v in entries.items()} == {n: sorted(v) for n, v in fresh_entries.items()}
+            assert {n: sorted(v) for n, v in entries.items()} == {
+                n: sorted(v) for n, v in fresh_entries.items()
+            }
         checked += 1
     assert checked > 300
 

@@ -66,7 +66,9 @@ def test_the_cli_prints_no_text_that_does_not_compile(broken, capsys):
 
 
 def _comprehension_code(fn: types.FunctionType, name: str) -> types.CodeType | None:
-    return next((c for c in fn.__code__.co_consts if isinstance(c, types.CodeType) and c.co_name == name), None)
+    return next(
+        (c for c in fn.__code__.co_consts if isinstance(c, types.CodeType) and c.co_name == name), None
+    )
 
 
 def squares(xs):

@@ -21,8 +21,14 @@ pytestmark = pytest.mark.skipif(sys.platform == "emscripten", reason="pyodide ca
 
 def _run(tmp_path: Path, *args: str, env: dict | None = None, timeout: float = 1200) -> tuple[int, dict, str]:
     out = tmp_path / "swap.json"
-    proc = subprocess.run([sys.executable, str(TOOL), "--json", str(out), *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=timeout, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, str(TOOL), "--json", str(out), *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+        cwd=ROOT,
+    )
     return proc.returncode, json.loads(out.read_text()), proc.stdout + proc.stderr
 
 
@@ -36,7 +42,9 @@ def test_harness_swaps_every_function_of_a_module(tmp_path):
 
 
 def test_harness_notices_broken_code(tmp_path):
-    rc, report, text = _run(tmp_path, "--_identity", "--modules", "textwrap", env={"DEPYF_SWAP_MUTATE": "dedent"})
+    rc, report, text = _run(
+        tmp_path, "--_identity", "--modules", "textwrap", env={"DEPYF_SWAP_MUTATE": "dedent"}
+    )
     (mod,) = report["modules"]
     assert rc == 1
     assert any("DedentTestCase" in t for t in mod["regressions"]), text
@@ -44,7 +52,9 @@ def test_harness_notices_broken_code(tmp_path):
 
 def test_harness_reaches_fresh_imports(tmp_path):
     """heapq's tests re-import the module without its C accelerator; the swap must reach that copy."""
-    rc, report, text = _run(tmp_path, "--_identity", "--modules", "heapq", env={"DEPYF_SWAP_MUTATE": "heappush"})
+    rc, report, text = _run(
+        tmp_path, "--_identity", "--modules", "heapq", env={"DEPYF_SWAP_MUTATE": "heappush"}
+    )
     (mod,) = report["modules"]
     assert mod["not_live"] > 0
     assert any("Python" in t for t in mod["regressions"]), text

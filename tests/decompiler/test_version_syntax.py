@@ -35,20 +35,33 @@ def _describe_type_params(params) -> list:
 
 CASES = [
     # 3.12: PEP 695 type parameters and `type` aliases, PEP 701 f-strings.
-    Case("type_alias", (3, 12), """
+    Case(
+        "type_alias",
+        (3, 12),
+        """
 def f(n):
     type Pair[T] = tuple[T, T]
     type Plain = list[int]
     return (str(Pair.__value__), [p.__name__ for p in Pair.__type_params__], str(Plain.__value__),
             str(Pair[int]), n)
-""", ((1,),)),
-    Case("generic_function", (3, 12), """
+""",
+        ((1,),),
+    ),
+    Case(
+        "generic_function",
+        (3, 12),
+        """
 def f(x):
     def first[T: (int, str), *Ts, **P](a: T, *rest: *Ts) -> T:
         return a
     return first(x), describe(first.__type_params__)
-""", ((1,), ("a",))),
-    Case("generic_class", (3, 12), """
+""",
+        ((1,), ("a",)),
+    ),
+    Case(
+        "generic_class",
+        (3, 12),
+        """
 def f(x):
     class Box[T: int]:
         def __init__(self, item: T) -> None:
@@ -56,8 +69,13 @@ def f(x):
         def get(self) -> T:
             return self.item
     return Box(x).get(), describe(Box.__type_params__), Box.__name__
-""", ((3,),)),
-    Case("generic_methods_decorators_closures", (3, 12), """
+""",
+        ((3,),),
+    ),
+    Case(
+        "generic_methods_decorators_closures",
+        (3, 12),
+        """
 def f(x):
     import functools
 
@@ -87,36 +105,62 @@ def f(x):
         return inner
     return (ident(x), ident.tagged, Stack().push(x).items, Stack.__type_params__[0].__name__,
             Stack.push.__type_params__[0].__constraints__, outer(1)(x), describe(ident.__type_params__))
-""", ((1,), (3,))),
-    Case("type_parameter_defaults", (3, 13), """
+""",
+        ((1,), (3,)),
+    ),
+    Case(
+        "type_parameter_defaults",
+        (3, 13),
+        """
 def f(x):
     def pick[T = int, *Ts = *tuple[int, ...]](v: T) -> T:
         return v
     class Box[T: int = bool, **P = [int, str]]:
         pass
     type Alias[T = str] = list[T]
-    return (pick(x), [p.__default__ for p in pick.__type_params__], [p.__default__ for p in Box.__type_params__],
-            Alias.__type_params__[0].__default__, str(Alias.__value__))
-""", ((1,),)),
-    Case("fstring_nested_quotes", (3, 12), """
+    return (pick(x), [p.__default__ for p in pick.__type_params__],
+            [p.__default__ for p in Box.__type_params__], Alias.__type_params__[0].__default__,
+            str(Alias.__value__))
+""",
+        ((1,),),
+    ),
+    Case(
+        "fstring_nested_quotes",
+        (3, 12),
+        """
 def f(words, width):
     return f"{'-'.join(words)}|{f"{width:>{width}}"}|{"\\n".join(w.upper() for w in words)!r}"
-""", ((["a", "b"], 4), ([], 1))),
-    Case("fstring_multiline_expression", (3, 12), """
+""",
+        ((["a", "b"], 4), ([], 1)),
+    ),
+    Case(
+        "fstring_multiline_expression",
+        (3, 12),
+        """
 def f(d):
     return f"{d[
         'k'
     ]:>5} {'x' if d['k'] else 'y'}"
-""", (({"k": 1},), ({"k": 0},))),
+""",
+        (({"k": 1},), ({"k": 0},)),
+    ),
     # 3.14: PEP 750 template strings, PEP 758 `except A, B:` without brackets.
-    Case("template_string", (3, 14), """
+    Case(
+        "template_string",
+        (3, 14),
+        """
 def f(name, width):
     t = t"hello {name!r:>{width}} and {width}"
     parts = [t, t"plain", t"{name=}", t"{ width+1 }{name!a}{width:{width}d}", t""]
     return [(p.strings, [(i.value, i.expression, i.conversion, i.format_spec) for i in p.interpolations])
             for p in parts]
-""", (("ann", 6), ("", 0))),
-    Case("except_without_brackets", (3, 14), """
+""",
+        (("ann", 6), ("", 0)),
+    ),
+    Case(
+        "except_without_brackets",
+        (3, 14),
+        """
 def f(exc):
     try:
         raise exc
@@ -126,13 +170,20 @@ def f(exc):
         return "key " + str(e)
     except Exception:
         return "other"
-""", ((ValueError(),), (TypeError(),), (KeyError("k"),), (RuntimeError(),))),
+""",
+        ((ValueError(),), (TypeError(),), (KeyError("k"),), (RuntimeError(),)),
+    ),
     # 3.15: PEP 798 unpacking in comprehensions.
-    Case("unpacking_in_comprehension", (3, 15), """
+    Case(
+        "unpacking_in_comprehension",
+        (3, 15),
+        """
 def f(rows):
     return ([*row for row in rows], {*row for row in rows}, {**d for d in rows if isinstance(d, dict)},
             list(*row for row in rows), [x for row in rows for x in [*row, *row]])
-""", (([[1, 2], [3]],), ([{"a": 1}, {"b": 2}],))),
+""",
+        (([[1, 2], [3]],), ([{"a": 1}, {"b": 2}],)),
+    ),
 ]
 
 
@@ -147,7 +198,7 @@ def _compile_case(case: Case) -> types.FunctionType:
 def _outcome(func, args):
     try:
         return ("returned", func(*args))
-    except Exception as exc:  # noqa: BLE001 - the exception type is the outcome
+    except Exception as exc:  # the exception type is the outcome
         return ("raised", type(exc))
 
 

@@ -24,10 +24,15 @@ from depyf.decompiler.versions import v3_11
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 CONTROL = {"JUMP", "FOR_ITER", "ASYNC_FOR_ITER", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"}
 # The model: what 3.11's normalisation passes through or creates, and what the executor has semantics for.
-MODEL_OPNAMES = frozenset({name[3:] for name in dir(Executor) if name.startswith("op_")}
-                          | set(v3_11._SAME) | CONDITIONAL_JUMPS | CONTROL | {"CALL_KW", "YIELD_FROM", "AWAIT"}
-                          # PEP 750 template strings (3.14+) extend the model; the executor has no semantics yet
-                          | {"BUILD_INTERPOLATION", "BUILD_TEMPLATE"})
+MODEL_OPNAMES = frozenset(
+    {name[3:] for name in dir(Executor) if name.startswith("op_")}
+    | set(v3_11._SAME)
+    | CONDITIONAL_JUMPS
+    | CONTROL
+    | {"CALL_KW", "YIELD_FROM", "AWAIT"}
+    # PEP 750 template strings (3.14+) extend the model; the executor has no semantics yet
+    | {"BUILD_INTERPOLATION", "BUILD_TEMPLATE"}
+)
 # Stdlib modules with a bit of everything (loops, comprehensions, with, try, generators, classes).
 STDLIB_SAMPLE = ("textwrap", "json/decoder", "json/encoder", "difflib", "contextlib", "functools",
                  "argparse", "string", "shlex", "fnmatch", "heapq", "bisect", "base64", "copy", "pprint")
@@ -87,7 +92,9 @@ def _check(code: types.CodeType, problems: list[str], seen: set[int]) -> None:
         if ins.opname not in MODEL_OPNAMES:
             problems.append(f"{qualname}: {ins.opname} at {ins.offset} is not a model instruction")
         if ins.target is not None and ins.target not in offsets and ins.target < end:
-            problems.append(f"{qualname}: {ins.opname} at {ins.offset} jumps to {ins.target}, not an instruction")
+            problems.append(
+                f"{qualname}: {ins.opname} at {ins.offset} jumps to {ins.target}, not an instruction"
+            )
         if isinstance(ins.argval, types.CodeType) and id(ins.argval) not in seen:
             seen.add(id(ins.argval))
             if ins.argval.co_name in ("<listcomp>", "<setcomp>", "<dictcomp>"):
@@ -109,4 +116,6 @@ def test_every_code_object_normalises_into_the_model(chunk: int):
     seen: set[int] = set()
     for code in CODE[chunk::4]:
         _check(code, problems, seen)
-    assert not problems, f"{len(problems)} problems on CPython {sys.version.split()[0]}:\n" + "\n".join(problems[:40])
+    assert not problems, f"{len(problems)} problems on CPython {sys.version.split()[0]}:\n" + "\n".join(
+        problems[:40]
+    )

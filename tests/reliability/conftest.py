@@ -12,7 +12,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 
-_spec = importlib.util.spec_from_file_location("depyf_report_browser_fixtures", REPO / "tests" / "report" / "conftest.py")
+_spec = importlib.util.spec_from_file_location(
+    "depyf_report_browser_fixtures", REPO / "tests" / "report" / "conftest.py"
+)
 _browser_fixtures = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_browser_fixtures)
 chromium_binaries = _browser_fixtures.chromium_binaries

@@ -11,7 +11,9 @@ REPO = Path(__file__).resolve().parents[2]
 TOY_DUMP = REPO / "tests" / "report" / "fixtures" / "toy_dump"
 
 
-def run_depyf(*args: str, cwd: Path, timeout: float = 120, python: str = sys.executable) -> subprocess.CompletedProcess:
+def run_depyf(
+    *args: str, cwd: Path, timeout: float = 120, python: str = sys.executable
+) -> subprocess.CompletedProcess:
     """``python -m depyf ARGS`` in ``cwd`` as a user runs it; raises TimeoutExpired if it hangs."""
     env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONDONTWRITEBYTECODE="1")
     env.pop("PYTHONSTARTUP", None)

@@ -80,7 +80,9 @@ def wait_for_line(proc: subprocess.Popen, key: str, timeout: float = 300) -> lis
         lines.append(line.rstrip("\n"))
         if line.startswith(key):
             return lines
-    raise AssertionError(f"child never printed {key!r}; got {lines}, stderr:\n{proc.stderr.read() if proc.stderr else ''}")
+    raise AssertionError(
+        f"child never printed {key!r}; got {lines}, stderr:\n{proc.stderr.read() if proc.stderr else ''}"
+    )
 
 
 def interrupt(proc: subprocess.Popen) -> None:

@@ -18,19 +18,31 @@ MODULES = {
     "boom.py": 'raise RuntimeError("no GPU found")\n\ndef f():\n    pass\n',
     "broken.py": "def f(:\n    pass\n",
     "quits.py": "import sys\nsys.exit(7)\n",
-    "inventive.py": "class Anything:\n    def __getattr__(self, name):\n        return Anything()\n\n\nthing = Anything()\n",
-    "recursive.py": ("class Deep:\n    def __getattr__(self, name):\n        return getattr(self, name + '_')\n\n\n"
-                     "thing = Deep()\n"),
+    "inventive.py": (
+        "class Anything:\n    def __getattr__(self, name):\n        return Anything()\n\n\n"
+        "thing = Anything()\n"
+    ),
+    "recursive.py": (
+        "class Deep:\n    def __getattr__(self, name):\n        return getattr(self, name + '_')\n\n\n"
+        "thing = Deep()\n"
+    ),
 }
 
 DECOMPILE_CASES = {
     "boom:f": "cannot import module 'boom': importing it raised RuntimeError: no GPU found",
     "broken:f": "cannot import module 'broken': syntax error at {dir}/broken.py:1: invalid syntax",
     "quits:f": "cannot import module 'quits': it called sys.exit(7) while being imported",
-    ".mod:f": ".mod:f: a relative module name cannot be imported here; give the full name (package.module:qualname)",
-    "inventive:thing.x": ("inventive:thing.x: cannot decompile an object of type 'Anything': more than 100 "
-                          "__wrapped__ objects deep (does its __getattr__ invent attributes?)"),
-    "recursive:thing.attr": "recursive:thing.attr: looking up 'attr' raised RecursionError: maximum recursion depth exceeded",
+    ".mod:f": (
+        ".mod:f: a relative module name cannot be imported here; "
+        "give the full name (package.module:qualname)"
+    ),
+    "inventive:thing.x": (
+        "inventive:thing.x: cannot decompile an object of type 'Anything': more than 100 "
+        "__wrapped__ objects deep (does its __getattr__ invent attributes?)"
+    ),
+    "recursive:thing.attr": (
+        "recursive:thing.attr: looking up 'attr' raised RecursionError: maximum recursion depth exceeded"
+    ),
 }
 
 
@@ -65,13 +77,24 @@ def _unavailable_markup(index):
 
 
 REPORT_CASES = {
-    "functions: [1]": (_functions_list, "not a valid depyf dump: functions[0] must be an object, not a number (1)"),
+    "functions: [1]": (
+        _functions_list,
+        "not a valid depyf dump: functions[0] must be an object, not a number (1)",
+    ),
     "version: [1]": (_version_list, "not a valid depyf dump: version must be an integer, not a list ([1])"),
-    "cache_entries: 5": (_cache_entries_number,
-                         "not a valid depyf dump: functions[0].cache_entries must be a list, not a number (5)"),
-    "NUL in a file name": (_nul_in_file_name, "not a valid depyf dump: files[16] is not a usable file name: 'a\\x00b.py'"),
-    "unavailable feature a list": (_unavailable_markup, "not a valid depyf dump: unavailable[0].feature must be "
-                                   "a string, not a list (['<img src=x onerror=alert(1)>'])"),
+    "cache_entries: 5": (
+        _cache_entries_number,
+        "not a valid depyf dump: functions[0].cache_entries must be a list, not a number (5)",
+    ),
+    "NUL in a file name": (
+        _nul_in_file_name,
+        "not a valid depyf dump: files[16] is not a usable file name: 'a\\x00b.py'",
+    ),
+    "unavailable feature a list": (
+        _unavailable_markup,
+        "not a valid depyf dump: unavailable[0].feature must be "
+        "a string, not a list (['<img src=x onerror=alert(1)>'])",
+    ),
     "nested 100k deep": (None, "cannot be read as JSON (nested too deeply)"),
 }
 
@@ -102,7 +125,9 @@ def test_on_compile_refuses_none():
     pytest.importorskip("torch")
     import depyf
 
-    with pytest.raises(TypeError, match=r"^on_compile\(\) needs a callable taking a CompileEvent, not NoneType$"):
+    with pytest.raises(
+        TypeError, match=r"^on_compile\(\) needs a callable taking a CompileEvent, not NoneType$"
+    ):
         depyf.on_compile(None)
 
 

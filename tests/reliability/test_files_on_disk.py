@@ -24,18 +24,23 @@ from depyf.torch.files import DumpFiles
 MB = 1024 * 1024
 
 
-def measured_depyf(args: list[str], cwd: Path, address_space: int | None = None) -> tuple[subprocess.CompletedProcess, int]:
+def measured_depyf(
+    args: list[str], cwd: Path, address_space: int | None = None
+) -> tuple[subprocess.CompletedProcess, int]:
     """Run ``depyf ARGS`` in a child Python; its result and its peak RSS in bytes."""
     # The peak of this program's own memory: /proc's VmHWM (in kB) is per address space, while
     # ru_maxrss also counts the pages of the test process the child was forked from (preexec_fn
     # forks), which holds torch when the whole suite runs.
-    code = ("import resource, sys\nfrom depyf.cli import main\ntry:\n    rc = main(sys.argv[1:])\nfinally:\n"
-            "    try:\n"
-            "        peak = next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:'))\n"
-            "    except (OSError, StopIteration):\n"
-            "        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-            "    print('MAXRSS', peak, file=sys.stderr)\n"
-            "sys.exit(rc)\n")
+    code = (
+        "import resource, sys\nfrom depyf.cli import main\ntry:\n    rc = main(sys.argv[1:])\nfinally:\n"
+        "    try:\n"
+        "        peak = next(int(l.split()[1]) for l in open('/proc/self/status')\n"
+        "                    if l.startswith('VmHWM:'))\n"
+        "    except (OSError, StopIteration):\n"
+        "        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "    print('MAXRSS', peak, file=sys.stderr)\n"
+        "sys.exit(rc)\n"
+    )
 
     def limit():  # so a runaway allocation fails fast instead of swapping the machine
         if address_space:
@@ -140,8 +145,10 @@ def test_decompile_refuses_a_pyc_that_claims_a_huge_tuple(tmp_path):
     assert bomb.stat().st_size == 21
     done, rss = measured_depyf(["decompile", str(bomb)], cwd=tmp_path, address_space=4 * 1024 * MB)
     assert done.returncode == 2
-    assert stderr_lines(done) == [f"depyf decompile: {bomb}: corrupt .pyc file (marshal data claims 2147483647 "
-                                  "items at offset 5, but only 0 bytes are left)"]
+    assert stderr_lines(done) == [
+        f"depyf decompile: {bomb}: corrupt .pyc file (marshal data claims 2147483647 "
+        "items at offset 5, but only 0 bytes are left)"
+    ]
     assert rss < 250 * MB
 
 
@@ -193,8 +200,14 @@ def test_prepare_debug_does_not_block_on_a_fifo_at_the_owner_lock(tmp_path):
     (tmp_path / "prog.py").write_text(
         "import torch, depyf\n\n@torch.compile(backend='eager')\ndef f(x):\n    return x + 1\n\n"
         "with depyf.prepare_debug('dump'):\n    print(f(torch.ones(2)).tolist())\n")
-    done = subprocess.run([sys.executable, "prog.py"], cwd=tmp_path, capture_output=True, text=True, timeout=240,
-                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    done = subprocess.run(
+        [sys.executable, "prog.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )
     assert (done.returncode, done.stdout) == (0, "[2.0, 2.0]\n"), done.stderr
     assert json.loads((tmp_path / "dump" / "index.json").read_text())["functions"][0]["name"] == "f"
 
@@ -205,6 +218,11 @@ def test_debugger_file_list_does_not_block_on_a_fifo_index(tmp_path):
     (tmp_path / "full_code_for_f_0.py").write_text("x = 1\n")
     os.mkfifo(tmp_path / "index.json")
     code = "import sys\nfrom depyf.torch.debug import _files_to_open\nprint(_files_to_open(sys.argv[1]))\n"
-    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )
     assert (done.returncode, done.stdout) == (0, "(['full_code_for_f_0.py'], [])\n"), done.stderr

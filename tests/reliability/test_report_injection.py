@@ -20,8 +20,8 @@ from depyf.report import render_html, show
 from depyf.report.manifest import Dump, load_dump
 
 pytest.importorskip("selenium", reason="selenium (PyPI) drives Chromium in these tests")
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 
 def payload(tag: str) -> str:
@@ -72,7 +72,9 @@ def visit_every_route(browser, page: Path) -> list[str]:
         browser.execute_script("location.hash = arguments[0]", route)
         WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#main h1"))
         links = browser.execute_script(
-            "return Array.from(document.querySelectorAll('[data-route]')).map(a => a.getAttribute('data-route'))")
+            "return Array.from(document.querySelectorAll('[data-route]'))"
+            ".map(a => a.getAttribute('data-route'))"
+        )
         todo.extend(r for r in links if r not in seen)
     browser.execute_script("location.hash = 'overview'")
     time.sleep(1.0)  # an <img src=x> would fail to load and run its onerror by now
@@ -81,7 +83,12 @@ def visit_every_route(browser, page: Path) -> list[str]:
 
 def assert_nothing_ran(browser) -> None:
     assert browser.execute_script("return window.__pwned === undefined ? null : window.__pwned") is None
-    assert browser.execute_script("return document.querySelectorAll('#main img, #sidebar img, #main svg').length") == 0
+    assert (
+        browser.execute_script(
+            "return document.querySelectorAll('#main img, #sidebar img, #main svg').length"
+        )
+        == 0
+    )
 
 
 def test_crafted_strings_are_shown_as_text_and_run_nothing(browser, crafted_dump, screenshot):
@@ -136,7 +143,9 @@ def test_jupyter_iframe_runs_the_page_without_the_notebook_origin(browser, tmp_p
     tokens = shown.split('sandbox="', 1)[1].split('"', 1)[0].split()
     assert tokens == ["allow-scripts"]  # no allow-same-origin: the page cannot reach the notebook
     host = tmp_path / "notebook.html"
-    host.write_text(f"<!DOCTYPE html><html><body><h1 id='nb'>notebook</h1>{shown}</body></html>", encoding="utf-8")
+    host.write_text(
+        f"<!DOCTYPE html><html><body><h1 id='nb'>notebook</h1>{shown}</body></html>", encoding="utf-8"
+    )
     browser.get(host.as_uri())
     frame = browser.find_element(By.TAG_NAME, "iframe")
     browser.switch_to.frame(frame)
@@ -150,7 +159,9 @@ def test_jupyter_iframe_runs_the_page_without_the_notebook_origin(browser, tmp_p
         browser.switch_to.default_content()
 
 
-@pytest.mark.parametrize("dir_name", ["__DEPYF_DATA__", "__DEPYF_TITLE__", "x</script><script>window.__pwned=1</script>"])
+@pytest.mark.parametrize(
+    "dir_name", ["__DEPYF_DATA__", "__DEPYF_TITLE__", "x</script><script>window.__pwned=1</script>"]
+)
 def test_dump_directory_named_like_a_placeholder_or_markup(browser, tmp_path, dir_name):
     dump = tmp_path / dir_name.replace("/", "_")
     shutil.copytree(TOY_DUMP, dump)

@@ -65,5 +65,8 @@ def test_lambdas_give_valid_python_and_plain_file_names(tmp_path):
     assert "def __guard_0_for__lambda_(" in full and "def __dispatch_for__lambda_(" in full
     index = json.loads((dump / "index.json").read_text())
     entries = [e for f in index["functions"] for e in f["cache_entries"]]
-    assert sorted(e["guard_function"] for e in entries) == ["__guard_0_for__lambda_", "__guard_1_for__lambda_"]
+    assert sorted(e["guard_function"] for e in entries) == [
+        "__guard_0_for__lambda_",
+        "__guard_1_for__lambda_",
+    ]
     assert [f["name"] for f in index["functions"]] == ["<lambda>", "<lambda>"]  # co_name as it is

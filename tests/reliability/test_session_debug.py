@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("torch")
 sys.path.insert(0, str(Path(__file__).parent))
-from session_support import child_env, run, value, write_program  # noqa: E402
+from session_support import child_env, run, value, write_program
 
 pytestmark = pytest.mark.torch
 

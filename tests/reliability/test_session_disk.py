@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("torch")
 sys.path.insert(0, str(Path(__file__).parent))
-from session_support import depyf_warnings, run, value  # noqa: E402
+from session_support import depyf_warnings, run, value
 
 pytestmark = pytest.mark.torch
 
@@ -81,7 +81,10 @@ def test_a_file_given_as_the_dump_dir_runs_the_block_with_one_warning(tmp_path):
     _check_program_ran_unchanged(rc, out, err)
     assert target.read_text() == "mine\n"
     [warning] = depyf_warnings(err)
-    assert f"cannot dump to {target}: {target} is a file, not a directory; the block runs without a dump" in warning
+    assert (
+        f"cannot dump to {target}: {target} is a file, not a directory; the block runs without a dump"
+        in warning
+    )
 
 
 def test_disk_full_midway_stops_the_dump_with_one_warning_and_removes_it(tmp_path):
@@ -107,7 +110,9 @@ def _tmpfs(where: Path, options: str):
         subprocess.run(["umount", str(where)], check=False)
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux") or os.geteuid() != 0, reason="mounting needs root on Linux")
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or os.geteuid() != 0, reason="mounting needs root on Linux"
+)
 def test_a_really_full_file_system(tmp_path):
     with _tmpfs(tmp_path / "small", "size=48k") as small:
         rc, out, err = run(tmp_path, PROGRAM, str(small / "dump"), "plain")
@@ -118,7 +123,9 @@ def test_a_really_full_file_system(tmp_path):
         assert not [p for p in small.rglob("*") if p.is_file()]
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux") or os.geteuid() != 0, reason="mounting needs root on Linux")
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or os.geteuid() != 0, reason="mounting needs root on Linux"
+)
 def test_a_read_only_file_system(tmp_path):
     with _tmpfs(tmp_path / "ro", "ro,size=16k") as read_only:
         rc, out, err = run(tmp_path, PROGRAM, str(read_only / "dump"), "plain")

@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("torch")
 sys.path.insert(0, str(Path(__file__).parent))
-from session_support import interrupt, start, value, wait_for_line  # noqa: E402
+from session_support import interrupt, start, value, wait_for_line
 
 pytestmark = pytest.mark.torch
 

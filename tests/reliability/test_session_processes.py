@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("torch")
 sys.path.insert(0, str(Path(__file__).parent))
-from session_support import REPO, child_env, depyf_warnings, start, value  # noqa: E402
+from session_support import REPO, child_env, depyf_warnings, start, value
 
 pytestmark = [pytest.mark.torch, pytest.mark.slow]
 

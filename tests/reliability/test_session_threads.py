@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("torch")
 sys.path.insert(0, str(Path(__file__).parent))
-from session_support import depyf_warnings, run, value  # noqa: E402
+from session_support import depyf_warnings, run, value
 
 pytestmark = pytest.mark.torch
 

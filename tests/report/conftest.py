@@ -59,13 +59,17 @@ def chromium_binaries() -> tuple[str, str]:
         why = _install_chromium()
         browser, driver = _find_binaries()
         if not (browser and driver):
-            pytest.skip(f"headless Chromium unavailable: {why or 'chromium/chromedriver not found after install'}")
+            pytest.skip(
+                f"headless Chromium unavailable: {why or 'chromium/chromedriver not found after install'}"
+            )
     return browser, driver
 
 
 @pytest.fixture(scope="session")
 def browser(chromium_binaries):
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium (PyPI) drives Chromium in these tests")
+    webdriver = pytest.importorskip(
+        "selenium.webdriver", reason="selenium (PyPI) drives Chromium in these tests"
+    )
     from selenium.webdriver.chrome.service import Service
 
     browser_bin, driver_bin = chromium_binaries

@@ -3,20 +3,36 @@
 from __future__ import annotations
 
 import io
+import subprocess
 import sys
 import time
-import types
 from collections import Counter, defaultdict
+
+import pytest
 
 from depyf.report.progress import LiveStatus, describe, dynamo_counts
 
 
 def _fake_counters(monkeypatch) -> defaultdict:
+    """Dynamo's counters replaced by empty ones (torch's own module, so the adapter reads them)."""
+    utils = pytest.importorskip("torch._dynamo.utils")
     counters: defaultdict = defaultdict(Counter)
-    module = types.ModuleType("torch._dynamo.utils")
-    module.counters = counters
-    monkeypatch.setitem(sys.modules, "torch._dynamo.utils", module)
+    monkeypatch.setattr(utils, "counters", counters)
     return counters
+
+
+def test_no_counts_and_no_torch_import_without_torch():
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from depyf.report.progress import dynamo_counts; "
+            "assert dynamo_counts() is None; assert 'torch' not in sys.modules",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
 
 
 def test_counts_come_from_dynamo_counters(monkeypatch):

@@ -66,7 +66,9 @@ def test_click_from_function_to_kernel(browser, report, screenshot):
     assert transformed.location["y"] == original.location["y"]
     screenshot("function_toy_example")
     guards = browser.find_elements(By.CSS_SELECTOR, "#main ul.guards li")
-    assert "toy_example.py:5 in toy_example: if b.sum() < 0:" in guards[3].text  # which user line a guard protects
+    assert (
+        "toy_example.py:5 in toy_example: if b.sum() < 0:" in guards[3].text
+    )  # which user line a guard protects
     assert "TENSOR_MATCH" in guards[3].text
 
     click(browser, '#transformed-code a.ref[data-route="graph/__compiled_fn_1"]')
@@ -97,7 +99,9 @@ def test_recompilation_shows_the_failing_guard(browser, report, screenshot):
     assert len(recompilations) == 2
     cards = {c.find_element(By.CSS_SELECTOR, ".lbl").text: c.find_element(By.CSS_SELECTOR, ".num").text
              for c in browser.find_elements(By.CSS_SELECTOR, "#main .card")}
-    assert cards["functions compiled"] == "2" and cards["graph breaks"] == "1" and cards["recompilations"] == "2"
+    assert (
+        cards["functions compiled"] == "2" and cards["graph breaks"] == "1" and cards["recompilations"] == "2"
+    )
     screenshot("overview")
     assert_no_js_errors(browser)
 
@@ -108,13 +112,16 @@ def test_resume_function_links_and_bytecode_fallback(browser, report):
     assert heading(browser) == "torch_dynamo_resume_in_toy_example_at_5"
     assert "resumes toy_example after line 5" in browser.find_element(By.CSS_SELECTOR, "#main .sub").text
     # no source of its own: the parent's source with the resume line highlighted
-    assert [m.text.split(None, 1) for m in browser.find_elements(By.CSS_SELECTOR, ".pane.original .ln.hl")] == \
-        [["5", "if b.sum() < 0:"]]
+    assert [
+        m.text.split(None, 1) for m in browser.find_elements(By.CSS_SELECTOR, ".pane.original .ln.hl")
+    ] == [["5", "if b.sum() < 0:"]]
     click(browser, '#main .tabs a[data-route="fn/1/entry/1"]')
     text = browser.find_element(By.ID, "main").text
     assert "Kept as Dynamo bytecode" in text and "JUMP_BACKWARD" in text
     # the graph's global (with torch's unique suffix) in the kept bytecode's listing links to the graph
-    ref = browser.find_element(By.CSS_SELECTOR, '#transformed-code a.ref[data-route="graph/__compiled_fn_13"]')
+    ref = browser.find_element(
+        By.CSS_SELECTOR, '#transformed-code a.ref[data-route="graph/__compiled_fn_13"]'
+    )
     assert ref.text == "__compiled_fn_13_8d3c0e1a_2b4f_4c1e_9a7d_0f5e6b7c8d9e"
     click(browser, '#transformed-code a.ref[data-route="graph/__compiled_fn_13"]')
     assert heading(browser) == "__compiled_fn_13"
@@ -140,8 +147,11 @@ def test_keyboard_and_search(browser, report, screenshot):
     search = browser.switch_to.active_element
     assert search.get_attribute("id") == "search"
     search.send_keys("fn_7")  # the tree filters as you type
-    visible = [a.get_attribute("data-route") for a in browser.find_elements(By.CSS_SELECTOR, "#sidebar .nav-item")
-               if a.is_displayed()]
+    visible = [
+        a.get_attribute("data-route")
+        for a in browser.find_elements(By.CSS_SELECTOR, "#sidebar .nav-item")
+        if a.is_displayed()
+    ]
     assert "graph/__compiled_fn_7" in visible and "graph/__compiled_fn_1" not in visible
     search.clear()
     search.send_keys("cpp_fused_mul_0", Keys.ENTER)  # Enter searches inside all code
@@ -226,7 +236,10 @@ def test_sparse_or_odd_manifests_render_without_errors(browser, tmp_path, index)
     page = build_report(dump_dir)
     open_report(browser, page)
     assert_no_js_errors(browser)
-    routes = [a.get_attribute("data-route") for a in browser.find_elements(By.CSS_SELECTOR, "#sidebar a[data-route]")]
+    routes = [
+        a.get_attribute("data-route")
+        for a in browser.find_elements(By.CSS_SELECTOR, "#sidebar a[data-route]")
+    ]
     for route in routes:
         open_report(browser, page, route)
         assert heading(browser)
@@ -247,5 +260,8 @@ def test_overview_shows_what_this_torch_could_not_provide(browser, tmp_path):
     open_report(browser, build_report(dump_dir))
     main = browser.find_element(By.CSS_SELECTOR, "#main").text
     assert "Unavailable on torch 2.2.2" in main
-    assert "structured trace (recompilation reasons): torch 2.2.2 has no torch._logging._internal.trace_log" in main
+    assert (
+        "structured trace (recompilation reasons): torch 2.2.2 has no torch._logging._internal.trace_log"
+        in main
+    )
     assert_no_js_errors(browser)

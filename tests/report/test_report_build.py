@@ -67,7 +67,9 @@ def test_placeholders_are_all_filled():
 def test_jupyter_view_is_an_iframe_holding_the_whole_page():
     view = show(FIXTURE, height=500)
     shown = view._repr_html_()
-    match = re.fullmatch(r'<iframe srcdoc="([^"]*)" style="[^"]*height:500px[^"]*" sandbox="[^"]*"></iframe>', shown)
+    match = re.fullmatch(
+        r'<iframe srcdoc="([^"]*)" style="[^"]*height:500px[^"]*" sandbox="[^"]*"></iframe>', shown
+    )
     assert match
     page = html.unescape(match.group(1))
     assert embedded_data(page)["index"]["functions"][0]["name"] == "toy_example"

@@ -6,7 +6,6 @@ Each run compiles with Inductor (20-40 s on 2 cores), so the runs are shared per
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import re
@@ -18,8 +17,8 @@ import pytest
 
 pytest.importorskip("torch")
 pytest.importorskip("selenium", reason="selenium (PyPI) drives Chromium in these tests")
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 pytestmark = [pytest.mark.torch, pytest.mark.slow]
 
@@ -33,9 +32,9 @@ def toy_example() -> Path:
 
 
 def depyf_run(script: Path, dump_dir: Path) -> subprocess.CompletedProcess:
-    if not hasattr(importlib.import_module("depyf.torch"), "prepare_debug"):
-        pytest.skip("depyf.prepare_debug is not implemented yet")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    )
     return subprocess.run([sys.executable, "-m", "depyf", "run", str(script), "-o", str(dump_dir)],
                           cwd=dump_dir.parent, env=env, capture_output=True, text=True, timeout=600)
 
@@ -93,7 +92,9 @@ def test_model_report_graph_breaks_recompilations_and_kernel(model_run, browser,
     click(browser, f'#sidebar a.nav-item[data-route="fn/{user}"]')
     assert browser.find_element(By.CSS_SELECTOR, "#main h1").text == "Net.forward"
     marked = browser.find_elements(By.CSS_SELECTOR, "#main .graph-break .ln.hl")
-    assert [m.text.split(None, 1)[1] for m in marked] == ["if y.sum() > 0:  # data-dependent branch: graph break"]
+    assert [m.text.split(None, 1)[1] for m in marked] == [
+        "if y.sum() > 0:  # data-dependent branch: graph break"
+    ]
     recompilation = browser.find_element(By.CSS_SELECTOR, "#main .recompilation").text
     assert "size mismatch at index 0. expected 4, actual 6" in recompilation
     screenshot("real_model_function")

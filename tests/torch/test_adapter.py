@@ -32,16 +32,25 @@ def _compiled(backend="eager"):
 
 # Pieces a supported release lacks by design (see the adapter's docstring): release -> dotted names.
 _LACKED_BY_DESIGN = {
-    (2, 2): {"torch._logging._internal.trace_log", "torch._logging._internal.trace_structured",
-             "torch._dynamo.backends.common.AotAutograd.__call__", "torch._functorch.config.enable_autograd_cache"},
-    (2, 3): {"torch._dynamo.backends.common.AotAutograd.__call__", "torch._functorch.config.enable_autograd_cache"},
+    (2, 2): {
+        "torch._logging._internal.trace_log",
+        "torch._logging._internal.trace_structured",
+        "torch._dynamo.backends.common.AotAutograd.__call__",
+        "torch._functorch.config.enable_autograd_cache",
+    },
+    (2, 3): {
+        "torch._dynamo.backends.common.AotAutograd.__call__",
+        "torch._functorch.config.enable_autograd_cache",
+    },
     (2, 4): {"torch._functorch.config.enable_autograd_cache"},
 }
 
 
 def _trace_or_skip():
     if not adapter.has("torch._logging._internal.trace_log"):
-        pytest.skip(f"torch {adapter.torch_version()} has no structured trace (torch._logging._internal.trace_log)")
+        pytest.skip(
+            f"torch {adapter.torch_version()} has no structured trace (torch._logging._internal.trace_log)"
+        )
 
 
 def test_check_supported_passes_and_nothing_is_missing():
@@ -281,8 +290,10 @@ def test_launcher_rank_reads_torchrun_environment(monkeypatch):
     assert adapter.launcher_rank() is None  # not a rank of that world
 
 
-@pytest.mark.skipif(not hasattr(torch.compiler, "set_stance"),
-                    reason=f"torch {torch.__version__} has no torch.compiler.set_stance (2.6+), the call traced here")
+@pytest.mark.skipif(
+    not hasattr(torch.compiler, "set_stance"),
+    reason=f"torch {torch.__version__} has no torch.compiler.set_stance (2.6+), the call traced here",
+)
 def test_run_outside_dynamo_is_not_traced():
     from depyf.torch.debug import debug
 
@@ -333,5 +344,76 @@ def test_graph_records_of_this_release_cover_every_inductor_stage():
     # Inductor stages this release's trace lacks come from patch_inductor_passes instead.
     untraced = {stage for stage in ("pre_grad", "post_grad")
                 if not adapter.inductor_traces({k for k, v in trace.GRAPH_STAGES.items() if v == stage})}
-    expected = {"captured_graph", "joint_graph", "forward", "backward", "pre_grad", "post_grad", "output_code"}
+    expected = {
+        "captured_graph",
+        "joint_graph",
+        "forward",
+        "backward",
+        "pre_grad",
+        "post_grad",
+        "output_code",
+    }
     assert expected - untraced <= seen
+
+
+# --- Dynamo's naming conventions -------------------------------------------------------------------
+
+def _transformed_codes(fn, *args):
+    codes = []
+    handle = adapter.register_bytecode_hook(lambda code, new: codes.append(new) and None)
+    try:
+        fn(*args)
+    finally:
+        handle.remove()
+    return codes
+
+
+def test_graph_and_resume_globals_are_recognised_in_transformed_code():
+    def broken(x):
+        y = x.sin()
+        torch._dynamo.graph_break()
+        return y.cos()
+
+    first = _transformed_codes(torch.compile(broken, backend="eager"), torch.ones(2))[0]
+    graphs = [name for name in first.co_names if adapter.is_graph_global(name)]
+    assert graphs and all(adapter.short_graph_name(name).startswith("__compiled_fn_") for name in graphs)
+    assert adapter.short_graph_name(graphs[0]).removeprefix("__compiled_fn_").isdigit()
+    assert adapter.continues_in_resume_functions(first)
+    assert not any(adapter.is_resume_global(name) for name in ("sin", "__compiled_fn_1", "torch"))
+    assert not adapter.is_graph_global("__resume_at_10_2")
+
+
+def test_a_code_without_graph_break_continues_nowhere():
+    code = _transformed_codes(_compiled(), torch.ones(2), {"k": torch.ones(2)})[0]
+    assert not adapter.continues_in_resume_functions(code)
+
+
+def test_compiled_wrapper_target_is_the_compiled_callable():
+    def f(x):
+        return x + 1
+
+    module = torch.nn.Linear(2, 2)
+    assert adapter.compiled_wrapper_target(torch.compile(f)) is f
+    assert adapter.compiled_wrapper_target(f) is f
+    assert adapter.compiled_wrapper_target(torch.compile(module)) is not module.forward
+
+
+def test_graph_module_class_name_is_what_torch_prints():
+    gm = torch.fx.symbolic_trace(lambda x: x + 1)
+    assert adapter.graph_module_class_name(gm) == type(gm).__name__
+    assert f"class {adapter.graph_module_class_name(gm)}(" in gm.print_readable(print_output=False)
+
+
+def test_compile_counts_follow_compilations_and_graph_breaks():
+    from torch._dynamo.utils import counters
+
+    counters.clear()
+
+    def broken(x):
+        y = x.sin()
+        torch._dynamo.graph_break()
+        return y.cos()
+
+    torch.compile(broken, backend="eager")(torch.ones(2))
+    counts = adapter.compile_counts()
+    assert counts is not None and counts["frames"] >= 2 and counts["graphs"] == 2 and counts["breaks"] >= 1

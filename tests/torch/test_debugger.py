@@ -33,9 +33,10 @@ pytestmark = pytest.mark.torch
 LINKED_PROGRAM = textwrap.dedent('''
     import os, sys
     import torch
-    from depyf.torch.debug import debug, set_last_dump_dir
+    from depyf import state
+    from depyf.torch.debug import debug
     from depyf.torch.linking import link_graph_module, link_inductor_output
-    from depyf.torch import _adapter_debug as adapter
+    from depyf.torch import adapter
 
     BACKEND = sys.argv[1]
     DUMP = os.path.abspath("dump")
@@ -77,7 +78,7 @@ LINKED_PROGRAM = textwrap.dedent('''
         for k, module in enumerate(adapter.inductor_loaded_modules()):
             reason = link_inductor_output(module, os.path.join(DUMP, f"__compiled_fn_{k}.output_code.0.py"))
             assert reason is None, reason
-    set_last_dump_dir(DUMP)
+    state.record_dump_dir(DUMP)
     with debug():
         out = compiled(a, b)
         if a.requires_grad:
@@ -200,7 +201,9 @@ def test_breakpoints_set_from_python_m_pdb_are_hit(tmp_path: Path) -> None:
     try:
         assert session.wait_prompt() is not None  # pdb stops before the first line
         pause = session.send("c")
-        assert pause is not None and "depyf.debug(): compiled code runs from files in" in pause, session.transcript
+        assert pause is not None and "depyf.debug(): compiled code runs from files in" in pause, (
+            session.transcript
+        )
         assert "program.py" in pause and "with debug():" not in pause.splitlines()[-1]
         graph = tmp_path / "dump" / "__compiled_fn_0.captured_graph.0.py"
         line = line_after(graph, "l_b_ = L_b_")
@@ -231,7 +234,9 @@ def _seed_session(tmp_path: Path) -> PdbSession:
     shutil.copy(SEED, tmp_path / "seed_example.py")
     session = PdbSession(["seed_example.py"], cwd=tmp_path, env=child_env())
     pause = session.wait_prompt()
-    assert pause is not None, "seed example did not reach depyf.debug()'s pause:\n" + session.transcript[-3000:]
+    assert pause is not None, (
+        "seed example did not reach depyf.debug()'s pause:\n" + session.transcript[-3000:]
+    )
     return session
 
 
@@ -323,8 +328,13 @@ def test_prepare_debug_aot_eager_breakpoints_in_resume_function_and_graphs(tmp_p
         stops = []
         if entry["decompiled"]:
             transformed = dump / entry["transformed_code_file"]
-            stops.append((transformed, line_after(transformed, "def torch_dynamo_resume_in_f"),
-                          [("x.shape", "torch.Size([10])"), ("b.tolist()", str([float(i) for i in range(10)]))]))
+            stops.append(
+                (
+                    transformed,
+                    line_after(transformed, "def torch_dynamo_resume_in_f"),
+                    [("x.shape", "torch.Size([10])"), ("b.tolist()", str([float(i) for i in range(10)]))],
+                )
+            )
         stops.append((files["forward"], first_aot_graph_line(files["forward"]),
                       [("primals_2.tolist()", str([float(i) for i in range(10)]))]))
         stops.append((files["backward"], first_aot_graph_line(files["backward"]),
@@ -347,8 +357,9 @@ def test_prepare_debug_aot_eager_breakpoints_in_resume_function_and_graphs(tmp_p
 LISTING_PROGRAM = textwrap.dedent('''
     import os
     import torch
-    from depyf.torch import _adapter_debug as adapter
-    from depyf.torch.debug import debug, set_last_dump_dir
+    from depyf.torch import adapter
+    from depyf import state
+    from depyf.torch.debug import debug
     from depyf.torch.linking import link_bytecode_listing
 
     DUMP = os.path.abspath("dump")
@@ -367,10 +378,10 @@ LISTING_PROGRAM = textwrap.dedent('''
 
     compiled = torch.compile(toy_example, backend="eager")
     a, b = torch.linspace(-1, 1, 10), torch.arange(10.0)
-    remove = adapter.register_bytecode_hook(link_listing)
+    handle = adapter.register_bytecode_hook(link_listing)
     first = compiled(a, b)
-    remove()
-    set_last_dump_dir(DUMP)
+    handle.remove()
+    state.record_dump_dir(DUMP)
     with debug():
         out = compiled(a, b)
     print("SAME_AS_BEFORE", torch.equal(out, first))

@@ -21,8 +21,8 @@ pytest.importorskip("torch")
 pytest.importorskip("debugpy")
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_debugger import LINKED_PROGRAM  # noqa: E402
-from test_debugger_support import child_env, line_after  # noqa: E402
+from test_debugger import LINKED_PROGRAM
+from test_debugger_support import child_env, line_after
 
 pytestmark = pytest.mark.torch
 

@@ -237,8 +237,15 @@ def test_real_model_graphs_all_link_and_outputs_stay_equal(tmp_path: Path, model
         model = transformers.GPT2LMHeadModel(transformers.GPT2Config(
             n_layer=2, n_head=2, n_embd=64, vocab_size=128, n_positions=32, bos_token_id=0, eos_token_id=0))
     else:
-        model = transformers.BertModel(transformers.BertConfig(
-            num_hidden_layers=2, num_attention_heads=2, hidden_size=64, intermediate_size=128, vocab_size=128))
+        model = transformers.BertModel(
+            transformers.BertConfig(
+                num_hidden_layers=2,
+                num_attention_heads=2,
+                hidden_size=64,
+                intermediate_size=128,
+                vocab_size=128,
+            )
+        )
     model.eval()
     tokens = torch.randint(0, 128, (2, 16))
 

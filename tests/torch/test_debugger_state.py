@@ -1,11 +1,12 @@
 """``depyf.debug()``: nothing new compiles inside, every setting is restored, no hang without stdin;
-and one test per private torch API in ``depyf/torch/_adapter_debug.py``."""
+and one test per private torch API it uses (in ``depyf/torch/adapter.py``)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import textwrap
+import types
 import warnings
 from pathlib import Path
 
@@ -13,10 +14,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from depyf.torch import _adapter_debug as adapter  # noqa: E402
-from depyf.torch.debug import DebugWarning, debug, set_last_dump_dir  # noqa: E402
-
-debug_module = sys.modules["depyf.torch.debug"]
+from depyf import state  # noqa: E402
+from depyf.torch import adapter  # noqa: E402
+from depyf.torch.debug import DebugWarning, debug  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_debugger_support import child_env  # noqa: E402
@@ -26,9 +26,14 @@ pytestmark = pytest.mark.torch
 
 # torch 2.2 to 2.5 have no compile stance (``torch.compiler.set_stance``, 2.6): debug() warns that new
 # compilations are not prevented, and the private pieces of its stance patch are missing.
-HAS_STANCE = hasattr(torch.compiler, "set_stance") and hasattr(torch._dynamo.eval_frame, "_callback_from_stance")
-needs_stance = pytest.mark.skipif(not HAS_STANCE, reason=f"torch {torch.__version__} has no compile stance "
-                                  "(torch.compiler.set_stance, torch 2.6+): debug() cannot stop new compilations")
+HAS_STANCE = hasattr(torch.compiler, "set_stance") and hasattr(
+    torch._dynamo.eval_frame, "_callback_from_stance"
+)
+needs_stance = pytest.mark.skipif(
+    not HAS_STANCE,
+    reason=f"torch {torch.__version__} has no compile stance "
+    "(torch.compiler.set_stance, torch 2.6+): debug() cannot stop new compilations",
+)
 
 
 def _torch_state():
@@ -92,11 +97,11 @@ def test_every_setting_is_restored(counting_compile) -> None:
 
 
 def test_guide_lists_dumped_code_files(tmp_path: Path, capsys, monkeypatch) -> None:
-    monkeypatch.setattr(debug_module, "_last_dump_dir", None)
+    monkeypatch.setattr(state, "_last_dump_dir", None)
     for name in ("__transformed_code_0_for_f.py", "__compiled_fn_1.forward.0.py", "full_code_for_f_0.py",
                  "index.md", "notes.txt"):
         (tmp_path / name).write_text("")
-    set_last_dump_dir(str(tmp_path))
+    state.record_dump_dir(str(tmp_path))
     with debug(pause=False):
         pass
     err = capsys.readouterr().err
@@ -125,14 +130,16 @@ def test_no_pause_and_no_hang_without_a_terminal(tmp_path: Path) -> None:
     assert "not pausing: stdin is not a terminal" in done.stderr
 
 
-# --- one test per private API in _adapter_debug ------------------------------------------------------
+# --- one test per private API depyf.debug() uses ------------------------------------------------------
 
 
 @needs_stance
 def test_adapter_callback_from_stance_patch_wraps_and_restores() -> None:
     original = torch._dynamo.eval_frame._callback_from_stance
     seen = []
-    restore = adapter.dynamo_callback_from_stance_patch(lambda result, callback: seen.append(callback) or result)
+    restore = adapter.dynamo_callback_from_stance_patch(
+        lambda result, callback: seen.append(callback) or result
+    )
     try:
         assert torch._dynamo.eval_frame._callback_from_stance(None) is None
         assert seen == [None]
@@ -202,13 +209,13 @@ def test_adapter_inductor_loaded_modules() -> None:
 
 def test_adapter_names_what_is_missing() -> None:
     with pytest.raises(adapter.UnsupportedTorchError, match=r"torch\._dynamo\.eval_frame\._no_such_api"):
-        adapter._private("torch._dynamo.eval_frame", "_no_such_api")
+        adapter._debug_private("torch._dynamo.eval_frame", "_no_such_api")
 
 
 def test_guide_separates_files_that_run_from_files_for_reading(tmp_path: Path, capsys, monkeypatch) -> None:
     import json
 
-    monkeypatch.setattr(debug_module, "_last_dump_dir", None)
+    monkeypatch.setattr(state, "_last_dump_dir", None)
     index = {
         "files": ["index.md", "full_code_for_f_0.py", "__transformed_code_0_for_f.py",
                   "__transformed_code_1_for_f.py", "__compiled_fn_1.forward.0.py",
@@ -222,7 +229,7 @@ def test_guide_separates_files_that_run_from_files_for_reading(tmp_path: Path, c
             "linked_files": ["__compiled_fn_1.forward.0.py"]}],
     }
     (tmp_path / "index.json").write_text(json.dumps(index))
-    set_last_dump_dir(str(tmp_path))
+    state.record_dump_dir(str(tmp_path))
     with debug(pause=False):
         pass
     err = capsys.readouterr().err
@@ -235,7 +242,7 @@ def test_guide_separates_files_that_run_from_files_for_reading(tmp_path: Path, c
 
 def test_adapter_register_bytecode_hook() -> None:
     seen = []
-    remove = adapter.register_bytecode_hook(lambda code, new_code: seen.append(code.co_name))
+    handle = adapter.register_bytecode_hook(lambda code, new_code: seen.append(code.co_name))
 
     def hooked(x):
         return x + 1
@@ -244,7 +251,18 @@ def test_adapter_register_bytecode_hook() -> None:
     try:
         torch.compile(hooked, backend="eager")(torch.ones(2))
     finally:
-        remove()
+        handle.remove()
     torch.compile(lambda x: x - 1, backend="eager")(torch.ones(2))
     torch._dynamo.reset()
     assert seen == ["hooked"]
+
+
+def test_debug_is_the_function_wherever_it_is_reached():
+    import importlib
+
+    import depyf
+    import depyf.torch
+
+    module = importlib.import_module("depyf.torch.debug")
+    assert isinstance(module, types.ModuleType) and module.debug is debug
+    assert depyf.debug is debug and depyf.torch.debug is debug

@@ -144,7 +144,9 @@ def test_aot_eager_graph_files_marked_for_reading_when_the_graph_is_interpreted(
 
     interpreted = adapter.graph_runs_interpreted(boxed_nop(torch.fx.symbolic_trace(lambda x: x + 1), []))
     index = check_dump(backend_run["dir"])
-    aot_files = [(g, f["file"]) for g in index["graphs"] for f in g["files"] if f["stage"] in ("forward", "backward")]
+    aot_files = [
+        (g, f["file"]) for g in index["graphs"] for f in g["files"] if f["stage"] in ("forward", "backward")
+    ]
     assert aot_files
     for graph, name in aot_files:
         if interpreted:

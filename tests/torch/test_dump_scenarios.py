@@ -125,11 +125,15 @@ def test_module_forward_and_compiled_method(tmp_path):
     assert torch.equal(out, expected) and torch.equal(score, expected.sum())
     names = {fn["name"] for fn in index["functions"]}
     assert {"forward", "score"} <= names
-    assert any("L['self']" in g for fn in index["functions"] for e in fn["cache_entries"] for g in e["guards"])
+    assert any(
+        "L['self']" in g for fn in index["functions"] for e in fn["cache_entries"] for g in e["guards"]
+    )
 
 
-@pytest.mark.skipif(not hasattr(torch._dynamo.config, "nested_graph_breaks"),
-                    reason="this torch has no nested graph breaks (torch._dynamo.config.nested_graph_breaks, 2.9+)")
+@pytest.mark.skipif(
+    not hasattr(torch._dynamo.config, "nested_graph_breaks"),
+    reason="this torch has no nested graph breaks (torch._dynamo.config.nested_graph_breaks, 2.9+)",
+)
 def test_nested_graph_break_resume_functions_shown(tmp_path):
     def inner(x):
         x = x + 1
@@ -213,7 +217,7 @@ def test_function_compiled_before_prepare_debug_is_still_shown(tmp_path):
 def test_internal_failures_become_warnings_and_the_program_still_works(tmp_path, monkeypatch):
     from depyf.torch import index as index_module
     from depyf.torch import session as session_module
-    from depyf.torch.session import DepyfWarning
+    from depyf.torch.records import DepyfWarning
 
     def broken_transform(*args, **kwargs):
         raise RuntimeError("simulated depyf bug")
@@ -238,7 +242,7 @@ def test_internal_failures_become_warnings_and_the_program_still_works(tmp_path,
 
 
 def test_debugger_learns_the_dump_dir(tmp_path):
-    debug_module = pytest.importorskip("depyf.torch.debug")
+    from depyf import state
 
     @torch.compile(backend="eager")
     def f(x):
@@ -246,11 +250,11 @@ def test_debugger_learns_the_dump_dir(tmp_path):
 
     with depyf.prepare_debug(str(tmp_path / "dump")) as d:
         f(torch.ones(1))
-    assert debug_module.last_dump_dir() == d
+    assert state.last_dump_dir() == d
 
 
 def test_nested_prepare_debug_warns_and_dumps_once(tmp_path):
-    from depyf.torch.session import DepyfWarning
+    from depyf.torch.records import DepyfWarning
 
     @torch.compile(backend="eager")
     def f(x):

@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from depyf.torch import index  # noqa: E402
+from depyf.torch import index
 
 pytestmark = pytest.mark.torch
 

@@ -54,8 +54,8 @@ def test_guard_function_parses_and_tree_text_is_read():
         +- RootGuardManager
         | +- GLOBAL_STATE: ___check_global_state() against {"a":1}
         | +- GuardManager: source=L['x'], accessed_by=FrameLocalsGuardAccessor(key='x')
-        | | +- TENSOR_MATCH: check_tensor(L['x'], Tensor, torch.float32, size=[2], stride=[1])  # y = x + 1  # u.py:2 in f
-    """)
+    """) + ("| | +- TENSOR_MATCH: check_tensor(L['x'], Tensor, torch.float32, size=[2], stride=[1])"
+            "  # y = x + 1  # u.py:2 in f\n")
     clauses = clauses_from_tree_text(tree)
     assert [c.kind for c in clauses] == ["GLOBAL_STATE", "TENSOR_MATCH"]
     source = guard_function_source("__guard_0_for_f", clauses)

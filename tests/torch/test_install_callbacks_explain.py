@@ -149,7 +149,9 @@ def test_unsupported_torch_gets_one_clear_error(monkeypatch, tmp_path):
     monkeypatch.setattr(torch, "__version__", "2.1.2")
     adapter.check_supported.cache_clear()
     try:
-        with pytest.raises(adapter.UnsupportedTorchError, match=r"supports torch 2\.2 and later; this is torch 2\.1\.2"):
+        with pytest.raises(
+            adapter.UnsupportedTorchError, match=r"supports torch 2\.2 and later; this is torch 2\.1\.2"
+        ):
             with depyf.prepare_debug(str(tmp_path / "d")):
                 pass
         assert not (tmp_path / "d").exists()

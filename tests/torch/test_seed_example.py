@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("torch")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _dump_checks import check_dump, expected_stages, expected_unavailable, stages  # noqa: E402
+from _dump_checks import check_dump, expected_stages, expected_unavailable, stages
 
 pytestmark = [pytest.mark.torch, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +27,9 @@ def test_seed_example_writes_a_complete_inductor_dump(tmp_path):
     dump = tmp_path / "depyf_debug_dir"
     index = check_dump(dump)
     assert index["backend"] == "inductor"
-    assert expected_stages("captured_graph", "pre_grad", "forward", "post_grad", "output_code") <= stages(index)
+    assert expected_stages("captured_graph", "pre_grad", "forward", "post_grad", "output_code") <= stages(
+        index
+    )
     names = [fn["name"] for fn in index["functions"]]
     assert names[0] == "toy_example"
     resumes = [fn for fn in index["functions"] if fn["kind"] == "resume"]

@@ -31,7 +31,9 @@ def fresh_dynamo():
 
 
 def test_expect_names_the_torch_version_and_the_missing_piece():
-    with pytest.raises(adapter.SeamMismatch, match=rf"torch {adapter.torch_version()} has no torch\._dynamo\.nope"):
+    with pytest.raises(
+        adapter.UnsupportedTorchError, match=rf"torch {adapter.torch_version()} has no torch\._dynamo\.nope"
+    ):
         adapter.expect("torch._dynamo.nope")
 
     def shaped(self, graph, inputs):
@@ -40,7 +42,9 @@ def test_expect_names_the_torch_version_and_the_missing_piece():
     holder = types.SimpleNamespace(fn=shaped)
     adapter.expect("os.path.join")  # present, no signature asked for
     assert adapter.has("os.path.join") and not adapter.has("os.path.nope")
-    with pytest.raises(adapter.SeamMismatch, match=r"takes \(self, graph, inputs\), depyf expects \(self, gm"):
+    with pytest.raises(
+        adapter.UnsupportedTorchError, match=r"takes \(self, graph, inputs\), depyf expects \(self, gm"
+    ):
         torch._dynamo.__dict__["_depyf_test_holder"] = holder
         try:
             adapter.expect("torch._dynamo._depyf_test_holder.fn", ("self", "gm"))
@@ -68,8 +72,12 @@ def test_a_seam_of_another_shape_turns_off_one_feature_and_the_program_runs_unch
             out = f(x)
     assert torch.equal(out, x.sin() + 1)
     assert PyCodeCache.__dict__["load_by_key_path"] is replaced
-    ours = [str(w.message) for w in caught if issubclass(w.category, DepyfWarning)
-            and not any(f"depyf: {feature} unavailable" in str(w.message) for feature in expected_unavailable())]
+    ours = [
+        str(w.message)
+        for w in caught
+        if issubclass(w.category, DepyfWarning)
+        and not any(f"depyf: {feature} unavailable" in str(w.message) for feature in expected_unavailable())
+    ]
     assert len(ours) == 1, ours
     assert "Inductor output code files unavailable" in ours[0]
     assert f"torch {adapter.torch_version()}" in ours[0] and "load_by_key_path" in ours[0]
@@ -100,12 +108,17 @@ def test_resume_of_reads_both_naming_conventions():
 
 def test_leaf_guards_of_a_python_guard_function():
     # torch 2.2 to 2.4 (without the C++ guard manager): cache entries carry a guard function
-    guard_fn = types.SimpleNamespace(verbose_code_parts=["___guarded_code.valid", "___check_global_state()",
-                                                         "hasattr(L['a'], '_dynamo_dynamic_indices') == False"])
+    guard_fn = types.SimpleNamespace(
+        verbose_code_parts=[
+            "___guarded_code.valid",
+            "___check_global_state()",
+            "hasattr(L['a'], '_dynamo_dynamic_indices') == False",
+        ]
+    )
     leaves = adapter.leaf_guards(guard_fn)
     assert [leaf.parts for leaf in leaves] == [("___check_global_state()",),
                                               ("hasattr(L['a'], '_dynamo_dynamic_indices') == False",)]
-    with pytest.raises(adapter.SeamMismatch):
+    with pytest.raises(adapter.UnsupportedTorchError):
         adapter.leaf_guards(object())
 
 
@@ -152,7 +165,9 @@ def test_without_the_structured_trace_graph_breaks_come_from_the_captured_graph(
     from depyf.torch.session import TRACE_FEATURE
 
     def no_trace(sink, kinds):
-        raise adapter.SeamMismatch(f"torch {adapter.torch_version()} has no torch._logging._internal.trace_log")
+        raise adapter.UnsupportedTorchError(
+            f"torch {adapter.torch_version()} has no torch._logging._internal.trace_log"
+        )
 
     monkeypatch.setattr(trace, "attach", no_trace)
 
@@ -173,8 +188,12 @@ def test_without_the_structured_trace_graph_breaks_come_from_the_captured_graph(
         f"depyf: {TRACE_FEATURE} unavailable: torch {adapter.torch_version()} has no "
         "torch._logging._internal.trace_log; the program runs unchanged"]
     index = json.loads((Path(d) / "index.json").read_text())
-    assert index["unavailable"] == [{"feature": TRACE_FEATURE, "reason": f"torch {adapter.torch_version()} has no "
-                                     "torch._logging._internal.trace_log"}]
+    assert index["unavailable"] == [
+        {
+            "feature": TRACE_FEATURE,
+            "reason": f"torch {adapter.torch_version()} has no torch._logging._internal.trace_log",
+        }
+    ]
     (brk,) = index["functions"][0]["graph_breaks"]
     assert brk["source_line"] == "if y.sum() > 0:" and brk["filename"] == __file__
     assert brk["reason"]

@@ -58,7 +58,7 @@ def module_report(name: str, units_of) -> dict:
         return {"module": name, "error": "not found"}
     try:
         module_code = spec.loader.get_code(name)
-    except Exception as exc:  # noqa: BLE001 - e.g. a module pyodide does not ship
+    except Exception as exc:  # e.g. a module pyodide does not ship
         return {"module": name, "error": f"{type(exc).__name__}: {exc}"}
     counts = Counter(found=0, decompiled=0, recompiled=0, identical=0, equivalent=0)
     failures = []
@@ -66,13 +66,13 @@ def module_report(name: str, units_of) -> dict:
         counts["found"] += 1
         try:
             source = depyf.decompile(code)
-        except Exception as exc:  # noqa: BLE001 - recorded per function
+        except Exception as exc:  # recorded per function
             failures.append(_failure(code, "decompile", exc))
             continue
         counts["decompiled"] += 1
         try:
             new = depyf.recompile(code).code
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             failures.append(_failure(code, "recompile", exc))
             continue
         del source
@@ -102,8 +102,11 @@ def print_table(reports: list[dict]) -> None:
         totals["failures"] += len(r["failures"])
         print(f"| {r['module']:<16} | {r['found']:>5} | {r['decompiled']:>10} | {r['recompiled']:>10} | "
               f"{r['identical']:>9} | {r['equivalent']:>10} | {len(r['failures']):>8} |")
-    print(f"| {'**total**':<16} | {totals['found']:>5} | {totals['decompiled']:>10} | {totals['recompiled']:>10} | "
-          f"{totals['identical']:>9} | {totals['equivalent']:>10} | {totals['failures']:>8} |")
+    print(
+        f"| {'**total**':<16} | {totals['found']:>5} | {totals['decompiled']:>10} | "
+        f"{totals['recompiled']:>10} | "
+        f"{totals['identical']:>9} | {totals['equivalent']:>10} | {totals['failures']:>8} |"
+    )
     errors = Counter(f"[{f['stage']}] {f['error']}" for r in reports for f in r.get("failures", ()))
     if errors:
         print("\nMost common failures:")

@@ -16,8 +16,8 @@
   SETUP_WITH / SETUP_ASYNC_WITH / POP_BLOCK / POP_EXCEPT over every path, so each instruction
   knows its innermost handler and the stack depth under it. A try/with handler starts with a
   synthesised PUSH_EXC_INFO, and while a handler runs its code is covered by a synthesised cleanup
-  (``COPY 3; POP_EXCEPT; RERAISE 1`` right after that code, at an odd offset), as 3.11 compiles it; the cleanup of
-  ``except E as name`` keeps no PUSH_EXC_INFO, as in 3.11;
+  (``COPY 3; POP_EXCEPT; RERAISE 1`` right after that code, at an odd offset), as 3.11 compiles
+  it; the cleanup of ``except E as name`` keeps no PUSH_EXC_INFO, as in 3.11;
 - the three values 3.10 pushes for an exception (traceback, value, type) are one value in the
   model: popping or storing them is one POP_TOP/STORE; ``DUP_TOP; <type>; JUMP_IF_NOT_EXC_MATCH``
   is ``<type>; CHECK_EXC_MATCH; POP_JUMP_IF_FALSE``; the saved exception state is one value too
@@ -115,8 +115,17 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
         tags, blocks = state
         key = flow.cover(blocks)
 
-        def emit(opname: str, argval: object = None, target: int | None = None, *, slots: int = 2,
-                 ins: dis.Instruction = ins, line: int = line, key: tuple | None = key, **extra: object) -> Instr:
+        def emit(
+            opname: str,
+            argval: object = None,
+            target: int | None = None,
+            *,
+            slots: int = 2,
+            ins: dis.Instruction = ins,
+            line: int = line,
+            key: tuple | None = key,
+            **extra: object,
+        ) -> Instr:
             new = Instr(opname, ins.offset, ins.arg, argval, target, line, slots, dict(extra))
             out.append(new)
             cover[id(new)] = key
@@ -153,16 +162,24 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
                 raise fail("exception type or traceback stored")
         elif name == "DUP_TOP" and _is_exc(top) and top[2] == "type":
             pass  # the except clause's type test: LOAD type; CHECK_EXC_MATCH in the model
-        elif name.startswith("ROT_") and any(_is_exc(t) or t == _DUP for t in tags[-(_ROT.get(name) or ins.arg):]):
+        elif name.startswith("ROT_") and any(
+            _is_exc(t) or t == _DUP for t in tags[-(_ROT.get(name) or ins.arg) :]
+        ):
             under = tags[-4:-1]
             if name == "ROT_FOUR" and len(under) == 3 and all(_is_exc(t) and t[0] == "S" for t in under) \
                     and not _is_exc(top):
                 emit("SWAP", 2)  # a value moved under the saved exception state
             else:
                 raise fail("stack rotation through exception values")
-        elif name == "CALL_FUNCTION" and ins.arg == 3 and len(out) >= 3 \
-                and [x.opname for x in out[-3:]] == ["LOAD_CONST", "COPY", "COPY"] \
-                and out[-3].argval is None and raw[i - 1].opname == "DUP_TOP" and raw[i - 2].opname == "DUP_TOP":
+        elif (
+            name == "CALL_FUNCTION"
+            and ins.arg == 3
+            and len(out) >= 3
+            and [x.opname for x in out[-3:]] == ["LOAD_CONST", "COPY", "COPY"]
+            and out[-3].argval is None
+            and raw[i - 1].opname == "DUP_TOP"
+            and raw[i - 2].opname == "DUP_TOP"
+        ):
             for x in out[-2:]:  # __exit__(None, None, None) ending a with body, as 3.11 writes it
                 x.opname, x.argval = "LOAD_CONST", None
             emit("CALL", 2, slots=2)
@@ -215,7 +232,9 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
             emit("POP_JUMP_IF_NONE", target=test.argval, ins=test)
             flow.states.pop(j, None)  # the POP_JUMP_IF_FALSE is done
         elif name.startswith("ROT_"):
-            for n in range(ins.arg if name == "ROT_N" else _ROT[name], 1, -1):  # top moves down ``depth - 1`` places
+            for n in range(
+                ins.arg if name == "ROT_N" else _ROT[name], 1, -1
+            ):  # top moves down ``depth - 1`` places
                 emit("SWAP", n)
         elif name == "YIELD_FROM":
             getter = _fold_yield_from(out, ins, qualname)
@@ -342,9 +361,15 @@ def _share_return_tails(out: list[Instr], marks: dict[int, object], breaks: dict
                 break  # would read a value from under the copy
             j += 1
         returns = base + 1
-        if scan < j < len(out) - 1 and out[j - 1].opname == "SWAP" and out[j - 1].argval == 2 \
-                and out[j].opname == "POP_EXCEPT" and isinstance(cover[id(out[j - 1])], tuple) \
-                and cover[id(out[j - 1])][0] == "cleanup" and not {out[j].offset, out[j + 1].offset} & targets:
+        if (
+            scan < j < len(out) - 1
+            and out[j - 1].opname == "SWAP"
+            and out[j - 1].argval == 2
+            and out[j].opname == "POP_EXCEPT"
+            and isinstance(cover[id(out[j - 1])], tuple)
+            and cover[id(out[j - 1])][0] == "cleanup"
+            and not {out[j].offset, out[j + 1].offset} & targets
+        ):
             j, returns = j + 1, base  # a return from an except clause: the same handler's state goes
         if j == scan or j >= len(out) or out[j].opname != "RETURN_VALUE" or out[j].offset in targets \
                 or depth_of.get(id(out[j])) != returns:
@@ -434,8 +459,16 @@ def _share_chain_exits(out: list[Instr], cover: dict, depth_of: dict) -> None:
                     x.opname, repr(x.argval), x.lineno, cover[id(x)], depth_of.get(id(x)))))
         elif ins.opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") and t + 1 < len(out) \
                 and out[t].opname == "POP_TOP" and out[t + 1].offset not in targets:
-            last = next((j for j in range(k + 1, t) if out[j].opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
-                         and out[j].target is not None and index(out[j].target) != t), None)
+            last = next(
+                (
+                    j
+                    for j in range(k + 1, t)
+                    if out[j].opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
+                    and out[j].target is not None
+                    and index(out[j].target) != t
+                ),
+                None,
+            )
             if last is None:
                 continue
             if out[last].opname == ins.opname:  # the last test fails by jumping: its target is copied
@@ -447,7 +480,11 @@ def _share_chain_exits(out: list[Instr], cover: dict, depth_of: dict) -> None:
                     replace[t + 1] = (t + n, out[x].offset)
             else:  # it fails by falling through: that code is the copy, jump to the cleanup's
                 n = _same_code(out, last + 1, t + 1, cover, depth_of)
-                if n and last + n < t and not any(out[j].offset in targets for j in range(last + 1, last + 1 + n)):
+                if (
+                    n
+                    and last + n < t
+                    and not any(out[j].offset in targets for j in range(last + 1, last + 1 + n))
+                ):
                     replace[last + 1] = (last + n, out[t + 1].offset)
     for a in sorted(replace, reverse=True):
         end, target = replace[a]
@@ -682,7 +719,9 @@ def _table(out: list[Instr], cover: dict, flow: _BlockFlow, end: int) -> list[Ex
     cleanups: dict[int, int] = {}
     for handler, k in sorted(last.items(), key=lambda item: -item[1]):
         # after the next instruction no control falls through from, at a free (odd) offset
-        while k + 1 < len(out) and (out[k].opname not in _NO_FALL or out[k].offset % 2 or out[k + 1].offset % 2):
+        while k + 1 < len(out) and (
+            out[k].opname not in _NO_FALL or out[k].offset % 2 or out[k + 1].offset % 2
+        ):
             k += 1
         if out[k].opname not in _NO_FALL:
             raise DecompilationError("handler code falls off the end", offset=out[k].offset)

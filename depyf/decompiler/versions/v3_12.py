@@ -117,7 +117,9 @@ def _tests_truth_next(raw: list, k: int) -> bool:
 
 
 def _copy(ins: Instr) -> Instr:
-    return Instr(ins.opname, ins.offset, ins.arg, ins.argval, ins.target, ins.lineno, ins.slots, dict(ins.extra))
+    return Instr(
+        ins.opname, ins.offset, ins.arg, ins.argval, ins.target, ins.lineno, ins.slots, dict(ins.extra)
+    )
 
 
 class Translator:
@@ -156,7 +158,9 @@ class Translator:
             else:
                 self.raw.append(ins)
         self.pos = {ins.offset: k for k, ins in enumerate(self.raw)}
-        self.jump_targets = {ins.argval for ins in all_raw if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs}
+        self.jump_targets = {
+            ins.argval for ins in all_raw if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs
+        }
         self.table = [ExceptionEntry(e.start, e.end, e.target, e.depth, e.lasti)
                       for e in raw_exception_entries(code)]
         self.dead_handlers: set[int] = set()  # handler targets whose entries are removed
@@ -211,7 +215,9 @@ class Translator:
     def emit(self, out: list[Instr], ins: dis.Instruction, opname: str, argval: object = None,
              target: int | None = None, *, arg: int | None = -1, slots: int = 2, **extra: object) -> Instr:
         line = ins.positions.lineno if ins.positions else None
-        new = Instr(opname, ins.offset, ins.arg if arg == -1 else arg, argval, target, line, slots, dict(extra))
+        new = Instr(
+            opname, ins.offset, ins.arg if arg == -1 else arg, argval, target, line, slots, dict(extra)
+        )
         out.append(new)
         return new
 
@@ -241,7 +247,10 @@ class Translator:
                 nxt = self.at(k + 1)
                 if nxt is not None and nxt.opname in self.JUMPS and self.JUMPS[nxt.opname] == "JUMP":
                     self.drop(nxt)
-            elif ins.opname == "CALL_INTRINSIC_1" and self.intrinsic_name(ins) == "INTRINSIC_STOPITERATION_ERROR":
+            elif (
+                ins.opname == "CALL_INTRINSIC_1"
+                and self.intrinsic_name(ins) == "INTRINSIC_STOPITERATION_ERROR"
+            ):
                 self.dead_handlers.add(target)
                 self.drop(ins)
                 nxt = self.at(k + 1)
@@ -311,7 +320,9 @@ class Translator:
         if k is None or k < 2:
             return target
         test, copy = self.at(k - 1), self.at(k - 2)
-        opposite = {"POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE", "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE"}.get(name)
+        opposite = {"POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE", "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE"}.get(
+            name
+        )
         if self.raw[k].opname == "POP_TOP" \
                 and test.opname == opposite and test.offset not in self.dropped \
                 and copy.opname == "COPY" and copy.argval == 1 and copy.offset not in self.dropped:
@@ -378,7 +389,8 @@ class Translator:
         return i + 1
 
     def op_LOAD_SUPER_ATTR(self, i, ins, out):
-        """``super`` ``__class__`` ``self`` LOAD_SUPER_ATTR -> ``super()`` (or ``super(a, b)``) + LOAD_ATTR."""
+        """``super`` ``__class__`` ``self`` LOAD_SUPER_ATTR -> ``super()`` (or ``super(a, b)``)
+        + LOAD_ATTR."""
         two_args = bool(ins.arg & 2)
         if not two_args:
             # Zero-argument super(): the compiler loaded __class__ and the first argument itself.
@@ -453,7 +465,9 @@ class Translator:
         name = self.intrinsic_name(ins)
         if name == "INTRINSIC_ASYNC_GEN_WRAP":
             self.drop(ins)  # 3.11's ASYNC_GEN_WRAP before an async generator's yield: dropped as there
-        elif name == "INTRINSIC_TYPEALIAS" and out and out[-1].opname == "BUILD_TUPLE" and out[-1].argval == 3:
+        elif (
+            name == "INTRINSIC_TYPEALIAS" and out and out[-1].opname == "BUILD_TUPLE" and out[-1].argval == 3
+        ):
             # ``type X[...] = v``: the model pops (name, type params or None, lazy value) itself
             out.pop()
             self.emit(out, ins, "TYPE_ALIAS")
@@ -529,7 +543,8 @@ class Translator:
 
     # -- await, yield from, async for ------------------------------------------------------
     def op_SEND(self, i, ins, out):
-        """``GETTER; LOAD_CONST None; SEND L; YIELD_VALUE; RESUME; JUMP_BACKWARD_NO_INTERRUPT; L: END_SEND``."""
+        """The await or yield-from loop:
+        ``GETTER; LOAD_CONST None; SEND L; YIELD_VALUE; RESUME; JUMP_BACKWARD_NO_INTERRUPT; L: END_SEND``."""
         if len(out) < 2 or out[-1].opname != "LOAD_CONST" or out[-1].argval is not None:
             raise self.error(ins, "SEND outside an await/yield-from loop")
         self.dropped.add(out.pop().offset)
@@ -561,8 +576,11 @@ class Translator:
         getter.opname = "ASYNC_FOR_ITER"
         after = self.at(k + 1)
         getter.target = after.offset if after is not None else self.end_offset
-        if after is not None and after.opname in ("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT") \
-                and after.offset not in self.jump_targets:
+        if (
+            after is not None
+            and after.opname in ("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT")
+            and after.offset not in self.jump_targets
+        ):
             # 3.12+ lays END_ASYNC_FOR out after the function's end, followed by a jump back to
             # the code after the loop: the loop exits there (inside an enclosing with or try body)
             getter.target = after.argval
@@ -599,10 +617,15 @@ class Translator:
         first_loop = self.comprehension_loop_start(k + 2)
         loop_end, body_end = self.comprehension_loop_end(first_loop)
         for e in self.table:
-            if build.offset <= e.start < self.raw[loop_end - 1].offset and e.target not in self.dead_handlers \
-                    and self.raw[self.index(e.target)].opname != "END_ASYNC_FOR":
+            if (
+                build.offset <= e.start < self.raw[loop_end - 1].offset
+                and e.target not in self.dead_handlers
+                and self.raw[self.index(e.target)].opname != "END_ASYNC_FOR"
+            ):
                 self._drop_comprehension_cleanup(e.target)
-        synthetic = self.synthetic_comprehension(build, self.raw[k + 2], hidden, first_loop, loop_end, body_end)
+        synthetic = self.synthetic_comprehension(
+            build, self.raw[k + 2], hidden, first_loop, loop_end, body_end
+        )
         self.drop(*hidden, swap, build)
         self.emit_comprehension_call(out, ins, synthetic)
         # The saved values of the hidden names sit under the result, in the order SWAP n+1 left them.
@@ -610,7 +633,9 @@ class Translator:
         saved[0], saved[-1] = saved[-1], saved[0]
         return self.comprehension_epilogue(body_end, [*saved[:-1], None], out)
 
-    def emit_comprehension_call(self, out: list[Instr], ins: dis.Instruction, synthetic: types.CodeType) -> None:
+    def emit_comprehension_call(
+        self, out: list[Instr], ins: dis.Instruction, synthetic: types.CodeType
+    ) -> None:
         """The iterator is on the stack: call the synthetic comprehension on it, as 3.11 does."""
         getter = self._comprehension_getter
         if getter is not None and not (out and out[-1].opname == getter):
@@ -666,16 +691,27 @@ class Translator:
             self.drop(self.raw[k])
         name = _COMPREHENSION_NAMES[build.opname]
         varnames = (".0",) + tuple(dict.fromkeys(h.argval for h in hidden))
-        lineno = build.positions.lineno if build.positions and build.positions.lineno else self.code.co_firstlineno
-        replacements = {"co_name": name, "co_argcount": 1, "co_posonlyargcount": 0, "co_kwonlyargcount": 0,
-                        "co_flags": (self.code.co_flags & _CO_FLAGS_KEPT) | 0x0010 | 0x0003,
-                        "co_varnames": varnames, "co_nlocals": len(varnames), "co_filename": self.code.co_filename,
-                        "co_firstlineno": lineno}
+        lineno = (
+            build.positions.lineno if build.positions and build.positions.lineno else self.code.co_firstlineno
+        )
+        replacements = {
+            "co_name": name,
+            "co_argcount": 1,
+            "co_posonlyargcount": 0,
+            "co_kwonlyargcount": 0,
+            "co_flags": (self.code.co_flags & _CO_FLAGS_KEPT) | 0x0010 | 0x0003,
+            "co_varnames": varnames,
+            "co_nlocals": len(varnames),
+            "co_filename": self.code.co_filename,
+            "co_firstlineno": lineno,
+        }
         if hasattr(self.code, "co_qualname"):
             replacements["co_qualname"] = f"{self.qualname}.{name}"
         # The template's bytecode never touches a local, so any co_varnames is valid for it.
         synthetic = _TEMPLATE.replace(**replacements)
-        _remember(synthetic, self.retarget(body, [self.raw[k].offset for k in range(first_loop, body_end)]), [])
+        _remember(
+            synthetic, self.retarget(body, [self.raw[k].offset for k in range(first_loop, body_end)]), []
+        )
         return synthetic
 
     def comprehension_epilogue(self, k: int, tail: list[str | None], out: list[Instr]) -> int:
@@ -795,7 +831,10 @@ def share_chain_value_copies(out: list[Instr]) -> None:
         if t is None or t <= k or t + 2 >= len(out) or out[t].opname != "SWAP" or out[t].argval != 2 \
                 or out[t + 1].opname != "POP_TOP":
             continue
-        m = next((n for n in range(1, 9) if t + 2 + n <= len(out) and out[t + 1 + n].opname == "RETURN_VALUE"), None)
+        m = next(
+            (n for n in range(1, 9) if t + 2 + n <= len(out) and out[t + 1 + n].opname == "RETURN_VALUE"),
+            None,
+        )
         tail = out[t + 2:t + 2 + m] if m is not None else []
         if not tail or any(x.target is not None or x.opname in _LEAVES for x in tail[:-1]) or t - m <= k \
                 or out[t - m - 1].opname not in _COMPARES \
@@ -831,7 +870,12 @@ def share_duplicated_returns(out: list[Instr]) -> None:
             continue
         t = index_of[ins.target]
         tail = out[t:t + 3]
-        if len(tail) >= 3 and tail[0].opname == "SWAP" and tail[0].argval == 2 and tail[1].opname == "POP_TOP":
+        if (
+            len(tail) >= 3
+            and tail[0].opname == "SWAP"
+            and tail[0].argval == 2
+            and tail[1].opname == "POP_TOP"
+        ):
             join = t + 2          # a chained comparison's exit pops the middle operand first
         else:
             join = t

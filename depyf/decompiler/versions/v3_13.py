@@ -53,7 +53,9 @@ class Translator(v3_12.Translator):
 
     def load_local(self, out, ins, name, arg):
         """``LOAD_FAST`` of slot ``arg``: the cell itself where the slot always holds a cell."""
-        cell = (name in self.code.co_cellvars or name in self.code.co_freevars) and name not in self.plain_slots
+        cell = (
+            name in self.code.co_cellvars or name in self.code.co_freevars
+        ) and name not in self.plain_slots
         self.emit(out, ins, "LOAD_CLOSURE" if cell else "LOAD_FAST", name, arg=arg)
 
     @functools.cached_property

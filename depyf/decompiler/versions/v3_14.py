@@ -38,8 +38,16 @@ SPECIAL = frozenset({
     "LOAD_FAST_BORROW", "LOAD_FAST_BORROW_LOAD_FAST_BORROW", "LOAD_SMALL_INT", "LOAD_COMMON_CONSTANT",
     "POP_ITER", "LOAD_SPECIAL", "BUILD_TEMPLATE", "BUILD_INTERPOLATION",
 })
-REMOVED = frozenset({"RETURN_CONST", "BUILD_CONST_KEY_MAP", "BINARY_SUBSCR", "BEFORE_WITH", "BEFORE_ASYNC_WITH",
-                     "LOAD_ASSERTION_ERROR"})
+REMOVED = frozenset(
+    {
+        "RETURN_CONST",
+        "BUILD_CONST_KEY_MAP",
+        "BINARY_SUBSCR",
+        "BEFORE_WITH",
+        "BEFORE_ASYNC_WITH",
+        "LOAD_ASSERTION_ERROR",
+    }
+)
 INVISIBLE = frozenset({"TO_BOOL", "NOT_TAKEN"})
 HANDLED = frozenset((v3_13.HANDLED - REMOVED) | SPECIAL | INVISIBLE)
 
@@ -171,7 +179,9 @@ class Translator(v3_13.Translator):
         for e in table:
             first = self._visible_at_or_after(e.start)
             stack = self.kinds.get(self.raw[first].offset, ()) if first is not None else ()
-            fixed.append(ExceptionEntry(e.start, e.end, e.target, e.depth - stack[:e.depth].count(EXTRA), e.lasti))
+            fixed.append(
+                ExceptionEntry(e.start, e.end, e.target, e.depth - stack[: e.depth].count(EXTRA), e.lasti)
+            )
         return super().remap(out, fixed)
 
     def op_LOAD_NAME(self, i, ins, out):
@@ -240,8 +250,13 @@ class Translator(v3_13.Translator):
                 self.drop(self.raw[k])
             return fallback
         window = [self.at(i + k) for k in range(len(_WITH_PATTERN))]
-        if ins.arg == 1 and all(w is not None and w.opname == name for w, name in zip(window, _WITH_PATTERN, strict=True)) \
-                and window[2].arg == 2 and window[3].arg == 3 and window[5].arg == 0:
+        if (
+            ins.arg == 1
+            and all(w is not None and w.opname == name for w, name in zip(window, _WITH_PATTERN, strict=True))
+            and window[2].arg == 2
+            and window[3].arg == 3
+            and window[5].arg == 0
+        ):
             exit_name = _special_name(window[1])
             self.drop(*window)
             self.emit(out, ins, "BEFORE_ASYNC_WITH" if exit_name == "__aexit__" else "BEFORE_WITH")
