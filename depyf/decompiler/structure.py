@@ -942,8 +942,11 @@ class Structurer:
         if a is None or b is None:
             return None
         common = 0
+        # a copy keeps the line of the code it copies: equal code on other lines was written twice
+        # (``if n: return f(a), 0`` / ``else: return g(a), 0`` is no ``(f if n else g)(a)``)
         while common < min(len(a), len(b)) and _copy_key(self.instrs[a[-1 - common]]) \
-                == _copy_key(self.instrs[b[-1 - common]]):
+                == _copy_key(self.instrs[b[-1 - common]]) \
+                and self.instrs[a[-1 - common]].lineno == self.instrs[b[-1 - common]].lineno:
             common += 1
         for n in range(min(common, len(a) - 1, len(b) - 1), 0, -1):
             if _ends_statement(self.instrs[b[-n]]):
