@@ -1185,9 +1185,23 @@ class Structurer:
         def in_clauses(t: int) -> bool:
             return any(x in clauses for x in self.cfg.handler_chain(t))
 
+        # the loop inside a protected region: code after the region (its finally copy, the code
+        # after the try statement) is protected by the handlers outside it alone (the region's
+        # handler is, by its cleanup handler). 3.12+ lays the except clauses of a try in the
+        # loop's body out after that code, and a jump there from the loop can only be ``break``
+        # (``try: while True: ... break ... finally: ...``)
+        chain = self.cfg.handler_chain(header)
+        region = ctx.layers[-1].target if ctx.layers else None
+        outside = chain[chain.index(region) + 1:] if region in chain else None
+
+        def leaves_region(t: int) -> bool:
+            around = self.cfg.handler_chain(t)
+            return outside is not None and len(around) <= len(outside) \
+                and around == outside[len(outside) - len(around):]
+
         def ends_enclosing(t: int) -> bool:
             return t != header and self.cfg.block_of[t] not in blocks \
-                and (t in stops or self.follow_trivial(t, backward=True) in stops)
+                and (t in stops or self.follow_trivial(t, backward=True) in stops or leaves_region(t))
 
         # jumps anywhere in the loop's layout range that land after it (inline code ending in break)
         from_loop = self.reached_within(blocks, header, last)
@@ -1207,7 +1221,7 @@ class Structurer:
                     continue
                 final = self.follow_trivial(t, backward=True)
                 if self.reraises(final) or in_clauses(t) or (final is not None and header <= final < last
-                                                             and final != exit_pos):
+                                                             and final != exit_pos and not leaves_region(final)):
                     continue
                 found.add(t)
                 if final is not None:

@@ -772,3 +772,22 @@ def try_body_constant_returns_in_loop(a, b, c):
             continue
         c += 1
     return a, b, c
+
+
+@cases(([5, 3, 0, 1],), ([1, 2, 3, 0],))
+def while_true_with_try_break_in_try_finally(xs):
+    # 3.12+ lays the inner except clause out after the finally copy the ``break`` jumps to
+    log = []
+    try:
+        i = 0
+        while 1:
+            try:
+                i += 1
+            except KeyError:
+                i = 0
+            if xs[i] == 0:
+                break
+            log.append(i)
+    finally:
+        log.append("done")
+    return i, log
