@@ -701,3 +701,15 @@ def nested_whiles_ending_in_break(a, b, c):
             c += n
             break
     return n, b, c
+
+
+@cases(([1, 2, 3],), ([],))
+def for_body_on_the_for_line(xs):
+    # 3.13 fuses the loop variable's store with the body's first load on one line; the source
+    # with the body on its own line loads the two locals together instead
+    out = [0]
+    p = 1
+    out.append(p)
+    for x in xs: out.append(x)
+    for x in xs: p *= out.index(x)
+    return out, p
