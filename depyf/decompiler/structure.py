@@ -1241,6 +1241,28 @@ class Structurer:
                 if final is not None and (final >= last or final == exit_pos or final in stops):
                     found.add(p)
                     found.add(final)
+        own_cleanups = set()    # those of the try statements in the loop (clauses ending in break too)
+        for b in blocks:
+            h = self.cfg.blocks[b].handler
+            hp = self.cfg.pos(h.target) if h is not None else None
+            if hp is not None and h.target not in chain and self.is_try_handler(h.target) \
+                    and self.cfg.handler_at[hp] is not None:
+                own_cleanups.add(self.cfg.handler_at[hp].target)
+        if own_cleanups and outer_next:
+            # ``break`` in an except clause of a try in the loop, threaded by 3.12+ through the end
+            # of the enclosing loop's body to its next round: the clause leaves its handler's
+            # cleanup range (POP_EXCEPT, the iterator popped) and jumps there
+            for index, block in enumerate(self.cfg.blocks):
+                if index in blocks or not own_cleanups & set(self.cfg.handler_chain(block.start)):
+                    continue
+                for s in block.succs:
+                    after = self.cfg.blocks[s]
+                    jump = self.instrs[after.end - 1]
+                    if s not in blocks and not own_cleanups & set(self.cfg.handler_chain(after.start)) \
+                            and jump.opname == "JUMP":
+                        t = self.cfg.pos(jump.target)
+                        if t is not None and t < header and t in outer_next:
+                            found.add(t)
         found = self.without_body_returns_of_for(found, blocks, header)
         return self.without_dead_ends(self.without_inline_exits(found), blocks, exit_pos)
 

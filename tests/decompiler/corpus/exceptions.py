@@ -791,3 +791,17 @@ def while_true_with_try_break_in_try_finally(xs):
     finally:
         log.append("done")
     return i, log
+
+
+@cases(([4, 2, 1, 0, 3],), ([1, 0],))
+def break_in_except_clause_of_inner_loop(xs):
+    # 3.12+ thread the ``break`` through the end of the outer loop's body to its next round
+    out = []
+    for i in range(len(xs)):
+        for j in range(i, 0, -1):
+            try:
+                t = xs[i] // xs[j]
+            except ZeroDivisionError:
+                break
+            out.append(t)
+    return out
