@@ -1201,7 +1201,7 @@ class Structurer:
 
         def ends_enclosing(t: int) -> bool:
             return t != header and self.cfg.block_of[t] not in blocks \
-                and (t in stops or self.follow_trivial(t, backward=True) in stops or leaves_region(t))
+                and (t in stops or self.follow_trivial(t, backward=True) in stops)
 
         # jumps anywhere in the loop's layout range that land after it (inline code ending in break)
         from_loop = self.reached_within(blocks, header, last)
@@ -1210,7 +1210,8 @@ class Structurer:
             if (ins.opname == "JUMP" or ins.opname in POP_JUMPS) and ins.target is not None \
                     and self.cfg.block_of[k] in from_loop:
                 t = self.cfg.pos(ins.target)
-                if t is None or t == exit_pos or (header <= t < last and not ends_enclosing(t)):
+                leaving = t is not None and region in self.cfg.handler_chain(k) and leaves_region(t)
+                if t is None or t == exit_pos or (header <= t < last and not (ends_enclosing(t) or leaving)):
                     continue
                 if exit_pos in outer_next and self.final_place(t) == exit_pos:
                     continue            # the loop's exit is the enclosing loop's next round
@@ -1221,7 +1222,7 @@ class Structurer:
                     continue
                 final = self.follow_trivial(t, backward=True)
                 if self.reraises(final) or in_clauses(t) or (final is not None and header <= final < last
-                                                             and final != exit_pos and not leaves_region(final)):
+                                                             and final != exit_pos and not leaving):
                     continue
                 found.add(t)
                 if final is not None:
