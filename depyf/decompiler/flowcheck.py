@@ -126,6 +126,10 @@ MAX_ACCESS_STEPS = 400_000
 _NAMED_LOADS = ("LOAD_FAST", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_ATTR",
                 "LOAD_METHOD", "LOAD_SUPER_ATTR", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW",
                 "LOAD_FROM_DICT_OR_DEREF", "LOAD_FROM_DICT_OR_GLOBALS")
+# Fused fast-variable instructions that load (3.13+ fuse two loads, or a store with the next load,
+# on one line): the values they pop, and the position in their argument of the first name loaded
+_FUSED_LOADS = {"LOAD_FAST_LOAD_FAST": (0, 0), "LOAD_FAST_BORROW_LOAD_FAST_BORROW": (0, 0),
+                "STORE_FAST_LOAD_FAST": (1, 1)}
 # Stack slots a call's callable takes: the callable and NULL/self on 3.11+ (and 3.10's CALL_METHOD)
 _CALLEE_SLOTS = 2 if sys.version_info >= (3, 11) else 1
 _OPERATOR_EVENTS = {"BINARY_OP", "COMPARE_OP"}  # keyed by the operator
@@ -504,16 +508,17 @@ class Flow:
         slot was first filled to where its first argument begins, found by following stack depths
         through straight-line code; a call whose callee comes in by a jump keeps no name."""
         owner: dict[int, int] = {}   # stack slot -> instruction where computing its value began
+        loaded: dict[int, int] = {}  # stack slot -> which name of a fused load began it
         depth = 0
         falls_through = True
         precall = None               # 3.11: PRECALL pops the arguments, CALL the callee
         starts = set(self.starts) | self.targets
         for k, ins in enumerate(self.instructions):
             if k in starts or not falls_through:
-                owner, depth = {}, 0
+                owner, loaded, depth = {}, {}, 0
             effect = _stack_effect(ins.opcode, ins.arg if ins.opcode >= dis.HAVE_ARGUMENT else None)
             if effect is None:
-                owner, effect = {}, 0
+                owner, loaded, effect = {}, {}, 0
             after = depth + effect
             if ins.opname == "PRECALL":
                 precall = (owner.get(after - 2), owner.get(after))
@@ -521,16 +526,22 @@ class Flow:
                 first, arguments = precall if precall is not None else (
                     owner.get(after - 1), owner.get(after - 1 + _callee_slots(ins)))
                 label = (
-                    self._callee(first, k if arguments is None else arguments) if first is not None else ""
+                    self._callee(first, k if arguments is None else arguments, loaded.get(after - 1, 0))
+                    if first is not None else ""
                 )
                 if label:
                     self.events[k] = ("CALL", label)
                 precall = None
-            # (every slot in ``owner`` lies below ``depth``: the values this instruction takes go)
-            for slot in range(after, depth):
-                owner.pop(slot, None)
-            for slot in range(depth, after):
+            # a fused load begins the values it pushes, even where it pops as many (a store first)
+            pops, first_name = _FUSED_LOADS.get(ins.opname, (0, 0))
+            base = min(depth - pops, after)
+            for slot in [s for s in owner if s >= base]:
+                del owner[slot]
+                loaded.pop(slot, None)
+            for slot in range(base if pops else depth, after):
                 owner[slot] = k
+                if ins.opname in _FUSED_LOADS:
+                    loaded[slot] = first_name + slot - base
             depth = after
             falls_through = ins.opname not in _UNCONDITIONAL and ins.opname not in _TERMINATOR_OPS
 
@@ -543,14 +554,17 @@ class Flow:
             if e is not None and e[0] == "CALL" and len(e) > 1 and e[1] not in labels:
                 self.events[k] = ("CALL",)
 
-    def _callee(self, first: int, end: int) -> str:
-        """The names the instructions ``first`` to ``end`` load (the callee's computation)."""
+    def _callee(self, first: int, end: int, part: int = 0) -> str:
+        """The names the instructions ``first`` to ``end`` load (the callee's computation; a fused
+        load at ``first`` from its name ``part`` on)."""
         names = []
         for m in range(first, min(end, first + 16)):
             ins = self.instructions[m]
             if ins.opname == "LOAD_ASSERTION_ERROR":   # ``assert x, msg`` calls it with msg as self
                 return "AssertionError"
-            if ins.opname in _NAMED_LOADS:
+            if ins.opname in _FUSED_LOADS:
+                names.extend(str(x) for x in ins.argval[part if m == first else _FUSED_LOADS[ins.opname][1]:])
+            elif ins.opname in _NAMED_LOADS:
                 names.append(str(ins.argval))
             elif ins.opname not in ("PUSH_NULL", "NOP", "PRECALL", "KW_NAMES"):
                 return ""       # not a plain (dotted) name: a call's result, a subscript, a ``with``

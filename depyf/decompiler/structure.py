@@ -950,8 +950,11 @@ class Structurer:
         if a is None or b is None:
             return None
         common = 0
+        # a copy keeps the line of the code it copies: equal code on other lines was written twice
+        # (``if n: return f(a), 0`` / ``else: return g(a), 0`` is no ``(f if n else g)(a)``)
         while common < min(len(a), len(b)) and _copy_key(self.instrs[a[-1 - common]]) \
-                == _copy_key(self.instrs[b[-1 - common]]):
+                == _copy_key(self.instrs[b[-1 - common]]) \
+                and self.instrs[a[-1 - common]].lineno == self.instrs[b[-1 - common]].lineno:
             common += 1
         for n in range(min(common, len(a) - 1, len(b) - 1), 0, -1):
             if _ends_statement(self.instrs[b[-n]]):
@@ -1190,6 +1193,20 @@ class Structurer:
         def in_clauses(t: int) -> bool:
             return any(x in clauses for x in self.cfg.handler_chain(t))
 
+        # the loop inside a protected region: code after the region (its finally copy, the code
+        # after the try statement) is protected by the handlers outside it alone (the region's
+        # handler is, by its cleanup handler). 3.12+ lays the except clauses of a try in the
+        # loop's body out after that code, and a jump there from the loop can only be ``break``
+        # (``try: while True: ... break ... finally: ...``)
+        chain = self.cfg.handler_chain(header)
+        region = ctx.layers[-1].target if ctx.layers else None
+        outside = chain[chain.index(region) + 1:] if region in chain else None
+
+        def leaves_region(t: int) -> bool:
+            around = self.cfg.handler_chain(t)
+            return outside is not None and len(around) <= len(outside) \
+                and around == outside[len(outside) - len(around):]
+
         def ends_enclosing(t: int) -> bool:
             return t != header and self.cfg.block_of[t] not in blocks \
                 and (t in stops or self.follow_trivial(t, backward=True) in stops)
@@ -1201,7 +1218,8 @@ class Structurer:
             if (ins.opname == "JUMP" or ins.opname in POP_JUMPS) and ins.target is not None \
                     and self.cfg.block_of[k] in from_loop:
                 t = self.cfg.pos(ins.target)
-                if t is None or t == exit_pos or (header <= t < last and not ends_enclosing(t)):
+                leaving = t is not None and region in self.cfg.handler_chain(k) and leaves_region(t)
+                if t is None or t == exit_pos or (header <= t < last and not (ends_enclosing(t) or leaving)):
                     continue
                 if exit_pos in outer_next and self.final_place(t) == exit_pos:
                     continue            # the loop's exit is the enclosing loop's next round
@@ -1212,7 +1230,7 @@ class Structurer:
                     continue
                 final = self.follow_trivial(t, backward=True)
                 if self.reraises(final) or in_clauses(t) or (final is not None and header <= final < last
-                                                             and final != exit_pos):
+                                                             and final != exit_pos and not leaving):
                     continue
                 found.add(t)
                 if final is not None:
@@ -1232,6 +1250,28 @@ class Structurer:
                 if final is not None and (final >= last or final == exit_pos or final in stops):
                     found.add(p)
                     found.add(final)
+        own_cleanups = set()    # those of the try statements in the loop (clauses ending in break too)
+        for b in blocks:
+            h = self.cfg.blocks[b].handler
+            hp = self.cfg.pos(h.target) if h is not None else None
+            if hp is not None and h.target not in chain and self.is_try_handler(h.target) \
+                    and self.cfg.handler_at[hp] is not None:
+                own_cleanups.add(self.cfg.handler_at[hp].target)
+        if own_cleanups and outer_next:
+            # ``break`` in an except clause of a try in the loop, threaded by 3.12+ through the end
+            # of the enclosing loop's body to its next round: the clause leaves its handler's
+            # cleanup range (POP_EXCEPT, the iterator popped) and jumps there
+            for index, block in enumerate(self.cfg.blocks):
+                if index in blocks or not own_cleanups & set(self.cfg.handler_chain(block.start)):
+                    continue
+                for s in block.succs:
+                    after = self.cfg.blocks[s]
+                    jump = self.instrs[after.end - 1]
+                    if s not in blocks and not own_cleanups & set(self.cfg.handler_chain(after.start)) \
+                            and jump.opname == "JUMP":
+                        t = self.cfg.pos(jump.target)
+                        if t is not None and t < header and t in outer_next:
+                            found.add(t)
         found = self.without_body_returns_of_for(found, blocks, header)
         return self.without_dead_ends(self.without_inline_exits(found), blocks, exit_pos)
 

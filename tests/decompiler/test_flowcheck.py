@@ -224,3 +224,29 @@ def test_the_decompiler_temporaries_may_be_stored():
             __stack_0 = a
             return __stack_0
     """)
+
+
+def test_a_callee_loaded_by_a_fused_instruction_keeps_its_name():
+    # 3.13+ fuse ``for x in xs: out.append(x)`` on one line into STORE_FAST_LOAD_FAST (x, out);
+    # on two lines the body loads ``out`` by itself or fused with the next local
+    one_line = """
+        def f(xs, out, log):
+            out.append(0)
+            log.append(1)
+            for x in xs: out.append(x)
+    """
+    assert not _differ(one_line, """
+        def f(xs, out, log):
+            out.append(0)
+            log.append(1)
+            for x in xs:
+                out.append(x)
+    """)
+    problems = _differ(one_line, """
+        def f(xs, out, log):
+            out.append(0)
+            log.append(1)
+            for x in xs:
+                log.append(x)
+    """)
+    assert problems and "CALL:out.append" in problems[0]

@@ -7,6 +7,7 @@ the package's own tests, and notices code that behaves differently.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -21,10 +22,12 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures" / "swaplib"
 pytestmark = pytest.mark.skipif(sys.platform == "emscripten", reason="pyodide cannot start processes")
 
 
-def _run(tmp_path: Path, *args: str, env: dict | None = None) -> tuple[int, dict, str]:
+def _run(
+    tmp_path: Path, *args: str, env: dict | None = None, library: str = "swaplib"
+) -> tuple[int, dict, str]:
     out = tmp_path / "swap.json"
     pythonpath = os.pathsep.join([str(FIXTURE), os.environ.get("PYTHONPATH", "")])
-    proc = subprocess.run([sys.executable, str(TOOL), "swaplib", "--json", str(out), *args],
+    proc = subprocess.run([sys.executable, str(TOOL), library, "--json", str(out), *args],
                           capture_output=True, text=True, timeout=600, cwd=tmp_path,
                           env={**os.environ, "PYTHONPATH": pythonpath, **(env or {})})
     return proc.returncode, json.loads(out.read_text())["libraries"][0], proc.stdout + proc.stderr
@@ -43,3 +46,13 @@ def test_harness_notices_broken_code(tmp_path):
     rc, report, text = _run(tmp_path, "--_identity", env={"DEPYF_SWAP_MUTATE": "describe"})
     assert rc == 1
     assert report["regressions"] == ["tests/test_swaplib.py::test_describe"], text
+
+
+@pytest.mark.skipif(importlib.util.find_spec("toolz") is None, reason="toolz is not installed")
+def test_toolz_passes_its_own_tests_after_the_swap(tmp_path):
+    # a real library whose swap run takes about 20 s (toolz ships its tests in the package)
+    rc, report, text = _run(tmp_path, library="toolz")
+    assert rc == 0, text
+    assert report["functions_found"] == report["swapped"] + report["not_live"] >= 400
+    assert report["failures"] == [] and report["regressions"] == []
+    assert report["tests_passed_before"] == report["tests_passed_after"] >= 150

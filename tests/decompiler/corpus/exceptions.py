@@ -863,3 +863,36 @@ def while_true_except_break_copies_return(kind, c):
             return "ok", n
         kind = 2 if c else 0
     return "broke", n
+
+
+@cases(([5, 3, 0, 1],), ([1, 2, 3, 0],))
+def while_true_with_try_break_in_try_finally(xs):
+    # 3.12+ lays the inner except clause out after the finally copy the ``break`` jumps to
+    log = []
+    try:
+        i = 0
+        while 1:
+            try:
+                i += 1
+            except KeyError:
+                i = 0
+            if xs[i] == 0:
+                break
+            log.append(i)
+    finally:
+        log.append("done")
+    return i, log
+
+
+@cases(([4, 2, 1, 0, 3],), ([1, 0],))
+def break_in_except_clause_of_inner_loop(xs):
+    # 3.12+ thread the ``break`` through the end of the outer loop's body to its next round
+    out = []
+    for i in range(len(xs)):
+        for j in range(i, 0, -1):
+            try:
+                t = xs[i] // xs[j]
+            except ZeroDivisionError:
+                break
+            out.append(t)
+    return out

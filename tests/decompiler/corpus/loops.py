@@ -860,3 +860,15 @@ def while_not_conditional_test_with_constant_arm_return(c, a, x, y, w):
         if n > 1:
             return n
     return n
+
+
+@cases(([1, 2, 3],), ([],))
+def for_body_on_the_for_line(xs):
+    # 3.13 fuses the loop variable's store with the body's first load on one line; the source
+    # with the body on its own line loads the two locals together instead
+    out = [0]
+    p = 1
+    out.append(p)
+    for x in xs: out.append(x)
+    for x in xs: p *= out.index(x)
+    return out, p

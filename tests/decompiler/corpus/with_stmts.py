@@ -177,3 +177,20 @@ def with_body_tests_inside_a_match(statement):
                     log.append("one")
         log.append("end")
     return log
+
+
+@cases(([3, 2, 0], True), ([1, 1], False), ([0], True))
+def loop_in_with_then_test_after(xs, error):
+    # a jump after the with statement is no break of the loop inside it
+    with contextlib.nullcontext():
+        for step in range(3):
+            if max(xs) < 1:
+                break
+            for i in range(len(xs)):
+                try:
+                    xs[i] -= 1
+                except ZeroDivisionError:
+                    continue
+    if error:
+        return [x for x in xs], 1
+    return [x for x in xs]
