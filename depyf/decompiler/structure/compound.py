@@ -1,0 +1,245 @@
+"""Folding chains of conditional jumps into one ``and``/``or`` condition (and conditional
+expressions used as conditions)."""
+
+from __future__ import annotations
+
+import ast
+import functools
+
+from depyf.decompiler.expressions import bool_op, negate
+from depyf.decompiler.instructions import CONDITIONAL_JUMPS
+from depyf.decompiler.structure.model import Context
+
+COMPOUND_CALLS_PER_BLOCK = 64   # condition searches allowed per basic block (beyond a fixed 16,384)
+
+
+class CompoundConditions:
+    """``compound``: the condition blocks that only the test so far reaches, folded into it."""
+
+    def entered_from(self, block: int, members: set[int]) -> set[int] | None:
+        """The blocks through which ``members`` enter ``block``, when nothing else does: members
+        themselves and lone jumps only they reach (``(c if c else 2) or d``: the compiler threads
+        the constant's branch through a jump to the next test). None when other code enters."""
+        through: set[int] = set()
+        for pred in self.cfg.blocks[block].preds:
+            if pred in members:
+                continue
+            b = self.cfg.blocks[pred]
+            if b.end != b.start + 1 or self.instrs[b.start].opname != "JUMP" or not set(b.preds) <= members:
+                return None
+            through.add(pred)
+        return through
+
+    def past_lone_jump(self, p: int | None, consumed: set[int] | None = None) -> int | None:
+        """Where the block at ``p`` jumps when it is a lone forward ``JUMP`` (added to ``consumed``)."""
+        if p is None or not self.cfg.is_leader(p) or self.cfg.block_at(p).end != p + 1 \
+                or self.instrs[p].opname != "JUMP":
+            return p
+        target = self.cfg.pos(self.instrs[p].target)
+        if target is None or target <= p:
+            return p
+        if consumed is not None:
+            consumed.add(self.cfg.block_of[p])
+        return target
+
+    def compound(self, cond, t, f, members: set[int], stack: list, ctx: Context, keep=()):
+        """Fold the condition blocks that only ``members`` reach into (cond, true, false, members).
+
+        A call that folds nothing is remembered (``_compound_key``): an ``elif`` chain asks the same
+        question once per branch, each time about every test after it."""
+        self.compound_calls += 1
+        if self.compound_calls > COMPOUND_CALLS_PER_BLOCK * len(self.cfg.blocks) + 16_384:
+            # nested conditional expressions in a test are searched once per way to read them
+            raise self.error(t, "condition too complex (search limit reached)")
+        key = self._compound_key(t, f, members, stack, ctx, keep)
+        if key in self._unfolded:
+            return cond, t, f, members
+        folded_any = False
+        for _ in range(len(self.cfg.blocks) + 1):
+            merged = False
+            if t == f and t not in keep and self.classify(t, ctx) == "goto":
+                # both edges of the test go to the next test (the compiler folded ``A and <falsy
+                # constant> or B``): A is only truth-tested, so this is ``(A and False) or B``
+                pc = self.pure_condition(t, stack, members, ctx)
+                if pc is not None and pc[3] not in members and set(self.cfg.blocks[pc[3]].preds) <= members:
+                    cx, t2, f2, sub = self.compound(pc[0], pc[1], pc[2], set(members) | {pc[3]}, stack, ctx,
+                                                    keep=keep)
+                    cond = bool_op(ast.Or, bool_op(ast.And, cond, ast.Constant(False)), cx)
+                    t, f, members = t2, f2, sub
+                    continue
+            for side in ("t", "f"):
+                x = t if side == "t" else f
+                other = f if side == "t" else t
+                if x in keep or self.classify(x, ctx) != "goto":
+                    continue
+                x = self.past_lone_jump(x)
+                if x in keep or any(self.past_lone_jump(k) == x for k in keep):
+                    continue        # (an outcome of an enclosing test lands there too)
+                pc = self.pure_condition(x, stack, members, ctx)
+                through = self.entered_from(pc[3], members) if pc is not None and pc[3] not in members else None
+                if through is None:
+                    continue
+                pc = (*pc[:4], pc[4] | through)
+                cx, t2, f2, sub_members = self.compound(pc[0], pc[1], pc[2], set(members) | pc[4], stack,
+                                                        ctx, keep=tuple(keep) + (other,))
+                same = self.same_place
+                if same(t2, f2) and not same(t2, other):
+                    # both outcomes of the inner test go on alike (``a and (x if b else 3)``: the
+                    # constant's branch joins the other): it is only evaluated
+                    if side == "t":
+                        cond, t, f = bool_op(ast.And, cond, bool_op(ast.Or, cx, ast.Constant(True))), t2, other
+                    else:
+                        cond, t, f = bool_op(ast.Or, cond, bool_op(ast.And, cx, ast.Constant(False))), other, f2
+                elif side == "t" and same(f2, other):
+                    cond, t, f = bool_op(ast.And, cond, cx), t2, other
+                elif side == "t" and same(t2, other):
+                    cond, t, f = bool_op(ast.And, cond, negate(cx)), f2, other
+                elif side == "f" and same(t2, other):
+                    cond, t, f = bool_op(ast.Or, cond, cx), other, f2
+                elif side == "f" and same(f2, other):
+                    cond, t, f = bool_op(ast.Or, cond, negate(cx)), other, t2
+                else:
+                    continue
+                members = sub_members
+                merged = True
+                break
+            if not merged:
+                folded = self.conditional_condition(cond, t, f, members, stack, ctx, keep)
+                if folded is None:
+                    break
+                cond, t, f, members = folded
+            folded_any = True
+        if not folded_any:
+            self._unfolded.add(key)
+        return cond, t, f, members
+
+    def _compound_key(self, t, f, members: set[int], stack: list, ctx: Context, keep) -> tuple:
+        """What ``compound``'s choices depend on: the two targets, the stack's values, the context's
+        loop and layers, and of ``members``, ``keep`` and the stops only what lies in the region
+        the search can read (blocks from ``_region_low`` of either target on; other blocks are
+        neither tested, nor predecessors of tested blocks or lone jumps, nor targets). Unless one handler covers
+        the code, the handlers of all members count too (``same_protection``)."""
+        low = self._region_low
+        n = len(self.instrs)
+        lo = min((low[self.cfg.block_of[p]] for p in (t, f) if p is not None and 0 <= p < n), default=0)
+
+        def inside(p) -> bool:
+            return p is None or not 0 <= p < n or self.cfg.block_of[p] >= lo
+
+        values = (tuple(stack), ctx.loop, ctx.layers)
+        self._pinned.append(values)      # ids below stay those of live objects
+        handlers = None if self._one_handler else frozenset(self._block_handlers[m] for m in members)
+        return (t, f, tuple(map(id, values[0])), id(ctx.loop), tuple(map(id, ctx.layers)), handlers,
+                frozenset(m for m in members if m >= lo), frozenset(p for p in keep if inside(p)),
+                frozenset(p for p in ctx.stops if inside(p)))
+
+    def _lone_jump(self, block) -> bool:
+        return block.end == block.start + 1 and self.instrs[block.start].opname == "JUMP"
+
+    def _looked_at_low(self, block) -> int:
+        """The smallest block index whose membership ``compound`` may ask about when it reads
+        ``block``: the block itself and, for a test or a lone jump, its predecessors and theirs
+        through lone jumps (``entered_from``, ``conditional_condition``)."""
+        low = block.index
+        if self._lone_jump(block) or self.instrs[block.end - 1].opname in CONDITIONAL_JUMPS:
+            for p in block.preds:
+                low = min(low, p)
+                if self._lone_jump(self.cfg.blocks[p]):
+                    low = min(low, *self.cfg.blocks[p].preds, p)
+        return low
+
+    @functools.cached_property
+    def _region_low(self) -> list[int]:
+        """For each block, the smallest block index among the blocks it reaches by normal flow
+        (itself included) and what ``compound`` looks at there (``_looked_at_low``). Strongly connected
+        components first (iterative Tarjan), whose successors are finished before them."""
+        blocks = self.cfg.blocks
+        own = [self._looked_at_low(b) for b in blocks]
+        low_link, order, on_stack, comp_of = {}, {}, set(), {}
+        stack: list[int] = []
+        result = list(own)
+        counter = 0
+        for root in range(len(blocks)):
+            if root in order:
+                continue
+            work = [(root, 0)]
+            while work:
+                b, i = work.pop()
+                if i == 0:
+                    order[b] = low_link[b] = counter
+                    counter += 1
+                    stack.append(b)
+                    on_stack.add(b)
+                succs = blocks[b].succs
+                if i < len(succs):
+                    work.append((b, i + 1))
+                    s = succs[i]
+                    if s not in order:
+                        work.append((s, 0))
+                    elif s in on_stack:
+                        low_link[b] = min(low_link[b], order[s])
+                    continue
+                for s in succs:
+                    if s in on_stack and comp_of.get(s) is None:
+                        low_link[b] = min(low_link[b], low_link[s])
+                if low_link[b] == order[b]:
+                    members = []
+                    while True:
+                        x = stack.pop()
+                        on_stack.discard(x)
+                        comp_of[x] = b
+                        members.append(x)
+                        if x == b:
+                            break
+                    value = min(own[x] for x in members)
+                    for x in members:
+                        for s in blocks[x].succs:
+                            if comp_of.get(s) is not None and comp_of[s] != b:
+                                value = min(value, result[s])
+                    for x in members:
+                        result[x] = value
+        return result
+
+    def conditional_condition(self, cond, t, f, members: set[int], stack: list, ctx: Context, keep=()):
+        """``(a if cond else b)`` as a condition: both branches test and jump to the same two places.
+
+        Returns (condition, true, false, members) or None. A branch's place is compared through
+        unconditional jumps (the compiler jumps from one branch's test to the other's target).
+        """
+        if t in keep or f in keep or t == f or self.classify(t, ctx) != "goto" or self.classify(f, ctx) != "goto":
+            return None
+        sides = []
+        taken = set(members)
+        for x in (t, f):
+            # a branch may reach its test through a lone jump (``x if (c or a) else y``: ``c``'s
+            # true edge jumps to the test ``a`` leads to as well)
+            y = self.past_lone_jump(x)
+            through = {self.cfg.block_of[x]} if y != x else set()
+            if through and not set(self.cfg.block_at(x).preds) <= set(members):
+                return None
+            pc = self.pure_condition(y, stack, members)
+            if pc is None or pc[3] in taken or not set(self.cfg.blocks[pc[3]].preds) <= set(members) | through:
+                return None
+            # each branch folds only the tests that it alone (with the test before) reaches:
+            # a test both reach comes after the conditional expression
+            sub = self.compound(pc[0], pc[1], pc[2], set(members) | pc[4] | through, stack, ctx,
+                                keep=tuple(keep) + (t, f))
+            if taken & set(sub[3]) - set(members):
+                return None
+            taken |= set(sub[3])
+            sides.append(sub)
+        (ca, ta, fa, _), (cb, tb, fb, _) = sides
+        same = self.same_place
+        if same(ta, tb) and same(fa, fb):
+            other = cb
+        elif same(ta, fb) and same(fa, tb):
+            other = negate(cb)
+        else:
+            return None
+        for x in (ta, fa, tb, fb):  # the jumps from one branch's test to the other's targets
+            while x is not None and x < len(self.instrs) and self.instrs[x].opname == "JUMP" \
+                    and self.cfg.is_leader(x) and self.cfg.block_at(x).end == x + 1 \
+                    and self.cfg.block_of[x] not in taken and set(self.cfg.block_at(x).preds) <= taken:
+                taken.add(self.cfg.block_of[x])
+                x = self.cfg.pos(self.instrs[x].target)
+        return ast.IfExp(cond, ca, other), self.final_place(ta), self.final_place(fa), taken

@@ -1,0 +1,186 @@
+"""The walk: ``Structurer.emit`` runs straight-line code through the executor and dispatches
+each control instruction to the builder of its construct (the mixins it composes)."""
+
+from __future__ import annotations
+
+import ast
+
+from depyf.decompiler.cfg import ControlFlowGraph
+from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.executor import Executor, ReraiseStmt, Stop
+from depyf.decompiler.structure.compound import CompoundConditions
+from depyf.decompiler.structure.conditions import ConditionReader
+from depyf.decompiler.structure.copies import CopiedCode
+from depyf.decompiler.structure.excepts import ExceptClauses
+from depyf.decompiler.structure.finally_copies import FinallyCopies
+from depyf.decompiler.structure.graph import GraphAnalysis
+from depyf.decompiler.structure.ifs import IfBuilder
+from depyf.decompiler.structure.loop_exits import LoopExits
+from depyf.decompiler.structure.loops import LoopBuilder
+from depyf.decompiler.structure.match import MatchBuilder
+from depyf.decompiler.structure.model import Context
+from depyf.decompiler.structure.protected import TryBuilder
+from depyf.decompiler.structure.regions import RegionExits
+from depyf.decompiler.structure.value_flows import ValueFlows
+from depyf.decompiler.structure.while_tests import WhileTests
+
+MAX_STEPS = 200_000
+
+
+class Structurer(
+    GraphAnalysis, CopiedCode, ConditionReader, CompoundConditions, IfBuilder, ValueFlows,
+    LoopBuilder, LoopExits, WhileTests, MatchBuilder, TryBuilder, ExceptClauses, FinallyCopies,
+    RegionExits,
+):
+    """Recovers the statements of one code object."""
+
+    def __init__(self, code, instrs, entries, nested):
+        self.code = code
+        self.instrs = instrs
+        self.cfg = ControlFlowGraph(instrs, entries)
+        self.executor = Executor(code, instrs, nested)
+        self.qualname = getattr(code, "co_qualname", code.co_name)
+        self.steps = 0
+        self.compound_calls = 0
+        self._pdoms: dict[int | None, dict[int, int]] = {}
+        self._unfolded: set[tuple] = set()     # compound calls that fold nothing (see compound)
+        self._pinned: list = []
+        self._else_trials: set[int] = set()    # loops being read as while/else (see while_else_without_copy)
+        self.back_edge_targets = self._back_edge_targets()
+        self.while_tests = self.find_while_tests()
+        self.matches = self.find_matches()
+
+    def body(self) -> list[ast.stmt]:
+        return self.emit(0, Context(), [])
+
+    def error(self, pos: int | None, message: str) -> DecompilationError:
+        ins = self.instrs[pos] if pos is not None and pos < len(self.instrs) else None
+        return DecompilationError(message, qualname=self.qualname, offset=ins.offset if ins else None,
+                                  opname=ins.opname if ins else None)
+
+    def tick(self, pos):
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise self.error(pos, "control flow too complex (step limit reached)")
+
+    def emit(self, pos: int | None, ctx: Context, stack: list) -> list[ast.stmt]:
+        """Statements from ``pos`` until a stop, an exit of the region, or a terminator."""
+        out: list[ast.stmt] = []
+        n = len(self.instrs)
+        visited: set[int] = set()
+        while pos is not None and pos < n:
+            self.tick(pos)
+            if pos in ctx.stops:
+                break
+            if pos in self.while_tests and not self.cfg.is_leader(pos):
+                loop_next = self.try_loop(pos, ctx, stack, out)
+                if loop_next is not False:
+                    pos = loop_next
+                    continue
+            if self.cfg.is_leader(pos):
+                if pos in visited:
+                    raise self.error(pos, "irreducible control flow")
+                visited.add(pos)
+                if ctx.layers and not self.covered(pos, ctx.layers[-1]) and not self.test_left_out(pos, ctx.layers[-1]):
+                    if not (self.instrs[pos].opname == "JUMP" and self.cfg.pos(self.instrs[pos].target) in ctx.stops):
+                        self.leave_region(pos, ctx, stack, out)
+                    break           # (a jump to where the enclosing expression ends is no exit yet)
+                if ctx.loop is not None and pos in ctx.loop.continues and pos != ctx.loop.header:
+                    break
+                if ctx.loop is not None and pos in ctx.loop.breaks and pos != ctx.loop.header:
+                    out.append(ast.Break())     # the body falls into the code after the loop
+                    break
+                candidate = self.try_candidate(pos, ctx)
+                sources = self.back_edge_targets.get(pos, [])
+                loop_first = candidate is not None \
+                    and not (ctx.loop is not None and pos in (ctx.loop.header, ctx.loop.body_start)) \
+                    and any(candidate not in self.cfg.handler_chain(s) for s in sources)
+                if not loop_first:
+                    started = self.try_start(pos, ctx, stack, out)
+                    if started is not False:
+                        pos = started
+                        continue
+                loop_next = self.try_loop(pos, ctx, stack, out)
+                if loop_next is not False:
+                    pos = loop_next
+                    continue
+            if pos in self.matches:
+                pos = self.match_statement(pos, ctx, stack, out)
+                continue
+            limit = self.cfg.block_at(pos).end
+            for s in ctx.stops:
+                if pos < s < limit:
+                    limit = s
+            for s in self.while_tests:
+                if pos < s < limit:
+                    limit = s
+            for s in self.matches:
+                if pos < s < limit:
+                    limit = s
+            end, stop = self.executor.run(pos, limit, stack, out)
+            if stop.ins is None:
+                pos = end
+                continue
+            pos = self.control(end - 1, stop, ctx, stack, out)
+        if pos is not None and pos >= n:
+            raise self.error(n - 1, "control runs past the last instruction")
+        return out
+
+    def classify(self, target: int | None, ctx: Context) -> str:
+        """What a jump to ``target`` means here: 'stop', 'continue', 'break' or 'goto'."""
+        if target is None:
+            return "goto"
+        if ctx.loop is not None:
+            if target in ctx.loop.continues:
+                return "continue"
+            if target in ctx.loop.breaks:
+                return "break"
+        if target not in ctx.stops and self.cfg.is_leader(target):
+            block = self.cfg.block_at(target)
+            only = self.instrs[block.start]
+            if block.end - block.start == 1 and only.opname == "JUMP":
+                inner = self.classify(self.cfg.pos(only.target), ctx) if self.cfg.pos(only.target) != target \
+                    else "goto"
+                if inner in ("continue", "break", "stop"):
+                    return inner
+        if ctx.loop is not None:
+            if target in ctx.loop.continues:
+                return "continue"
+            if target in ctx.loop.breaks:
+                return "break"
+        if target in ctx.stops:
+            return "stop"
+        if ctx.layers and not self.covered(target, ctx.layers[-1]):
+            return "leave"
+        return "goto"
+
+    def control(self, i: int, stop: Stop, ctx: Context, stack: list, out: list) -> int | None:
+        ins = stop.ins
+        op = ins.opname
+        if op == "RETURN_VALUE" or op == "RAISE_VARARGS":
+            return None
+        if op == "RERAISE":
+            out.append(ReraiseStmt())
+            return None
+        if op == "JUMP":
+            target = self.cfg.pos(ins.target)
+            kind = self.classify(target, ctx)
+            if kind == "continue":
+                out.append(self.continue_stmt(target, ctx))
+                return None
+            if kind == "break":
+                out.append(ast.Break())
+                return None
+            if kind == "stop":
+                return None
+            if kind == "leave":
+                self.leave_region(target, ctx, stack, out)
+                return None
+            if target is not None and target <= i and not self.cfg.is_leader(target):
+                raise self.error(i, "backward jump into a block")
+            return target
+        if op in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+            return self.value_bool_op(i, ins, ctx, stack, out)
+        if op in ("FOR_ITER", "ASYNC_FOR_ITER"):
+            raise self.error(i, "FOR_ITER outside a loop header")
+        return self.conditional(i, stop.condition, ctx, stack, out)

@@ -1,0 +1,161 @@
+"""``finally`` bodies: the handler's copy, and the inline copies on each way out of the try
+statement, which are skipped."""
+
+from __future__ import annotations
+
+from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.structure.copies import _copy_key
+from depyf.decompiler.structure.model import ENDS_FUNCTION
+
+
+class FinallyCopies:
+    """Finding and skipping the inline copies of a finally body."""
+
+    def finally_ops(self, target: int) -> tuple[int, int]:
+        """(first, last) positions of a finally handler's body: after PUSH_EXC_INFO up to its RERAISE 0."""
+        p = self.cfg.pos(target)
+        cleanup = self.cfg.handler_at[p]
+        limit = self.cfg.pos(cleanup.target) if cleanup is not None else len(self.instrs)
+        if limit is None or limit <= p:
+            limit = len(self.instrs)
+        last = None
+        for k in range(p + 1, limit):
+            ins = self.instrs[k]
+            if ins.opname == "RERAISE" and ins.argval == 0:
+                last = k
+        if last is None:
+            raise self.error(p, "finally handler without RERAISE")
+        return p + 1, last
+
+    def skip_finally_copy(self, span: tuple[int, int], p: int) -> int:
+        """Skip the inline copy of a finally body starting at ``p``; returns the position after it.
+
+        The copy is compared with the handler's instruction by instruction in layout order, and
+        where that fails, along both copies' control flow (``walk_finally_copy``).
+        """
+        try:
+            return self.skip_finally_copy_in_layout(span, p)
+        except DecompilationError:
+            walked = self.walk_finally_copy(span, p)
+            if walked is None:
+                raise
+            return walked
+
+    def skip_finally_copy_in_layout(self, span: tuple[int, int], p: int) -> int:
+        """``skip_finally_copy`` for copies laid out alike.
+
+        The handler's copy may hold extra exception bookkeeping (POP_TOP of the exception,
+        POP_EXCEPT) before a break/continue/return; those are skipped on the handler side.
+        """
+        h, last = span
+        k = p
+        cont = None
+        # the copy may be shared by several exits, which jump to it (3.10 keeps one copy so)
+        while h < last and self.instrs[h].opname != "JUMP" and k < len(self.instrs) \
+                and self.instrs[k].opname == "JUMP":
+            t = self.cfg.pos(self.instrs[k].target)
+            if t is None or t <= k:
+                break
+            k = t
+        joins = None    # where the inline copy goes on when a test in the body skips to its end
+        while h < last:
+            if k >= len(self.instrs):
+                raise self.error(p, "finally body copy not found on exit")
+            a, b = self.instrs[h], self.instrs[k]
+            if a.opname == b.opname and (a.target is not None or a.argval == b.argval):
+                if a.target is not None and self.cfg.pos(a.target) == last and b.target is not None:
+                    joins = self.cfg.pos(b.target)
+                h += 1
+                k += 1
+                continue
+            if a.opname == "RERAISE" and h + 1 == last and joins is not None and k == joins:
+                # 3.12+ copied the final RERAISE to the end of an if in the body; the inline copy
+                # falls through to where its test's other branch jumps
+                cont = k
+                h += 1
+                continue
+            if a.opname == "RERAISE" and b.opname == "LOAD_CONST" and k + 1 < len(self.instrs) \
+                    and self.instrs[k + 1].opname == "RETURN_VALUE":
+                # the path ends the function: the compiler copied the final return into it
+                cont = k
+                h += 1
+                k += 2
+                continue
+            if a.opname == "RERAISE" and b.opname == "RETURN_VALUE":
+                cont = k
+                h += 1
+                k += 1
+                continue
+            if a.opname == "RERAISE" and b.opname == "JUMP":
+                # a path through the finally body: re-raise in the handler, go on inline
+                cont = self.cfg.pos(b.target)
+                h += 1
+                k += 1
+                continue
+            if a.opname in ("POP_TOP", "POP_EXCEPT"):
+                h += 1
+                continue
+            if cont is not None:
+                # the copy's straight path ended where the statement goes on (or in the return
+                # after it, which the compiler copied in); the rest of the handler's body is
+                # reached by branches, and the copy holds those in its own places
+                return cont
+            raise self.error(p, "finally body copy not found on exit")
+        if cont is None and joins is not None and k > p and self.instrs[k - 1].opname == "RETURN_VALUE":
+            # the body ends with an if whose branch leaves (break, return): the copy goes on where
+            # its test's other branch jumps
+            return joins
+        return k if cont is None else cont
+
+    def walk_finally_copy(self, span: tuple[int, int], p: int) -> int | None:
+        """Where the inline copy of a finally body at ``p`` goes on, found by walking it and the
+        handler's copy side by side along their control flow (not their layout).
+
+        The two copies can be laid out differently: in the inline one, a loop's except clauses
+        sit at the end of the function and its test is copied to the bottom; in the handler they
+        may not be. Each pair of positions compares one instruction; branches, and except
+        clauses inside the body, pair their targets. Where the handler's copy ends (its final
+        RERAISE), the inline copy goes on: that must be one place. None when the copies differ.
+        """
+        first = span[0]
+        own_cleanup = _target_of(self.cfg.handler_at[first])
+        ins = self.instrs
+        exits: set[int] = set()
+        seen: set[tuple[int, int]] = set()
+        work = [(first, p)]
+        while work:
+            h, k = work.pop()
+            h, k = self.follow_any_jumps(h), self.follow_any_jumps(k)
+            if h is None or k is None or len(seen) > 4 * len(ins):
+                return None     # (a bounded walk: the copies can only be so much longer than the code)
+            if (h, k) in seen:
+                continue
+            seen.add((h, k))
+            a, b = ins[h], ins[k]
+            if a.opname == "RERAISE" and a.argval == 0 and _target_of(self.cfg.handler_at[h]) == own_cleanup:
+                exits.add(k)      # the end of the finally body
+                continue
+            if _copy_key(a) != _copy_key(b) and not (a.target is not None and a.opname == b.opname):
+                if a.opname in ("POP_TOP", "POP_EXCEPT"):
+                    work.append((h + 1, k))     # the handler's own bookkeeping before leaving
+                    continue
+                return None
+            handler = self.cfg.handler_at[h]
+            if handler is not None and handler.target != own_cleanup:
+                # inside an except clause or try of the body: its handler is the copy's too
+                other = self.cfg.handler_at[k]
+                if other is None:
+                    return None
+                work.append((self.cfg.pos(handler.target), self.cfg.pos(other.target)))
+            if a.opname in ENDS_FUNCTION or a.opname == "RERAISE":
+                continue
+            if a.target is not None:
+                work.append((self.cfg.pos(a.target), self.cfg.pos(b.target)))
+            work.append((h + 1, k + 1))
+        places = self.one_return_copy(sorted(exits))
+        return next(iter(places)) if len(places) == 1 else None
+
+
+def _target_of(entry) -> int | None:
+    """Which handler an exception-table entry sends to (one handler's range may be split)."""
+    return entry.target if entry is not None else None

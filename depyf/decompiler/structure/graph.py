@@ -1,0 +1,173 @@
+"""Graph analyses of one code object (loop heads, dominators, joins) and navigation through
+unconditional jumps."""
+
+from __future__ import annotations
+
+from depyf.decompiler.dominators import EXIT, common_post_dominator, post_dominators
+from depyf.decompiler.structure.model import Context, Loop
+
+
+class GraphAnalysis:
+    """Back edges, natural loops, post-dominator joins; where jumps lead."""
+
+    def _back_edge_targets(self) -> dict[int, list[int]]:
+        """Position of every loop head -> positions of the jumps back to it.
+
+        A backward jump is a loop's back edge when its target dominates it; 3.12+ also jumps back
+        to code it placed earlier (the code after a try statement, jumped to from its handlers).
+        """
+        found: dict[int, list[int]] = {}
+        idom = None
+        for i, ins in enumerate(self.instrs):
+            if ins.target is not None and ins.opname not in ("FOR_ITER", "ASYNC_FOR_ITER") \
+                    and not ins.extra.get("no_interrupt"):
+                t = self.cfg.pos(ins.target)
+                if t is not None and t <= i and self.cfg.block_of[i] in self.cfg.reachable:
+                    if idom is None:
+                        idom = self._dominators()
+                    if self._dominates(self.cfg.block_of[t], self.cfg.block_of[i], idom):
+                        found.setdefault(t, []).append(i)
+        return found
+
+    def _dominators(self) -> dict[int, int]:
+        """Immediate dominator of every block (exception edges count): post-dominators of the
+        reversed graph, whose exit is the entry block."""
+        blocks = self.cfg.blocks
+        nodes = {b.index for b in blocks}
+        preds = {b.index: list(b.preds) + list(b.exc_preds) for b in blocks}
+        if blocks:
+            preds[0].append(-2)  # the entry is entered from outside (a node not in ``nodes``: EXIT)
+        return post_dominators(nodes, preds)
+
+    @staticmethod
+    def _dominates(a: int, b: int, idom: dict[int, int]) -> bool:
+        for _ in range(len(idom) + 2):
+            if b == a:
+                return True
+            if b == EXIT:
+                return False
+            b = idom.get(b, EXIT)
+        return False
+
+    def loop_blocks(self, header: int, sources: list[int]) -> frozenset[int]:
+        """Blocks of the natural loop: those reaching a back-edge source without the header."""
+        hb = self.cfg.block_of[header]
+        body = {hb}
+        work = [self.cfg.block_of[s] for s in sources]
+        while work:
+            b = work.pop()
+            if b in body:
+                continue
+            body.add(b)
+            work.extend(self.cfg.blocks[b].preds)
+            work.extend(self.cfg.blocks[b].exc_preds)
+        return frozenset(body)
+
+    def ipdom(self, loop: Loop | None) -> dict[int, int]:
+        key = loop.header if loop else None
+        if key not in self._pdoms:
+            blocks = self.cfg.blocks
+            if loop is None:
+                nodes = {b.index for b in blocks}
+                succs = {b.index: list(b.succs) for b in blocks}
+            else:
+                nodes = set(loop.blocks) - {self.cfg.block_of[loop.header]}
+                entries = {self.cfg.block_of[p] for p in loop.continues if self.cfg.is_leader(p)}
+                entries.add(self.cfg.block_of[loop.header])
+                if loop.body_start is not None:
+                    entries.add(self.cfg.block_of[loop.body_start])
+                tails = {self.cfg.block_of[p] for p in loop.continues if not self.cfg.is_leader(p)}
+                succs = {n: [] if n in tails else [x for x in blocks[n].succs if x in nodes and x not in entries]
+                         for n in nodes}
+            self._pdoms[key] = post_dominators(nodes, succs)
+        return self._pdoms[key]
+
+    def join_of(self, a: int, b: int, ctx: Context) -> int | None:
+        return self.join_within(a, b, ctx.loop)
+
+    def join_within(self, a: int, b: int, loop: Loop | None) -> int | None:
+        """Where paths from ``a`` and ``b`` meet, among ``loop``'s blocks (the whole code: None)."""
+        ipdom = self.ipdom(loop)
+        ba, bb = self.cfg.block_of[a], self.cfg.block_of[b]
+        if ba not in ipdom or bb not in ipdom:
+            return None
+        j = common_post_dominator(ba, bb, ipdom)
+        return None if j == EXIT else self.cfg.blocks[j].start
+
+    def reraises(self, p: int | None) -> bool:
+        """Does the block at ``p`` only re-raise the exception being handled?
+
+        ``RERAISE`` (no except clause matched) or, ending ``except*`` clauses, ``SWAP 2; POP_EXCEPT;
+        RERAISE 0`` (what they left unhandled).
+        """
+        if p is None or p >= len(self.instrs):
+            return False
+        ops = self.instrs[p:self.cfg.block_at(p).end]
+        return bool(ops) and ops[-1].opname == "RERAISE" \
+            and all(o.opname in ("SWAP", "POP_EXCEPT") for o in ops[:-1])
+
+    def follow_trivial(self, p: int | None, backward: bool = False) -> int | None:
+        """Follow blocks made only of POP_TOP and a forward JUMP; the position finally reached.
+
+        With ``backward``, also backward jumps that do not go to a loop's head (3.12+ puts the
+        code after a try statement before its handler and jumps back to it).
+        """
+        for _ in range(16):
+            if p is None or p >= len(self.instrs):
+                return p
+            block = self.cfg.block_at(p)
+            ops = self.instrs[block.start:block.end]
+            if ops and ops[-1].opname == "JUMP" and all(o.opname in ("POP_TOP", "POP_EXCEPT") for o in ops[:-1]):
+                t = self.cfg.pos(ops[-1].target)
+                if t is None or t == p or (t < p and not (backward and t not in self.back_edge_targets)):
+                    return p
+                p = t
+                continue
+            return p
+        return p
+
+    def final_place(self, p: int | None) -> int | None:
+        """Where control ends up from ``p`` through unconditional jumps (either direction)."""
+        seen = set()
+        while p is not None and p < len(self.instrs) and self.instrs[p].opname == "JUMP" and p not in seen:
+            seen.add(p)
+            p = self.cfg.pos(self.instrs[p].target)
+        return p
+
+    def follow_jumps(self, p: int | None) -> int | None:
+        """Follow blocks that are a single forward JUMP."""
+        for _ in range(16):
+            if p is None or p >= len(self.instrs):
+                return p
+            ins = self.instrs[p]
+            if ins.opname != "JUMP":
+                return p
+            t = self.cfg.pos(ins.target)
+            if t is None or t <= p:
+                return p
+            p = t
+        return p
+
+    def follow_any_jumps(self, p: int | None) -> int | None:
+        """Past unconditional jumps, forward or back."""
+        for _ in range(16):
+            if p is None or p >= len(self.instrs) or self.instrs[p].opname != "JUMP":
+                return p if p is not None and p < len(self.instrs) else None
+            p = self.cfg.pos(self.instrs[p].target)
+        return p
+
+    def same_place(self, a: int | None, b: int | None) -> bool:
+        """Do jumps to ``a`` and to ``b`` run the same code?
+
+        The same position through unconditional jumps, or two copies of one small block that
+        returns (3.11+ copies ``return None`` and the like into each path that reaches it).
+        """
+        if a == b:
+            return True
+        a, b = self.final_place(a), self.final_place(b)
+        return a == b or (a is not None and b is not None and self.same_return_block(a, b))
+
+    def single(self, items: set, pos, message):
+        if len(items) > 1:
+            raise self.error(pos, message)
+        return next(iter(items), None)

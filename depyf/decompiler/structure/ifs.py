@@ -1,0 +1,207 @@
+"""``if`` statements: a conditional jump whose branches meet again, or leave the region."""
+
+from __future__ import annotations
+
+import ast
+
+from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.executor import replace_everywhere, replace_in
+from depyf.decompiler.expressions import negate
+from depyf.decompiler.instructions import copies_loop_tests
+from depyf.decompiler.structure.conditions import _continues_chain
+from depyf.decompiler.structure.model import Context
+
+
+class IfBuilder:
+    """The statement of a conditional jump: ``if``/``else``, or an exit (break, continue, return)."""
+
+    def conditional(self, i: int, cond, ctx: Context, stack: list, out: list) -> int | None:
+        t, f = self.branches(i)
+        self.executor.assign_pending_walrus(cond, stack, out)
+        chained = unread_chain = None
+        members = {self.cfg.block_of[i]}
+        if _continues_chain(cond, stack):
+            # ``a <= f(x) <= b``: the middle operand is shared with the next test by design; read
+            # the chain before naming shared values (naming it would evaluate f(x) before a)
+            saved = list(stack)
+            try:
+                chained = self.resolve_chain(cond, t, f, stack, ctx, members)
+            except DecompilationError as exc:
+                stack[:] = saved
+                members = {self.cfg.block_of[i]}
+                unread_chain = exc
+        if chained is not None:
+            cond, t, f = chained
+        else:
+            if unread_chain is not None and _evaluated_later(cond.left):
+                # its left operand was computed before the shared middle one: name it first
+                name = self.executor.new_temp()
+                out.append(ast.Assign([ast.Name(name, ast.Store())], cond.left))
+                cond.left = ast.Name(name, ast.Load())
+            holder = ast.Expr(cond)
+            self.executor.name_repeated_parts(holder, stack, out)
+            cond = holder.value
+            if _continues_chain(cond, stack):
+                # the middle operand was not named apart: the same chain resolve_chain could not read
+                raise unread_chain or self.error(i, "unrecognised chained comparison")
+        cond, t, f, _ = self.compound(cond, t, f, members, stack, ctx)
+        # even a plain ``if a:`` runs code (``a.__bool__``): values computed before it stay before it
+        pending = [x for x in stack if _evaluated_later(x)]
+        if pending:
+            out = _SpillBeforeIf(out, pending, stack, self.executor)
+        rt, rf = self.resolve_exit(t, ctx, stack), self.resolve_exit(f, ctx, stack)
+        if rt[0] != "goto" or rf[0] != "goto":
+            return self.conditional_exit(cond, t, f, rt, rf, ctx, stack, out)
+        join = self.join_of(t, f, ctx)
+        if join is None and ctx.loop is not None:
+            join = self.value_join_after_loop(t, f, ctx, stack)
+        if join is None:
+            value = self.value_before_copied_tails(t, f, ctx, stack)
+            if value is not None:
+                then, other, join = value
+                stack.append(ast.IfExp(cond, self.executor.value(then, self.instrs[i]),
+                                       self.executor.value(other, self.instrs[i])))
+                return join
+        inner = ctx.with_stops(join)
+        s_then, s_else = list(stack), list(stack)
+        then = self.emit(t, inner, s_then)
+        other = self.emit(f, inner, s_else)
+        if len(s_then) == len(stack) + 1 and len(s_else) == len(stack) + 1 and not then and not other \
+                and join is not None:
+            stack.append(ast.IfExp(cond, self.executor.value(s_then[-1], self.instrs[i]),
+                                   self.executor.value(s_else[-1], self.instrs[i])))
+            return join
+        if len(s_then) != len(s_else) and join is not None and then and other:
+            raise self.error(i, "branches leave different stacks")
+        if join is not None:
+            _settle_branch_stacks(stack, s_then, then, s_else, other, pending,
+                                  lambda: self.error(i, "branches leave different values on the stack"))
+            keep = s_then if len(s_then) >= len(s_else) else s_else
+            stack[:] = keep if then else (s_else if other else keep)
+        out.append(ast.If(cond, then or [ast.Pass()], other))
+        return join
+
+    def continue_stmt(self, target: int | None, ctx: Context) -> ast.Continue:
+        """``continue``. One that jumps to a while loop's test at the top is marked ``to_top``: the
+        compiler goes there only for a written ``continue`` (the end of the body runs the test's copy
+        at the bottom), so cleanup must not fold it into an ``if`` around the rest of the body."""
+        node = ast.Continue()
+        loop = ctx.loop
+        if target is not None and target < len(self.instrs) and self.instrs[target].opname == "JUMP":
+            target = self.cfg.pos(self.instrs[target].target)   # (``continue`` is a jump back)
+        node.to_top = loop is not None and target == loop.header and copies_loop_tests() \
+            and self.instrs[loop.header].opname not in ("FOR_ITER", "ASYNC_FOR_ITER")
+        return node
+
+    def resolve_exit(self, pos, ctx, stack):
+        """('goto', None), ('end', pos) for the region's end, or ('stmt', [break/continue/return])."""
+        kind = self.classify(pos, ctx)
+        if kind == "goto":
+            return ("goto", None)
+        if kind == "stop":
+            return ("end", pos)
+        if kind == "continue":
+            return ("stmt", [self.continue_stmt(pos, ctx)])
+        if kind == "break":
+            return ("stmt", [ast.Break()])
+        body: list = []
+        normal = self.leave_region(pos, ctx, list(stack), body)
+        return ("end", None) if normal else ("stmt", body)
+
+    def conditional_exit(self, cond, t, f, rt, rf, ctx, stack, out):
+        """A conditional jump one or both of whose branches leave the current region."""
+        if rt[0] == "stmt" and rf[0] == "goto":
+            out.append(ast.If(cond, rt[1], []))
+            return f
+        if rf[0] == "stmt" and rt[0] == "goto":
+            out.append(ast.If(negate(cond), rf[1], []))
+            return t
+        if rt[0] == "end" and rf[0] == "goto":
+            out.append(ast.If(negate(cond), self.emit(f, ctx, list(stack)) or [ast.Pass()], []))
+            return rt[1]
+        if rf[0] == "end" and rt[0] == "goto":
+            out.append(ast.If(cond, self.emit(t, ctx, list(stack)) or [ast.Pass()], []))
+            return rf[1]
+        then = rt[1] if rt[0] == "stmt" else []
+        other = rf[1] if rf[0] == "stmt" else []
+        out.append(ast.If(cond, then or [ast.Pass()], other))   # (even empty: the test runs code)
+        end = rt[1] if rt[0] == "end" else rf[1] if rf[0] == "end" else None
+        return end
+
+
+def _evaluated_later(item) -> bool:
+    """A value computed by code before a condition but still only an expression on the stack."""
+    return isinstance(item, ast.expr) and not isinstance(item, (ast.Name, ast.Constant))
+
+
+def _settle_branch_stacks(stack: list, s_then: list, then: list, s_else: list, other: list, pending: list,
+                          error) -> None:
+    """Both branches of an ``if`` go on to the same code with the values that were on the stack
+    before it: each entry must be the same value on both ways.
+
+    A branch that named a pending value (``__stack_1 = {}`` before mutating it) leaves that name
+    on its stack, defined only on its way. The value is named before the ``if`` anyway
+    (``_SpillBeforeIf``, and the branch's assignment then reads that name), so the original value
+    is kept in both stacks. Any other difference is refused rather than one side picked.
+    """
+    for k in range(min(len(stack), len(s_then), len(s_else))):
+        a, b = s_then[k], s_else[k]
+        if a is b or (isinstance(a, ast.Name) and isinstance(b, ast.Name) and a.id == b.id):
+            continue
+        original = stack[k]
+        named_before = any(x is original for x in pending)
+        for body, side in ((then, s_then), (other, s_else)):
+            if side[k] is original:
+                continue
+            if named_before and _assigns_value(body, side[k], original):
+                side[k] = original
+                continue
+            raise error()
+
+
+def _assigns_value(body: list, name, value) -> bool:
+    """Does ``body`` assign exactly the object ``value`` to the name ``name``?"""
+    if not isinstance(name, ast.Name):
+        return False
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Assign) and node.value is value and len(node.targets) == 1 \
+                    and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name.id:
+                return True
+    return False
+
+
+class _SpillBeforeIf:
+    """Where one conditional appends its statement: when that is an ``if`` statement (rather than a
+    conditional expression), values the bytecode computed before the test are evaluated first,
+    into temporaries, so the test does not run before them. Only ``append`` is offered."""
+
+    def __init__(self, out: list, pending: list, stack: list, executor) -> None:
+        self.out, self.pending, self.stack, self.executor = out, pending, stack, executor
+
+    def append(self, node) -> None:
+        if isinstance(node, ast.If):
+            for item in self.pending:
+                name = self.executor.new_temp()
+                self.out.append(ast.Assign([ast.Name(name, ast.Store())], item))
+                swap = ast.Name(name, ast.Load())
+                if isinstance(item, ast.JoinedStr):
+                    # f-string parts were merged into the f-string built after the test
+                    _replace_parts(node, item.values, ast.FormattedValue(swap, -1, None))
+                replace_in(node, item, swap)
+                replace_everywhere(self.stack, item, swap)
+            self.pending = []
+        self.out.append(node)
+
+
+def _replace_parts(tree: ast.AST, parts: list, new: ast.expr) -> None:
+    """Replace the run of f-string ``parts`` (by identity) in any ``JoinedStr`` of ``tree`` by ``new``."""
+    if not parts:
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            values = node.values
+            for k in range(len(values) - len(parts) + 1):
+                if all(values[k + j] is parts[j] for j in range(len(parts))):
+                    values[k:k + len(parts)] = [new]
+                    break

@@ -1,0 +1,223 @@
+"""Where jumps out of a loop are ``break``: the loop's exits, without the body's own code
+laid out after it."""
+
+from __future__ import annotations
+
+from depyf.decompiler.instructions import POP_JUMPS
+from depyf.decompiler.structure.model import ENDS_FUNCTION, Context
+
+
+class LoopExits:
+    """The places a loop's breaks go to."""
+
+    def exits_of(self, blocks: frozenset[int], header: int, exit_pos: int | None, ctx: Context) -> set[int]:
+        """Positions where a jump out of the loop is ``break`` (and where those breaks land).
+
+        Code laid out inside the loop's range counts as the loop's (inline code ending in break or
+        continue), except a place where the enclosing statement ends (``ctx.stops``): 3.12+ lays the
+        code after a try statement before its handlers, so such a place can sit inside the range,
+        and a jump from the loop straight to it can only be ``break``. Likewise a jump to the next
+        round of the enclosing loop (``ctx.next_rounds``): ``continue`` binds to the innermost loop, so
+        it is a ``break`` that 3.12+ threaded through the end of the enclosing loop's body.
+        """
+        stops, outer_next = ctx.stops, ctx.next_rounds
+        last = max(self.cfg.blocks[b].end for b in blocks)
+        if exit_pos is not None and exit_pos > header:
+            last = max(last, exit_pos)  # the loop's code is laid out before its exit
+        found: set[int] = set()
+        # the except clauses of a try inside the loop run under their handler's cleanup handler:
+        # a jump to a later clause stays in the loop, wherever that clause is laid out
+        clauses = set()
+        for b in blocks:
+            h = self.cfg.blocks[b].handler
+            hp = self.cfg.pos(h.target) if h is not None else None
+            if hp is not None and self.cfg.block_of[hp] in blocks and self.is_try_handler(h.target) \
+                    and self.cfg.handler_at[hp] is not None:
+                clauses.add(self.cfg.handler_at[hp].target)
+
+        def in_clauses(t: int) -> bool:
+            return any(x in clauses for x in self.cfg.handler_chain(t))
+
+        # the loop inside a protected region: code after the region (its finally copy, the code
+        # after the try statement) is protected by the handlers outside it alone (the region's
+        # handler is, by its cleanup handler). 3.12+ lays the except clauses of a try in the
+        # loop's body out after that code, and a jump there from the loop can only be ``break``
+        # (``try: while True: ... break ... finally: ...``)
+        chain = self.cfg.handler_chain(header)
+        region = ctx.layers[-1].target if ctx.layers else None
+        outside = chain[chain.index(region) + 1:] if region in chain else None
+
+        def leaves_region(t: int) -> bool:
+            around = self.cfg.handler_chain(t)
+            return outside is not None and len(around) <= len(outside) \
+                and around == outside[len(outside) - len(around):]
+
+        def ends_enclosing(t: int) -> bool:
+            return t != header and self.cfg.block_of[t] not in blocks \
+                and (t in stops or self.follow_trivial(t, backward=True) in stops)
+
+        # jumps anywhere in the loop's layout range that land after it (inline code ending in break)
+        from_loop = self.reached_within(blocks, header, last)
+        for k in range(header, last):
+            ins = self.instrs[k]
+            if (ins.opname == "JUMP" or ins.opname in POP_JUMPS) and ins.target is not None \
+                    and self.cfg.block_of[k] in from_loop:
+                t = self.cfg.pos(ins.target)
+                leaving = t is not None and region in self.cfg.handler_chain(k) and leaves_region(t)
+                if t is None or t == exit_pos or (header <= t < last and not (ends_enclosing(t) or leaving)):
+                    continue
+                if exit_pos in outer_next and self.final_place(t) == exit_pos:
+                    continue            # the loop's exit is the enclosing loop's next round
+                if t < header and t in outer_next:
+                    found.add(t)
+                    continue
+                if t < header and t in self.back_edge_targets:  # an enclosing loop's next round
+                    continue
+                final = self.follow_trivial(t, backward=True)
+                if self.reraises(final) or in_clauses(t) or (final is not None and header <= final < last
+                                                             and final != exit_pos and not leaving):
+                    continue
+                found.add(t)
+                if final is not None:
+                    found.add(final)
+        for b in blocks:
+            for s in self.cfg.blocks[b].succs:
+                if s in blocks:
+                    continue
+                p = self.cfg.blocks[s].start
+                if p == exit_pos or p == header or (header < p < last and not ends_enclosing(p)):
+                    continue
+                if exit_pos in outer_next and self.final_place(p) == exit_pos:
+                    continue
+                final = self.follow_trivial(p, backward=True)
+                if self.reraises(final) or in_clauses(p):
+                    continue
+                if final is not None and (final >= last or final == exit_pos or final in stops):
+                    found.add(p)
+                    found.add(final)
+        own_cleanups = set()    # those of the try statements in the loop (clauses ending in break too)
+        for b in blocks:
+            h = self.cfg.blocks[b].handler
+            hp = self.cfg.pos(h.target) if h is not None else None
+            if hp is not None and h.target not in chain and self.is_try_handler(h.target) \
+                    and self.cfg.handler_at[hp] is not None:
+                own_cleanups.add(self.cfg.handler_at[hp].target)
+        if own_cleanups and outer_next:
+            # ``break`` in an except clause of a try in the loop, threaded by 3.12+ through the end
+            # of the enclosing loop's body to its next round: the clause leaves its handler's
+            # cleanup range (POP_EXCEPT, the iterator popped) and jumps there
+            for index, block in enumerate(self.cfg.blocks):
+                if index in blocks or not own_cleanups & set(self.cfg.handler_chain(block.start)):
+                    continue
+                for s in block.succs:
+                    after = self.cfg.blocks[s]
+                    jump = self.instrs[after.end - 1]
+                    if s not in blocks and not own_cleanups & set(self.cfg.handler_chain(after.start)) \
+                            and jump.opname == "JUMP":
+                        t = self.cfg.pos(jump.target)
+                        if t is not None and t < header and t in outer_next:
+                            found.add(t)
+        found = self.without_body_returns_of_for(found, blocks, header)
+        return self.without_dead_ends(self.without_inline_exits(found), blocks, exit_pos)
+
+    def without_body_returns_of_for(self, found: set[int], blocks: frozenset[int], header: int) -> set[int]:
+        """Drop code that ends the function and that a ``for`` loop's body enters by a test
+        alone: a ``break`` pops the iterator before it jumps, so code entered with the iterator
+        still on the stack is the body's (``if c: return a`` laid out after the except clauses
+        3.12+ put at the end of the function)."""
+        if self.instrs[header].opname not in ("FOR_ITER", "ASYNC_FOR_ITER"):
+            return found
+        dropped = set()
+        for p in found:
+            if not self.cfg.is_leader(p):
+                continue
+            preds = self.cfg.blocks[self.cfg.block_of[p]].preds
+            if preds and all(b in blocks and self.instrs[self.cfg.blocks[b].end - 1].opname in POP_JUMPS
+                             for b in preds) and self.dead_end({p}, set(blocks)) is not None:
+                dropped.add(p)
+        return found - dropped
+
+    def reached_within(self, blocks: frozenset[int], header: int, last: int) -> set[int]:
+        """The blocks laid out in ``[header, last)`` that the loop reaches (by jumps or by raising).
+
+        Other code can lie in that range: 3.12+ lays every except clause out at the end of the
+        function, so an earlier loop's clauses can sit between this loop's blocks."""
+        return self.cfg.reach(blocks, lambda b: b in blocks or header <= self.cfg.blocks[b].start < last)
+
+    def without_dead_ends(self, found: set[int], blocks: frozenset[int], exit_pos: int | None) -> set[int]:
+        """When jumps leave the loop for several places, drop those that start code only the loop
+        reaches and that ends the function (``while a: if c: continue; return b``, the return laid
+        out after the loop's last block): that code is the loop body's own, not a ``break``."""
+        finals = {self.follow_trivial(p, backward=True) for p in found} - {None}
+        if len(finals) < 2:
+            return found
+        # the place breaks land: the loop's exit, else the latest place, unless that place is
+        # itself a dead end and the others are not (``while True:`` ending in a raise, laid out
+        # after it, whose breaks go on with the enclosing loop)
+        candidates = [exit_pos] if exit_pos in finals else sorted(finals, reverse=True)
+        fallback = None
+        for keep in candidates:
+            others = {p for p in found if self.follow_trivial(p, backward=True) != keep}
+            if self.dead_end(others, set(blocks)) is not None:
+                return found - others   # (together: the branches of an if inside the loop meet there)
+            inside, dead = set(blocks), set()
+            changed = True
+            while changed:     # a dead end may be entered through another (a jump to the return)
+                changed = False
+                for p in others - dead:
+                    region = self.dead_end({p}, inside)
+                    if region is not None:
+                        dead.add(p)
+                        inside |= region
+                        changed = True
+            if dead == others:
+                return found - dead
+            if fallback is None:
+                fallback = found - dead
+        return fallback
+
+    def dead_end(self, starts: set[int], loop_blocks: set[int]) -> set[int] | None:
+        """The blocks of the code at ``starts`` if it ends the function (return or raise) without
+        joining other code and only ``loop_blocks`` enter it, else None."""
+        region: set[int] = set()
+        for p in starts:
+            if not self.cfg.is_leader(p):
+                return None
+            region.add(self.cfg.block_of[p])
+        todo = list(region)
+        while todo:
+            b = todo.pop()
+            if len(region) > 64:
+                return None
+            for s in self.cfg.blocks[b].succs:
+                if s in loop_blocks:
+                    return None
+                if s not in region:
+                    region.add(s)
+                    todo.append(s)
+        grown = True
+        while grown:    # take in the little blocks on the way from the loop (a chain's POP_TOP; JUMP)
+            grown = False
+            for b in list(region):
+                for pred in self.cfg.blocks[b].preds:
+                    block = self.cfg.blocks[pred]
+                    if pred not in region and pred not in loop_blocks and set(block.succs) <= region \
+                            and set(block.preds) <= region | loop_blocks and block.preds:
+                        region.add(pred)
+                        grown = True
+        entered_inside = all(pred in region or pred in loop_blocks
+                             for b in region for pred in self.cfg.blocks[b].preds)
+        return region if entered_inside else None
+
+    def without_inline_exits(self, found: set[int]) -> set[int]:
+        """Drop exits whose code runs straight into another exit: the tail of an ``if`` that ends in
+        ``break`` laid out after the loop (3.14 no longer copies the test to the bottom, so the
+        last body statement can fall into the code after the loop)."""
+        def runs_into(p: int, q: int) -> bool:
+            if not p < q <= p + 64 or self.cfg.handler_at[p] != self.cfg.handler_at[q]:
+                return False
+            return all(ins.target is None and ins.opname not in ENDS_FUNCTION
+                       and ins.opname not in ("RERAISE", "FOR_ITER", "ASYNC_FOR_ITER")
+                       and self.cfg.handler_at[p + k] == self.cfg.handler_at[p]
+                       for k, ins in enumerate(self.instrs[p:q]))
+        return {p for p in found if not any(runs_into(p, q) for q in found)}

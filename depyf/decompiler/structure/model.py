@@ -1,0 +1,53 @@
+"""What the control-flow walk carries: the loop being read, the protected regions being left,
+the places where the current statement ends; and the instruction sets several builders share."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+TryStar = getattr(ast, "TryStar", ast.Try)  # ``try``/``except*`` (CPython 3.11+)
+
+TRY_NODES = (ast.Try, TryStar)
+
+ENDS_FUNCTION = frozenset({"RETURN_VALUE", "RAISE_VARARGS"})
+
+NO_CONTINUATION = -1   # Layer.continuation of except clauses whose try statement never goes on
+
+
+@dataclass
+class Loop:
+    header: int                      # position of FOR_ITER or of the loop test
+    continues: frozenset[int]        # positions a jump to which is ``continue``
+    breaks: frozenset[int]           # positions a jump to which is ``break``
+    blocks: frozenset[int]           # block indices of the loop (for post-dominators)
+    body_start: int | None = None    # first body position of a while loop with a folded test
+    back: int | None = None          # the bottom test's jump back to body_start
+    after: int | None = None         # where ``break`` goes (after the loop and its else clause)
+    wraps_while: bool = False        # a ``while True`` whose body starts with a while loop at its header
+
+
+@dataclass
+class Layer:
+    """A protected region being emitted: leaving it goes through ``kind``'s exit sequence."""
+
+    kind: str                        # "try", "finally", "with", "handler"
+    target: int                      # handler offset whose coverage defines the region
+    finally_ops: list | None = None  # for "finally": the (opname, argval) of the finally body
+    normal_exits: list = field(default_factory=list)
+    continuation: int | None = None  # for except clauses (and try bodies): where the try statement goes on
+
+
+@dataclass(frozen=True)
+class Context:
+    stops: frozenset[int] = frozenset()
+    loop: Loop | None = None
+    layers: tuple = ()
+
+    @property
+    def next_rounds(self) -> frozenset[int]:
+        """Where the enclosing loop's ``continue`` jumps (nothing outside loops)."""
+        return self.loop.continues if self.loop is not None else frozenset()
+
+    def with_stops(self, *extra: int | None) -> Context:
+        return Context(self.stops | {x for x in extra if x is not None}, self.loop, self.layers)

@@ -1,0 +1,218 @@
+"""``try`` and ``with`` statements: the regions the exception table protects."""
+
+from __future__ import annotations
+
+import ast
+import functools
+
+from depyf.decompiler import values as v
+from depyf.decompiler.executor import ReraiseStmt
+from depyf.decompiler.instructions import JUMPS_CANNOT_RAISE, POP_JUMPS
+from depyf.decompiler.structure.model import TRY_NODES, Context, Layer, TryStar
+
+
+class TryBuilder:
+    """Where protected regions start, and the try/with statement each one is."""
+
+    def covered(self, pos: int, layer: Layer) -> bool:
+        return layer.target in self.cfg.handler_chain(pos)
+
+    def test_left_out(self, pos: int, layer: Layer) -> bool:
+        """A lone conditional jump between two covered instructions: 3.13+ leaves jumps out of
+        the handler's range (they cannot raise), so this test inside a ``with`` or ``try`` body
+        is still the body's, not a way out of it."""
+        block = self.cfg.block_at(pos)
+        return JUMPS_CANNOT_RAISE and block.start == pos and block.end == pos + 1 \
+            and self.instrs[pos].opname in POP_JUMPS and 0 < pos < len(self.instrs) - 1 \
+            and self.covered(pos - 1, layer) and self.covered(pos + 1, layer)
+
+    def active_targets(self, ctx: Context) -> set[int]:
+        return {layer.target for layer in ctx.layers}
+
+    def try_candidate(self, pos: int, ctx: Context) -> int | None:
+        """The outermost handler that starts protecting code at ``pos`` in this context."""
+        active = self.active_targets(ctx)
+        outer = None
+        for t in self.cfg.handler_chain(pos):
+            if t in active:
+                break
+            if self.is_try_handler(t):
+                outer = t
+        return outer
+
+    def try_start(self, pos: int, ctx: Context, stack: list, out: list):
+        chain = self.cfg.handler_chain(pos)
+        active = self.active_targets(ctx)
+        candidates = [t for t in chain if t not in active and self.is_try_handler(t)]
+        if not candidates:
+            return False
+        # the outermost new handler starts first; inner ones start inside its body
+        for t in chain:
+            if t in active:
+                break
+        outer = None
+        for t in chain:
+            if t in active:
+                break
+            if t in candidates:
+                outer = t
+        if outer is None:
+            return False
+        return self.emit_protected(pos, outer, ctx, stack, out)
+
+    def is_try_handler(self, target: int) -> bool:
+        p = self.cfg.pos(target)
+        return p is not None and self.instrs[p].opname == "PUSH_EXC_INFO"
+
+    def handler_kind(self, target: int) -> str:
+        p = self.cfg.pos(target)
+        nxt = self.instrs[p + 1] if p + 1 < len(self.instrs) else None
+        if nxt is not None and nxt.opname == "WITH_EXCEPT_START":
+            return "with"
+        if self.is_except_handler(p):
+            return "try"
+        return "finally"
+
+    def is_except_handler(self, p: int) -> bool:
+        """PUSH_EXC_INFO at ``p`` starts except clauses: a bare ``except:`` (POP_TOP of the
+        exception), or a type test that normal flow reaches without leaving the handler's own
+        cleanup range.
+
+        The clauses' type expressions may branch, call and store (``except (A if c else B)``,
+        ``except tuple(types)``), so the test is looked for along the flow, not at a fixed
+        distance. A finally body reaches no type test that way: those of a try statement
+        inside it are entered by raising, under another cleanup handler.
+        """
+        if self.instrs[p + 1].opname == "POP_TOP":
+            return True
+        cleanup = self.cfg.handler_at[p]
+        blocks = self.cfg.blocks
+        seen: set[int] = set()
+        work = [self.cfg.block_of[p]]
+        while work:
+            index = work.pop()
+            if index in seen or blocks[index].handler != cleanup:
+                continue
+            seen.add(index)
+            b = blocks[index]
+            if any(ins.opname in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH") for ins in self.instrs[b.start:b.end]):
+                return True
+            work.extend(b.succs)
+        return False
+
+    def emit_protected(self, pos: int, target: int, ctx: Context, stack: list, out: list):
+        kind = self.handler_kind(target)
+        layer = Layer(kind, target)
+        if kind == "finally":
+            layer.finally_ops = self.finally_ops(target)
+        entry_stack = list(stack)
+        body_ctx = Context(frozenset(), ctx.loop, ctx.layers + (layer,))
+        body_stack = list(stack)
+        body = self.emit(pos, body_ctx, body_stack)
+        continuation = self.body_continuation(layer, ctx) if kind == "try" else None
+        if continuation is not None:
+            # read again, the returning blocks other than ``continuation`` as the body's own
+            layer = Layer(kind, target, continuation=continuation)
+            body_ctx = Context(frozenset(), ctx.loop, ctx.layers + (layer,))
+            body_stack = list(stack)
+            body = self.emit(pos, body_ctx, body_stack)
+        after = self.single(self.one_return_copy(layer.normal_exits), pos, "try body leaves at different places")
+        if kind == "with":
+            suppressed = self.with_suppressed_exit(target)
+            if after is None:
+                after = suppressed
+            if len(stack) < 2 or not isinstance(stack[-1], v.WithEnter):
+                raise self.error(pos, "with body without a context manager")
+            enter = stack[-1]
+            items = [ast.withitem(enter.manager, enter.target)]
+            node = (ast.AsyncWith if enter.is_async else ast.With)(items, body or [ast.Pass()])
+            out.append(node)
+            del stack[-2:]
+            return after
+        hpos = self.cfg.pos(target)
+        handler_stack = entry_stack[: self.entry_depth(pos, target)] + [v.ExcValue()]
+        if kind == "finally":
+            fin_layer = Layer("handler", self.cfg.handler_at[hpos].target if self.cfg.handler_at[hpos] else -2)
+            fin_ctx = Context(frozenset(), ctx.loop, ctx.layers + (fin_layer,))
+            final = strip_reraise(self.emit(hpos, fin_ctx, handler_stack))
+            node = ast.Try(body or [ast.Pass()], [], [], final or [ast.Pass()])
+            if len(node.body) == 1 and isinstance(node.body[0], TRY_NODES) and not node.body[0].finalbody:
+                inner = node.body[0]
+                node = type(inner)(inner.body, inner.handlers, inner.orelse, node.finalbody)
+            out.append(node)
+            return after
+        # except clauses
+        cleanup = self.cfg.handler_at[hpos]
+        h_layer = Layer("handler", cleanup.target if cleanup else -2, continuation=after)
+        try_type = ast.Try
+        if self.is_except_star_handler(hpos):
+            try_type = TryStar
+            handlers, h_after = self.except_star_clauses(hpos, h_layer, ctx, handler_stack[:-1])
+        else:
+            h_ctx = Context(frozenset(), ctx.loop, ctx.layers + (h_layer,))
+            h_stmts = self.emit(hpos, h_ctx, list(handler_stack))
+            continuation = self.clause_continuation(h_layer, ctx)
+            if continuation is not None:
+                # read again, the returning blocks other than ``continuation`` as the clauses' own
+                h_layer = Layer("handler", h_layer.target, continuation=continuation)
+                h_ctx = Context(frozenset(), ctx.loop, ctx.layers + (h_layer,))
+                h_stmts = self.emit(hpos, h_ctx, list(handler_stack))
+            handlers = self.except_clauses(h_stmts, pos)
+            h_after = self.single(self.one_return_copy(h_layer.normal_exits, after), pos,
+                                  "except clauses continue at different places")
+        orelse: list = []
+        if after is not None and h_after is not None and after != h_after:
+            # the else clause ends where the except clauses go on, or at its own copy of that
+            # place when it is a small returning block 3.12+ copied
+            orelse = self.emit(after, ctx.with_stops(h_after, *self.return_copies(h_after)), list(entry_stack))
+            after = h_after
+        elif after is None:
+            after = h_after
+        out.append(try_type(body or [ast.Pass()], handlers, orelse, []))
+        return after
+
+    def with_suppressed_exit(self, target: int) -> int | None:
+        """Where a with statement goes on after ``__exit__`` suppressed an exception."""
+        p = self.cfg.pos(target)
+        for k in range(p, min(p + 8, len(self.instrs))):
+            ins = self.instrs[k]
+            if ins.opname == "POP_JUMP_IF_TRUE":
+                q = self.cfg.pos(ins.target)
+                while q is not None and q < len(self.instrs) and self.instrs[q].opname in ("POP_TOP", "POP_EXCEPT"):
+                    q += 1
+                return self.follow_jumps(q)
+        return None
+
+    def entry_depth(self, pos: int, target: int) -> int:
+        entries = self._entries_by_target.get(target, ())
+        for e in entries:
+            if e.start <= self.instrs[pos].offset < e.end:
+                return e.depth
+        return entries[0].depth if entries else 0
+
+    @functools.cached_property
+    def _entries_by_target(self) -> dict[int, list]:
+        """The exception entries of each handler, in table order (one scan, not one per try)."""
+        found: dict[int, list] = {}
+        for e in self.cfg.entries:
+            found.setdefault(e.target, []).append(e)
+        return found
+
+
+def strip_reraise(body: list) -> list:
+    """Drop the RERAISE that ends every path of a finally body (at the end of its last statement's
+    branches too: an if's, a nested try's else or body, its except clauses)."""
+    if body and isinstance(body[-1], ReraiseStmt):
+        body = body[:-1]    # (what runs before it ends there too: ``try: ... else: <reraise>``)
+    last = body[-1] if body else None
+    if isinstance(last, ast.If):
+        last.body = strip_reraise(last.body) or [ast.Pass()]
+        last.orelse = strip_reraise(last.orelse)
+    elif isinstance(last, TRY_NODES) and not last.finalbody:
+        if last.orelse:
+            last.orelse = strip_reraise(last.orelse)
+        else:
+            last.body = strip_reraise(last.body) or [ast.Pass()]
+        for handler in last.handlers:
+            handler.body = strip_reraise(handler.body) or [ast.Pass()]
+    return body

@@ -1,0 +1,129 @@
+"""Control flow in expression position: conditional expressions and value-position and/or
+whose paths meet, or run copies of the code after them."""
+
+from __future__ import annotations
+
+import ast
+
+from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.executor import replace_in
+from depyf.decompiler.expressions import bool_op
+from depyf.decompiler.structure.conditions import _continues_chain
+from depyf.decompiler.structure.copies import _copy_key
+from depyf.decompiler.structure.model import ENDS_FUNCTION, Context
+
+
+class ValueFlows:
+    """Values computed by branching code (``a if c else b``, ``a and b``, ``a < b < c``)."""
+
+    def value_before_copied_tails(self, t: int, f: int, ctx: Context, stack: list) -> tuple | None:
+        """A conditional expression whose branches never meet: 3.12+ copied the small returning
+        code after it into both (``return s[:m.start() if m else None].strip()``).
+
+        Each branch is straight-line code ending the function; the longest common tail that
+        leaves each branch pushing exactly one value (and running no statement) is the code after
+        the expression. Returns (then value, else value, where the else branch's copy of the tail
+        starts), or None."""
+        a, b = self.straight_to_end(t), self.straight_to_end(f)
+        if a is None or b is None:
+            return None
+        common = 0
+        # a copy keeps the line of the code it copies: equal code on other lines was written twice
+        # (``if n: return f(a), 0`` / ``else: return g(a), 0`` is no ``(f if n else g)(a)``)
+        while common < min(len(a), len(b)) and _copy_key(self.instrs[a[-1 - common]]) \
+                == _copy_key(self.instrs[b[-1 - common]]) \
+                and self.instrs[a[-1 - common]].lineno == self.instrs[b[-1 - common]].lineno:
+            common += 1
+        for n in range(min(common, len(a) - 1, len(b) - 1), 0, -1):
+            if _ends_statement(self.instrs[b[-n]]):
+                continue
+            values = self.one_value_each(((t, a[-n]), (f, b[-n])), ctx, stack)
+            if values is not None and all(isinstance(x, ast.expr) for x in values):
+                return values[0], values[1], b[-n]
+        return None
+
+    def value_join_after_loop(self, t: int, f: int, ctx: Context, stack: list) -> int | None:
+        """Where the two values of a conditional expression inside a loop meet when that is past the
+        loop's own blocks (``return -(a if b else c)`` in a loop body): a join of the whole function
+        at which both branches have pushed one value and run no statement."""
+        join = self.join_within(t, f, None)
+        if join is None or self.one_value_each(((t, join), (f, join)), ctx, stack) is None:
+            return None
+        return join
+
+    def one_value_each(self, branches: tuple, ctx: Context, stack: list) -> list | None:
+        """The value each branch pushes from its start to its stop (``branches``: (start, stop)
+        pairs), when each only pushes one value (runs no statement, leaves the stack below as
+        it was); else None."""
+        values = []
+        for start, stop in branches:
+            trial = list(stack)
+            try:
+                if self.emit(start, ctx.with_stops(stop), trial) or len(trial) != len(stack) + 1 \
+                        or any(x is not y for x, y in zip(trial, stack, strict=False)):
+                    return None
+            except DecompilationError:
+                return None
+            values.append(trial[-1])
+        return values
+
+    def value_bool_op(self, i, ins, ctx, stack, out) -> int | None:
+        """``a and b`` / ``a or b`` (and chained comparisons) in value position."""
+        target = self.cfg.pos(ins.target)
+        left = stack.pop()
+        is_and = ins.opname == "JUMP_IF_FALSE_OR_POP"
+        tail = self.instrs[target:target + 2] if target is not None else []
+        # a chain's exit pops the middle operand kept under the result (SWAP 2; POP_TOP); the
+        # same pair also pops a for loop's iterator before ``return a or b``
+        chained = len(tail) == 2 and tail[0].opname == "SWAP" and tail[0].argval == 2 \
+            and tail[1].opname == "POP_TOP" and _continues_chain(left, stack)
+        if chained:
+            end = target + 2
+            region = ctx.with_stops(target, end, self.copied_tail(i + 1, target, end))
+            right_stack = list(stack)
+            stmts = self.emit(i + 1, region, right_stack)
+            if stmts and self.chain_in_copied_tails(i + 1, target, end, stmts, left, stack[-1]):
+                out.extend(stmts)
+                stack.pop()
+                return None
+            if stmts or len(right_stack) != len(stack):
+                raise self.error(i, "unrecognised chained comparison")
+            right = right_stack[-1]
+            middle = stack.pop()
+            stack.append(self.merge_compare(left, right, middle, i))
+            return end
+        right_stack = list(stack)
+        stmts = self.emit(i + 1, ctx.with_stops(target), right_stack)
+        if stmts or len(right_stack) != len(stack) + 1:
+            raise self.error(i, "value-position and/or with statements inside")
+        right = self.executor.value(right_stack[-1], ins)
+        stack.append(bool_op(ast.And if is_and else ast.Or, self.executor.value(left, ins), right))
+        return target
+
+    def chain_in_copied_tails(self, start: int, stop: int, end: int, stmts: list, left, middle) -> bool:
+        """The last comparison of a chain in value position whose right operand is a conditional
+        expression, 3.12+ having copied the comparison and the returning code after the chain into
+        both of its branches: ``stmts`` (read from ``start``) is that one returning statement, with
+        the comparison of ``middle``; merged here with ``left`` into the whole chain.
+
+        Each return between ``start`` and ``stop`` must end a copy of ``COMPARE_OP`` and of the
+        code at ``end`` (where the chain's failing test goes on), so both ways run that code."""
+        tail_end = self.copied_block_end(end)
+        if tail_end is None or len(stmts) != 1 or not isinstance(stmts[0], ast.Return):
+            return False
+        n = tail_end - end
+        returns = [k for k in range(start, stop) if self.instrs[k].opname in ENDS_FUNCTION]
+        if len(returns) < 2 or any(k - n < start or self.instrs[k - n].opname != "COMPARE_OP"
+                                   or not self.repeats(k - n + 1, end, n) for k in returns):
+            return False
+        found = [node for node in ast.walk(stmts[0]) if isinstance(node, ast.Compare) and node.left is middle]
+        if len(found) != 1 or not isinstance(left, ast.Compare):
+            return False
+        replace_in(stmts[0], found[0], self.merge_compare(left, found[0], middle, start))
+        return True
+
+
+def _ends_statement(ins) -> bool:
+    """Does ``ins`` use the value before it as a whole statement (``x = v``, ``v``, ``return v``)?
+    Branches that each end so read as an if statement, as written, not as one conditional value."""
+    return ins.opname.startswith("STORE_") or ins.opname in ("POP_TOP", "RETURN_VALUE")

@@ -1,0 +1,122 @@
+"""The tests 3.11+ copies from the top of a ``while`` loop to its bottom."""
+
+from __future__ import annotations
+
+from depyf.decompiler.instructions import CONDITIONAL_JUMPS
+
+# Instructions a while test's copies are widened over (see ``Structurer.widen_copied_test``).
+TEST_OPS = frozenset({
+    "LOAD_FAST", "LOAD_CONST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "PUSH_NULL",
+    "COMPARE_OP", "IS_OP", "CONTAINS_OP", "UNARY_NOT", "UNARY_NEGATIVE", "JUMP",
+})
+
+
+class WhileTests:
+    """Finding the two copies of each while test."""
+
+    def find_while_tests(self) -> dict[int, tuple]:
+        """Top-of-loop tests that 3.11+ duplicated at the bottom of ``while`` loops.
+
+        Maps the top test's first position to (test_end, body_start, exit_pos, bottom, back).
+        """
+        found = {}
+        for body_start, sources in self.back_edge_targets.items():
+            back = max(sources)
+            tests = ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE")
+            last = back       # the bottom copy's last test
+            if self.instrs[back].opname == "JUMP" and back >= 1 and self.instrs[back - 1].opname in tests:
+                last = back - 1   # ``POP_JUMP_IF_FALSE exit; JUMP body``: the test ends in a true constant
+            elif self.instrs[back].opname not in tests:
+                continue
+            end = body_start - 1
+            ins = self.instrs
+            if end >= 3 and ins[end].opname == "JUMP" and ins[end - 1].opname == "POP_TOP" \
+                    and ins[end - 2].opname == "JUMP" and self.cfg.pos(ins[end - 2].target) == body_start \
+                    and ins[end - 3].opname.startswith("POP_JUMP"):
+                # a chained comparison ends the test: ``POP_JUMP_IF_FALSE exit; JUMP body`` then the
+                # trampoline ``POP_TOP; JUMP exit`` popping the middle operand; at the bottom it is
+                # ``POP_JUMP_IF_TRUE body`` (the trampoline after it)
+                end -= 3
+            else:
+                # the same, 3.12+: the trampoline runs a copy of the returning code after the loop
+                j = self.cfg.block_at(end).start if end >= 0 else -1
+                if j >= 2 and ins[j].opname == "POP_TOP" and self.is_return_copy(j + 1, body_start) \
+                        and ins[j - 1].opname == "JUMP" and self.cfg.pos(ins[j - 1].target) == body_start \
+                        and ins[j - 2].opname.startswith("POP_JUMP"):
+                    end = j - 2
+            k = 0
+            while True:
+                a, b = last - k, end - k
+                if b < 0 or a <= body_start:
+                    break
+                ia, ib = self.instrs[a], self.instrs[b]
+                if (ia.target is None) != (ib.target is None):
+                    break
+                if ia.target is None and (ia.opname != ib.opname or ia.argval != ib.argval):
+                    break
+                # jumps inside the test (``and``/``or`` values, a chain's exit) land alike in both copies
+                same_value_jump = ia.opname == ib.opname \
+                    and (ia.opname.startswith("JUMP_IF") or ia.opname == "JUMP") \
+                    and self.cfg.pos(ia.target) is not None and self.cfg.pos(ib.target) is not None \
+                    and self.cfg.pos(ia.target) - a == self.cfg.pos(ib.target) - b
+                # ``... or`` ending in a constant true: the test jumps into the body unconditionally
+                same_value_jump = same_value_jump or (ia.opname == ib.opname == "JUMP"
+                                                      and self.cfg.pos(ia.target) == body_start
+                                                      and self.cfg.pos(ib.target) == body_start)
+                if ia.target is not None and not same_value_jump \
+                        and not (ia.opname.startswith("POP_JUMP") and ib.opname.startswith("POP_JUMP")):
+                    break
+                if ib.lineno != ia.lineno:
+                    break
+                k += 1
+            if k == 0:
+                continue
+            top, test_end = end + 1 - k, end
+            if not self.instrs[test_end].opname.startswith("POP_JUMP"):
+                continue
+            t, f = self.branches(test_end)
+            exit_pos = f if self.same_place(t, body_start) else t
+            bottom = last - k + 1
+            widened = self.widen_copied_test(top, bottom, test_end, body_start, exit_pos)
+            if widened is not None:
+                top, bottom = widened
+            found[top] = (test_end, body_start, exit_pos, bottom, back)
+        return found
+
+    def widen_copied_test(self, top: int, bottom: int, test_end: int, body_start: int,
+                          exit_pos: int | None) -> tuple | None:
+        """(top, bottom) starts of a while test's two copies, past where they stop repeating.
+
+        The copies differ where a constant folded a jump away: the top one's ``POP_JUMP_IF_FALSE
+        exit; JUMP body`` is ``POP_JUMP_IF_TRUE body`` and a copy of the exit at the bottom. Each
+        copy goes back over its test code on the while statement's line and the copies of the
+        code after the loop between it; both must then start alike. None when they do not.
+        """
+        line = self.instrs[test_end].lineno
+        new_top = self.test_code_start(top, line, exit_pos, 0)
+        new_bottom = self.test_code_start(bottom, line, exit_pos, body_start)
+        if new_top == top and new_bottom == bottom:
+            return None
+        a, b = self.instrs[new_top], self.instrs[new_bottom]
+        if new_top >= body_start or (a.opname, repr(a.argval)) != (b.opname, repr(b.argval)):
+            return None
+        return new_top, new_bottom
+
+    def test_code_start(self, p: int, line, exit_pos: int | None, floor: int) -> int:
+        """Back from ``p`` over loads, tests and jumps on ``line`` and copies of the block at
+        ``exit_pos`` (not below ``floor``): where that code starts (with a test, not with such a
+        copy, which belongs to the code before: a ``break`` at the end of the body)."""
+        first = p
+        while p - 1 >= floor:
+            ins = self.instrs[p - 1]
+            if ins.lineno == line and (ins.opname in TEST_OPS or ins.opname in CONDITIONAL_JUMPS):
+                p -= 1
+                first = p
+                continue
+            start = self.cfg.block_at(p - 1).start
+            if start >= floor and exit_pos is not None and start != exit_pos \
+                    and self.copied_block_end(start) == p and self.same_place(start, exit_pos):
+                p = start
+                continue
+            break
+        return first
