@@ -8,7 +8,7 @@ import functools
 
 from depyf.decompiler.expressions import bool_op, negate
 from depyf.decompiler.instructions import CONDITIONAL_JUMPS
-from depyf.decompiler.structure.model import Context
+from depyf.decompiler.structure.model import Context, ExitKind
 
 COMPOUND_CALLS_PER_BLOCK = 64   # condition searches allowed per basic block (beyond a fixed 16,384)
 
@@ -57,7 +57,7 @@ class CompoundConditions:
         folded_any = False
         for _ in range(len(self.cfg.blocks) + 1):
             merged = False
-            if t == f and t not in keep and self.classify(t, ctx) == "goto":
+            if t == f and t not in keep and self.classify(t, ctx) is ExitKind.GOTO:
                 # both edges of the test go to the next test (the compiler folded ``A and <falsy
                 # constant> or B``): A is only truth-tested, so this is ``(A and False) or B``
                 pc = self.pure_condition(t, stack, members, ctx)
@@ -70,7 +70,7 @@ class CompoundConditions:
             for side in ("t", "f"):
                 x = t if side == "t" else f
                 other = f if side == "t" else t
-                if x in keep or self.classify(x, ctx) != "goto":
+                if x in keep or self.classify(x, ctx) is not ExitKind.GOTO:
                     continue
                 x = self.past_lone_jump(x)
                 if x in keep or any(self.past_lone_jump(k) == x for k in keep):
@@ -206,7 +206,7 @@ class CompoundConditions:
         Returns (condition, true, false, members) or None. A branch's place is compared through
         unconditional jumps (the compiler jumps from one branch's test to the other's target).
         """
-        if t in keep or f in keep or t == f or self.classify(t, ctx) != "goto" or self.classify(f, ctx) != "goto":
+        if t in keep or f in keep or t == f or self.classify(t, ctx) is not ExitKind.GOTO or self.classify(f, ctx) is not ExitKind.GOTO:
             return None
         sides = []
         taken = set(members)

@@ -18,7 +18,7 @@ from depyf.decompiler.structure.ifs import IfBuilder
 from depyf.decompiler.structure.loop_exits import LoopExits
 from depyf.decompiler.structure.loops import LoopBuilder
 from depyf.decompiler.structure.match import MatchBuilder
-from depyf.decompiler.structure.model import Context
+from depyf.decompiler.structure.model import Context, ExitKind
 from depyf.decompiler.structure.protected import TryBuilder
 from depyf.decompiler.structure.regions import RegionExits
 from depyf.decompiler.structure.value_flows import ValueFlows
@@ -126,33 +126,33 @@ class Structurer(
             raise self.error(n - 1, "control runs past the last instruction")
         return out
 
-    def classify(self, target: int | None, ctx: Context) -> str:
-        """What a jump to ``target`` means here: 'stop', 'continue', 'break' or 'goto'."""
+    def classify(self, target: int | None, ctx: Context) -> ExitKind:
+        """What a jump to ``target`` means here: STOP, CONTINUE, BREAK, LEAVE or GOTO."""
         if target is None:
-            return "goto"
+            return ExitKind.GOTO
         if ctx.loop is not None:
             if target in ctx.loop.continues:
-                return "continue"
+                return ExitKind.CONTINUE
             if target in ctx.loop.breaks:
-                return "break"
+                return ExitKind.BREAK
         if target not in ctx.stops and self.cfg.is_leader(target):
             block = self.cfg.block_at(target)
             only = self.instrs[block.start]
             if block.end - block.start == 1 and only.opname == "JUMP":
                 inner = self.classify(self.cfg.pos(only.target), ctx) if self.cfg.pos(only.target) != target \
-                    else "goto"
-                if inner in ("continue", "break", "stop"):
+                    else ExitKind.GOTO
+                if inner in (ExitKind.CONTINUE, ExitKind.BREAK, ExitKind.STOP):
                     return inner
         if ctx.loop is not None:
             if target in ctx.loop.continues:
-                return "continue"
+                return ExitKind.CONTINUE
             if target in ctx.loop.breaks:
-                return "break"
+                return ExitKind.BREAK
         if target in ctx.stops:
-            return "stop"
+            return ExitKind.STOP
         if ctx.layers and not self.covered(target, ctx.layers[-1]):
-            return "leave"
-        return "goto"
+            return ExitKind.LEAVE
+        return ExitKind.GOTO
 
     def control(self, i: int, stop: Stop, ctx: Context, stack: list, out: list) -> int | None:
         ins = stop.ins
@@ -165,15 +165,15 @@ class Structurer(
         if op == "JUMP":
             target = self.cfg.pos(ins.target)
             kind = self.classify(target, ctx)
-            if kind == "continue":
+            if kind is ExitKind.CONTINUE:
                 out.append(self.continue_stmt(target, ctx))
                 return None
-            if kind == "break":
+            if kind is ExitKind.BREAK:
                 out.append(ast.Break())
                 return None
-            if kind == "stop":
+            if kind is ExitKind.STOP:
                 return None
-            if kind == "leave":
+            if kind is ExitKind.LEAVE:
                 self.leave_region(target, ctx, stack, out)
                 return None
             if target is not None and target <= i and not self.cfg.is_leader(target):

@@ -9,7 +9,7 @@ from depyf.decompiler.executor import replace_everywhere, replace_in
 from depyf.decompiler.expressions import negate
 from depyf.decompiler.instructions import copies_loop_tests
 from depyf.decompiler.structure.conditions import _continues_chain
-from depyf.decompiler.structure.model import Context
+from depyf.decompiler.structure.model import Context, ExitKind
 
 
 class IfBuilder:
@@ -96,13 +96,13 @@ class IfBuilder:
     def resolve_exit(self, pos, ctx, stack):
         """('goto', None), ('end', pos) for the region's end, or ('stmt', [break/continue/return])."""
         kind = self.classify(pos, ctx)
-        if kind == "goto":
+        if kind is ExitKind.GOTO:
             return ("goto", None)
-        if kind == "stop":
+        if kind is ExitKind.STOP:
             return ("end", pos)
-        if kind == "continue":
+        if kind is ExitKind.CONTINUE:
             return ("stmt", [self.continue_stmt(pos, ctx)])
-        if kind == "break":
+        if kind is ExitKind.BREAK:
             return ("stmt", [ast.Break()])
         body: list = []
         normal = self.leave_region(pos, ctx, list(stack), body)

@@ -4,6 +4,7 @@ the places where the current statement ends; and the instruction sets several bu
 from __future__ import annotations
 
 import ast
+import enum
 from dataclasses import dataclass, field
 
 TryStar = getattr(ast, "TryStar", ast.Try)  # ``try``/``except*`` (CPython 3.11+)
@@ -13,6 +14,18 @@ TRY_NODES = (ast.Try, TryStar)
 ENDS_FUNCTION = frozenset({"RETURN_VALUE", "RAISE_VARARGS"})
 
 NO_CONTINUATION = -1   # Layer.continuation of except clauses whose try statement never goes on
+
+
+class ExitKind(enum.Enum):
+    """What a jump means where it is read (``Structurer.classify``), or what the code reached on
+    leaving a protected region does (``RegionExits.final_kind``)."""
+
+    GOTO = "goto"            # plain flow: the code there is read next
+    STOP = "stop"            # where the enclosing statement ends (one of ``Context.stops``)
+    CONTINUE = "continue"    # the next round of the enclosing loop
+    BREAK = "break"          # out of the enclosing loop
+    LEAVE = "leave"          # out of the innermost protected region, through its exit sequence
+    RETURN = "return"        # the function ends (``final_kind`` only)
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from depyf.decompiler.structure.model import NO_CONTINUATION, Context, Layer
+from depyf.decompiler.structure.model import NO_CONTINUATION, Context, ExitKind, Layer
 
 
 class RegionExits:
@@ -25,7 +25,7 @@ class RegionExits:
         dest = self.follow_jumps(p)
         goes_on = continuation not in (None, NO_CONTINUATION) \
             and (dest == continuation or self.same_return_block(dest, continuation))
-        if kind == "return" and goes_on:
+        if kind is ExitKind.RETURN and goes_on:
             # 3.10's copy of the code after the try statement, falling on from the clause
             first.normal_exits.append(first.continuation)
             return True
@@ -39,7 +39,7 @@ class RegionExits:
                     # interrupt check is never a ``continue``, even to a loop's header (3.14
                     # lays a while loop right after the try body, test first)
                     exit_to = self.follow_jumps(back)
-            if continuation is None or dest is None or self.final_kind(dest, ctx) != "return":
+            if continuation is None or dest is None or self.final_kind(dest, ctx) is not ExitKind.RETURN:
                 first.normal_exits.append(exit_to)
                 return True
             if goes_on:
@@ -47,8 +47,8 @@ class RegionExits:
                 return True
             # a jump to a return other than where the try statement goes on: the clause's own
             # (3.10 copies a clause's returns into each path to them; depyf shares the copies)
-            p, kind = dest, "return"
-        if kind == "return":
+            p, kind = dest, ExitKind.RETURN
+        if kind is ExitKind.RETURN:
             q = p
             while q is not None and q + 1 < len(self.instrs) and self.instrs[q].opname == "POP_TOP":
                 q += 1
@@ -57,9 +57,9 @@ class RegionExits:
             node = ast.Return(self.return_value(q, stack))
             node.source_line = self.instrs[p].lineno if p is not None else None
             out.append(node)
-        elif kind == "break":
+        elif kind is ExitKind.BREAK:
             out.append(ast.Break())
-        elif kind == "continue":
+        elif kind is ExitKind.CONTINUE:
             out.append(self.continue_stmt(p, ctx))
         return False
 
@@ -72,7 +72,7 @@ class RegionExits:
         places = self.one_return_copy(layer.normal_exits)
         if len(places) < 2 or None in places:
             return None
-        rest = [p for p in places if self.final_kind(p, ctx) != "return"]
+        rest = [p for p in places if self.final_kind(p, ctx) is not ExitKind.RETURN]
         return rest[0] if len(rest) == 1 else None
 
     def clause_continuation(self, h_layer: Layer, ctx: Context) -> int | None:
@@ -87,7 +87,7 @@ class RegionExits:
         places = self.one_return_copy(h_layer.normal_exits)
         if len(places) < 2 or None in places:
             return None
-        rest = [p for p in places if self.final_kind(p, ctx) != "return"]
+        rest = [p for p in places if self.final_kind(p, ctx) is not ExitKind.RETURN]
         if len(rest) > 1:
             return None
         return rest[0] if rest else NO_CONTINUATION
@@ -127,7 +127,9 @@ class RegionExits:
             return c
         return self.follow_jumps(self.leave_enclosing(c, layers, []))
 
-    def final_kind(self, p, ctx) -> str | None:
+    def final_kind(self, p, ctx) -> ExitKind | None:
+        """What the code at ``p``, reached on leaving a region, does: RETURN, BREAK or CONTINUE
+        (None: none of those, the region's normal exit)."""
         if p is None or p >= len(self.instrs):
             return None
         # a return from inside for loops first pops their iterators: SWAP 2; POP_TOP
@@ -136,16 +138,16 @@ class RegionExits:
                 and self.instrs[p + 1].opname in ("POP_TOP", "POP_EXCEPT"):
             p += 2
         if ctx.loop is not None and p in ctx.loop.continues:
-            return "continue"
+            return ExitKind.CONTINUE
         if ctx.loop is not None and p in ctx.loop.breaks:
-            return "break"
+            return ExitKind.BREAK
         if ctx.loop is not None and self.same_return_block(p, ctx.loop.after):
-            return "break"
+            return ExitKind.BREAK
         ins = self.instrs[p]
         if ins.opname == "RETURN_VALUE":
-            return "return"
+            return ExitKind.RETURN
         if ins.opname == "LOAD_CONST" and p + 1 < len(self.instrs) and self.instrs[p + 1].opname == "RETURN_VALUE":
-            return "return"
+            return ExitKind.RETURN
         pops = 0
         while ins.opname == "POP_TOP" and p + 1 < len(self.instrs):
             p += 1
@@ -153,16 +155,16 @@ class RegionExits:
             ins = self.instrs[p]
         if pops == 1 and ctx.loop is not None and self.instrs[ctx.loop.header].opname == "FOR_ITER" \
                 and self.same_return_block(p, ctx.loop.after):
-            return "break"      # pops the iterator, then runs 3.12+'s copy of the code after the loop
+            return ExitKind.BREAK  # pops the iterator, then runs 3.12+'s copy of the code after the loop
         if pops and ins.opname == "LOAD_CONST" and p + 1 < len(self.instrs) \
                 and self.instrs[p + 1].opname == "RETURN_VALUE":
-            return "return"     # ``return <constant>`` inside for loops: their iterators popped first
+            return ExitKind.RETURN  # ``return <constant>`` inside for loops: their iterators popped first
         if ins.opname == "JUMP" and ctx.loop is not None:
             t = self.cfg.pos(ins.target)
             if t in ctx.loop.continues:
-                return "continue"
+                return ExitKind.CONTINUE
             if t in ctx.loop.breaks:
-                return "break"
+                return ExitKind.BREAK
         return None
 
     def return_value(self, p, stack):
