@@ -6,7 +6,7 @@ import ast
 
 from depyf.decompiler import values as v
 from depyf.decompiler.executor import ExceptAsStmt, ReraiseStmt
-from depyf.decompiler.structure.model import Context, Layer
+from depyf.decompiler.structure.model import Context, Layer, RegionKind
 
 
 class ExceptClauses:
@@ -71,7 +71,7 @@ class ExceptClauses:
                 c = self.cfg.pos(clause)
                 if not any(x.opname == "LIST_APPEND" and x.argval == 3 for x in ins[c:c + 4]):
                     raise self.error(body_pos, "except* clause body without its cleanup handler")
-                clause_layer = Layer("handler", clause)
+                clause_layer = Layer(RegionKind.HANDLER, clause)
                 layers += (clause_layer,)
             elif h_layer.target not in chain:
                 raise self.error(body_pos, "except* clause body outside the clauses' handler")

@@ -28,6 +28,15 @@ class ExitKind(enum.Enum):
     RETURN = "return"        # the function ends (``final_kind`` only)
 
 
+class RegionKind(enum.Enum):
+    """Which exit sequence leaving a protected region (``Layer``) goes through."""
+
+    TRY = "try"              # a try body with except clauses: no exit sequence
+    FINALLY = "finally"      # a try body with a finally clause: an inline copy of the finally body
+    WITH = "with"            # a with body: the ``__exit__`` call
+    HANDLER = "handler"      # except clauses or a finally body: POP_EXCEPT (and the name's deletion)
+
+
 @dataclass
 class Loop:
     header: int                      # position of FOR_ITER or of the loop test
@@ -44,9 +53,9 @@ class Loop:
 class Layer:
     """A protected region being emitted: leaving it goes through ``kind``'s exit sequence."""
 
-    kind: str                        # "try", "finally", "with", "handler"
+    kind: RegionKind
     target: int                      # handler offset whose coverage defines the region
-    finally_ops: list | None = None  # for "finally": the (opname, argval) of the finally body
+    finally_ops: list | None = None  # for FINALLY: the (opname, argval) of the finally body
     normal_exits: list = field(default_factory=list)
     continuation: int | None = None  # for except clauses (and try bodies): where the try statement goes on
 

@@ -8,7 +8,7 @@ import functools
 from depyf.decompiler import values as v
 from depyf.decompiler.executor import ReraiseStmt
 from depyf.decompiler.instructions import JUMPS_CANNOT_RAISE, POP_JUMPS
-from depyf.decompiler.structure.model import TRY_NODES, Context, Layer, TryStar
+from depyf.decompiler.structure.model import TRY_NODES, Context, Layer, RegionKind, TryStar
 
 
 class TryBuilder:
@@ -64,14 +64,14 @@ class TryBuilder:
         p = self.cfg.pos(target)
         return p is not None and self.instrs[p].opname == "PUSH_EXC_INFO"
 
-    def handler_kind(self, target: int) -> str:
+    def handler_kind(self, target: int) -> RegionKind:
         p = self.cfg.pos(target)
         nxt = self.instrs[p + 1] if p + 1 < len(self.instrs) else None
         if nxt is not None and nxt.opname == "WITH_EXCEPT_START":
-            return "with"
+            return RegionKind.WITH
         if self.is_except_handler(p):
-            return "try"
-        return "finally"
+            return RegionKind.TRY
+        return RegionKind.FINALLY
 
     def is_except_handler(self, p: int) -> bool:
         """PUSH_EXC_INFO at ``p`` starts except clauses: a bare ``except:`` (POP_TOP of the
@@ -103,13 +103,13 @@ class TryBuilder:
     def emit_protected(self, pos: int, target: int, ctx: Context, stack: list, out: list):
         kind = self.handler_kind(target)
         layer = Layer(kind, target)
-        if kind == "finally":
+        if kind is RegionKind.FINALLY:
             layer.finally_ops = self.finally_ops(target)
         entry_stack = list(stack)
         body_ctx = Context(frozenset(), ctx.loop, ctx.layers + (layer,))
         body_stack = list(stack)
         body = self.emit(pos, body_ctx, body_stack)
-        continuation = self.body_continuation(layer, ctx) if kind == "try" else None
+        continuation = self.body_continuation(layer, ctx) if kind is RegionKind.TRY else None
         if continuation is not None:
             # read again, the returning blocks other than ``continuation`` as the body's own
             layer = Layer(kind, target, continuation=continuation)
@@ -117,7 +117,7 @@ class TryBuilder:
             body_stack = list(stack)
             body = self.emit(pos, body_ctx, body_stack)
         after = self.single(self.one_return_copy(layer.normal_exits), pos, "try body leaves at different places")
-        if kind == "with":
+        if kind is RegionKind.WITH:
             suppressed = self.with_suppressed_exit(target)
             if after is None:
                 after = suppressed
@@ -131,8 +131,8 @@ class TryBuilder:
             return after
         hpos = self.cfg.pos(target)
         handler_stack = entry_stack[: self.entry_depth(pos, target)] + [v.ExcValue()]
-        if kind == "finally":
-            fin_layer = Layer("handler", self.cfg.handler_at[hpos].target if self.cfg.handler_at[hpos] else -2)
+        if kind is RegionKind.FINALLY:
+            fin_layer = Layer(RegionKind.HANDLER, self.cfg.handler_at[hpos].target if self.cfg.handler_at[hpos] else -2)
             fin_ctx = Context(frozenset(), ctx.loop, ctx.layers + (fin_layer,))
             final = strip_reraise(self.emit(hpos, fin_ctx, handler_stack))
             node = ast.Try(body or [ast.Pass()], [], [], final or [ast.Pass()])
@@ -143,7 +143,7 @@ class TryBuilder:
             return after
         # except clauses
         cleanup = self.cfg.handler_at[hpos]
-        h_layer = Layer("handler", cleanup.target if cleanup else -2, continuation=after)
+        h_layer = Layer(RegionKind.HANDLER, cleanup.target if cleanup else -2, continuation=after)
         try_type = ast.Try
         if self.is_except_star_handler(hpos):
             try_type = TryStar
@@ -154,7 +154,7 @@ class TryBuilder:
             continuation = self.clause_continuation(h_layer, ctx)
             if continuation is not None:
                 # read again, the returning blocks other than ``continuation`` as the clauses' own
-                h_layer = Layer("handler", h_layer.target, continuation=continuation)
+                h_layer = Layer(RegionKind.HANDLER, h_layer.target, continuation=continuation)
                 h_ctx = Context(frozenset(), ctx.loop, ctx.layers + (h_layer,))
                 h_stmts = self.emit(hpos, h_ctx, list(handler_stack))
             handlers = self.except_clauses(h_stmts, pos)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from depyf.decompiler.structure.model import NO_CONTINUATION, Context, ExitKind, Layer
+from depyf.decompiler.structure.model import NO_CONTINUATION, Context, ExitKind, Layer, RegionKind
 
 
 class RegionExits:
@@ -102,7 +102,7 @@ class RegionExits:
             while p + 2 < len(self.instrs) and self.instrs[p].opname == "SWAP" and self.instrs[p].argval == 2 \
                     and self.instrs[p + 1].opname == "POP_TOP":
                 p += 2
-            if layers[k - 1].kind == "handler" and p + 1 < len(self.instrs) \
+            if layers[k - 1].kind is RegionKind.HANDLER and p + 1 < len(self.instrs) \
                     and self.instrs[p].opname == "SWAP" and self.instrs[p].argval == 2 \
                     and self.instrs[p + 1].opname == "POP_EXCEPT":
                 # a value returned through nested except clauses: each pops its saved exception
@@ -185,9 +185,9 @@ class RegionExits:
         if p is None:
             return None
         ins = self.instrs
-        if layer.kind == "finally":
+        if layer.kind is RegionKind.FINALLY:
             return self.skip_finally_copy(layer.finally_ops, p)
-        if layer.kind == "with":
+        if layer.kind is RegionKind.WITH:
             k = p
             limit = p + 8
             while k < len(ins) and k < limit:
@@ -200,7 +200,7 @@ class RegionExits:
                     return k
                 k += 1
             raise self.error(p, "with exit call not found")
-        if layer.kind == "handler":
+        if layer.kind is RegionKind.HANDLER:
             k = p
             if k + 1 < len(ins) and ins[k].opname == "POP_TOP" and ins[k + 1].opname == "POP_EXCEPT":
                 k += 1
