@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-EXIT = -1
+
+class _VirtualExit:
+    """The virtual exit node of a region: a named object that equals no block index."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "EXIT"
+
+
+EXIT = _VirtualExit()
 
 
 def post_dominators(nodes: set[int], succs: dict[int, list[int]]) -> PostDominators:
@@ -38,7 +48,7 @@ def post_dominators(nodes: set[int], succs: dict[int, list[int]]) -> PostDominat
     while changed:
         changed = False
         for n in order:
-            if n == EXIT:
+            if n is EXIT:
                 continue
             new = None
             for s in rsuccs[n]:
@@ -54,7 +64,7 @@ def post_dominators(nodes: set[int], succs: dict[int, list[int]]) -> PostDominat
 
 def _intersect(a: int, b: int, ipdom: dict[int, int], rank: dict[int, int]) -> int:
     while a != b:
-        if a == EXIT or b == EXIT:
+        if a is EXIT or b is EXIT:
             return EXIT     # where the walk would end anyway, after climbing the whole other chain
         while rank.get(a, -1) > rank.get(b, -1):
             a = ipdom[a]
@@ -73,7 +83,7 @@ class PostDominators(dict):
         if self._times is None:
             children: dict[int, list[int]] = {}
             for node, parent in self.items():
-                if node != EXIT:
+                if node is not EXIT:
                     children.setdefault(parent, []).append(node)
             enter: dict[int, int] = {}
             leave: dict[int, int] = {}
@@ -119,7 +129,7 @@ def _first_common(a: int, b: int, ipdom: dict[int, int]) -> int:
     x = a
     for _ in range(len(ipdom) + 2):
         ancestors.add(x)
-        if x == EXIT:
+        if x is EXIT:
             break
         x = ipdom.get(x, EXIT)
     y = b

@@ -36,7 +36,7 @@ class GraphAnalysis:
         nodes = {b.index for b in blocks}
         preds = {b.index: list(b.preds) + list(b.exc_preds) for b in blocks}
         if blocks:
-            preds[0].append(-2)  # the entry is entered from outside (a node not in ``nodes``: EXIT)
+            preds[0].append(EXIT)  # the entry is entered from outside (the reversed graph's exit)
         return post_dominators(nodes, preds)
 
     @staticmethod
@@ -44,7 +44,7 @@ class GraphAnalysis:
         for _ in range(len(idom) + 2):
             if b == a:
                 return True
-            if b == EXIT:
+            if b is EXIT:
                 return False
             b = idom.get(b, EXIT)
         return False
@@ -92,7 +92,7 @@ class GraphAnalysis:
         if ba not in ipdom or bb not in ipdom:
             return None
         j = common_post_dominator(ba, bb, ipdom)
-        return None if j == EXIT else self.cfg.blocks[j].start
+        return None if j is EXIT else self.cfg.blocks[j].start
 
     def reraises(self, p: int | None) -> bool:
         """Does the block at ``p`` only re-raise the exception being handled?

@@ -123,7 +123,7 @@ class MatchBuilder:
                 continue                    # leaves the loop (break)
             seen = set()
             for _ in range(len(ipdom) + 2):
-                if b == EXIT or b in seen:
+                if b is EXIT or b in seen:
                     break
                 seen.add(b)
                 counts[b] = counts.get(b, 0) + 1

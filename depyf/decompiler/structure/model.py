@@ -13,7 +13,23 @@ TRY_NODES = (ast.Try, TryStar)
 
 ENDS_FUNCTION = frozenset({"RETURN_VALUE", "RAISE_VARARGS"})
 
-NO_CONTINUATION = -1   # Layer.continuation of except clauses whose try statement never goes on
+
+class Sentinel:
+    """A named marker that equals no position, block index or handler offset."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+# Layer.continuation of except clauses whose try statement never goes on
+NO_CONTINUATION = Sentinel("NO_CONTINUATION")
+# Layer.target of except clauses or a finally body that no cleanup handler protects
+NO_HANDLER = Sentinel("NO_HANDLER")
 
 
 class ExitKind(enum.Enum):
@@ -54,10 +70,10 @@ class Layer:
     """A protected region being emitted: leaving it goes through ``kind``'s exit sequence."""
 
     kind: RegionKind
-    target: int                      # handler offset whose coverage defines the region
+    target: int | Sentinel           # handler offset whose coverage defines the region (or NO_HANDLER)
     finally_ops: list | None = None  # for FINALLY: the (opname, argval) of the finally body
     normal_exits: list = field(default_factory=list)
-    continuation: int | None = None  # for except clauses (and try bodies): where the try statement goes on
+    continuation: int | Sentinel | None = None  # for except clauses (and try bodies): where the try statement goes on
 
 
 @dataclass(frozen=True)

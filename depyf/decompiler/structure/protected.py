@@ -8,7 +8,7 @@ import functools
 from depyf.decompiler import values as v
 from depyf.decompiler.executor import ReraiseStmt
 from depyf.decompiler.instructions import JUMPS_CANNOT_RAISE, POP_JUMPS
-from depyf.decompiler.structure.model import TRY_NODES, Context, Layer, RegionKind, TryStar
+from depyf.decompiler.structure.model import NO_HANDLER, TRY_NODES, Context, Layer, RegionKind, TryStar
 
 
 class TryBuilder:
@@ -132,7 +132,7 @@ class TryBuilder:
         hpos = self.cfg.pos(target)
         handler_stack = entry_stack[: self.entry_depth(pos, target)] + [v.ExcValue()]
         if kind is RegionKind.FINALLY:
-            fin_layer = Layer(RegionKind.HANDLER, self.cfg.handler_at[hpos].target if self.cfg.handler_at[hpos] else -2)
+            fin_layer = Layer(RegionKind.HANDLER, self.cfg.handler_at[hpos].target if self.cfg.handler_at[hpos] else NO_HANDLER)
             fin_ctx = Context(frozenset(), ctx.loop, ctx.layers + (fin_layer,))
             final = strip_reraise(self.emit(hpos, fin_ctx, handler_stack))
             node = ast.Try(body or [ast.Pass()], [], [], final or [ast.Pass()])
@@ -143,7 +143,7 @@ class TryBuilder:
             return after
         # except clauses
         cleanup = self.cfg.handler_at[hpos]
-        h_layer = Layer(RegionKind.HANDLER, cleanup.target if cleanup else -2, continuation=after)
+        h_layer = Layer(RegionKind.HANDLER, cleanup.target if cleanup else NO_HANDLER, continuation=after)
         try_type = ast.Try
         if self.is_except_star_handler(hpos):
             try_type = TryStar

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from depyf.decompiler.structure.model import NO_CONTINUATION, Context, ExitKind, Layer, RegionKind
+from depyf.decompiler.structure.model import NO_CONTINUATION, Context, ExitKind, Layer, RegionKind, Sentinel
 
 
 class RegionExits:
@@ -75,7 +75,7 @@ class RegionExits:
         rest = [p for p in places if self.final_kind(p, ctx) is not ExitKind.RETURN]
         return rest[0] if len(rest) == 1 else None
 
-    def clause_continuation(self, h_layer: Layer, ctx: Context) -> int | None:
+    def clause_continuation(self, h_layer: Layer, ctx: Context) -> int | Sentinel | None:
         """Where except clauses that seem to go on at several places go on, when the try body
         never does (no ``continuation`` known) and all of those places but one (or all) return.
 
@@ -114,7 +114,7 @@ class RegionExits:
             p = self.skip_exit(layers[k], p, stack)
         return p
 
-    def continuation_place(self, layer: Layer, layers: tuple) -> int | None:
+    def continuation_place(self, layer: Layer, layers: tuple) -> int | Sentinel | None:
         """Where control lands when the except clauses of ``layer`` go on after their try
         statement: their continuation, past the exits of the regions it leaves too.
 
@@ -123,7 +123,7 @@ class RegionExits:
         its clauses only seem to (see ``clause_continuation``).
         """
         c = layer.continuation      # (None but for except clauses)
-        if c is None or c == NO_CONTINUATION:
+        if c is None or c is NO_CONTINUATION:
             return c
         return self.follow_jumps(self.leave_enclosing(c, layers, []))
 
