@@ -4,6 +4,7 @@ expressions used as conditions)."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 
 from depyf.decompiler.expressions import bool_op, negate
@@ -61,8 +62,8 @@ class CompoundConditions:
                 # both edges of the test go to the next test (the compiler folded ``A and <falsy
                 # constant> or B``): A is only truth-tested, so this is ``(A and False) or B``
                 pc = self.pure_condition(t, stack, members, ctx)
-                if pc is not None and pc[3] not in members and set(self.cfg.blocks[pc[3]].preds) <= members:
-                    cx, t2, f2, sub = self.compound(pc[0], pc[1], pc[2], set(members) | {pc[3]}, stack, ctx,
+                if pc is not None and pc.block not in members and set(self.cfg.blocks[pc.block].preds) <= members:
+                    cx, t2, f2, sub = self.compound(pc.cond, pc.true, pc.false, set(members) | {pc.block}, stack, ctx,
                                                     keep=keep)
                     cond = bool_op(ast.Or, bool_op(ast.And, cond, ast.Constant(False)), cx)
                     t, f, members = t2, f2, sub
@@ -76,11 +77,11 @@ class CompoundConditions:
                 if x in keep or any(self.past_lone_jump(k) == x for k in keep):
                     continue        # (an outcome of an enclosing test lands there too)
                 pc = self.pure_condition(x, stack, members, ctx)
-                through = self.entered_from(pc[3], members) if pc is not None and pc[3] not in members else None
+                through = self.entered_from(pc.block, members) if pc is not None and pc.block not in members else None
                 if through is None:
                     continue
-                pc = (*pc[:4], pc[4] | through)
-                cx, t2, f2, sub_members = self.compound(pc[0], pc[1], pc[2], set(members) | pc[4], stack,
+                pc = dataclasses.replace(pc, consumed=pc.consumed | through)
+                cx, t2, f2, sub_members = self.compound(pc.cond, pc.true, pc.false, set(members) | pc.consumed, stack,
                                                         ctx, keep=tuple(keep) + (other,))
                 same = self.same_place
                 if same(t2, f2) and not same(t2, other):
@@ -218,11 +219,11 @@ class CompoundConditions:
             if through and not set(self.cfg.block_at(x).preds) <= set(members):
                 return None
             pc = self.pure_condition(y, stack, members)
-            if pc is None or pc[3] in taken or not set(self.cfg.blocks[pc[3]].preds) <= set(members) | through:
+            if pc is None or pc.block in taken or not set(self.cfg.blocks[pc.block].preds) <= set(members) | through:
                 return None
             # each branch folds only the tests that it alone (with the test before) reaches:
             # a test both reach comes after the conditional expression
-            sub = self.compound(pc[0], pc[1], pc[2], set(members) | pc[4] | through, stack, ctx,
+            sub = self.compound(pc.cond, pc.true, pc.false, set(members) | pc.consumed | through, stack, ctx,
                                 keep=tuple(keep) + (t, f))
             if taken & set(sub[3]) - set(members):
                 return None

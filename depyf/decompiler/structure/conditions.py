@@ -9,7 +9,7 @@ import functools
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.expressions import bool_op
 from depyf.decompiler.instructions import CONDITIONAL_JUMPS, JUMPS_CANNOT_RAISE, POP_JUMPS
-from depyf.decompiler.structure.model import Context
+from depyf.decompiler.structure.model import Context, PureCondition
 
 _SMALL_VALUE = 32    # instructions a conditional expression inside a test may span (bounds trial reads)
 
@@ -29,7 +29,7 @@ class ConditionReader:
 
     def pure_condition(self, pos: int, stack: list, members: set[int] | None = None,
                        ctx: Context | None = None):
-        """If the block at ``pos`` only computes a condition and jumps, return (cond, true, false, block).
+        """If the block at ``pos`` only computes a condition and jumps, its ``PureCondition``.
 
         With ``members`` (the blocks of the condition so far) the block must be protected by the
         same exception handler as they are: a test inside a ``try`` body is never folded into a
@@ -69,7 +69,7 @@ class ConditionReader:
                 return None
         if len(trial) != len(stack) or any(a is not b for a, b in zip(trial, stack, strict=False)):
             return None
-        return cond, t, f, block.index, consumed
+        return PureCondition(cond, t, f, block.index, consumed)
 
     def same_protection(self, pos: int, members: set[int]) -> bool:
         """Is ``pos`` covered by the same exception handler as the start of every block in ``members``?"""

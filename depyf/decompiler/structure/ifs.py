@@ -9,7 +9,7 @@ from depyf.decompiler.executor import replace_everywhere, replace_in
 from depyf.decompiler.expressions import negate
 from depyf.decompiler.instructions import copies_loop_tests
 from depyf.decompiler.structure.conditions import _continues_chain
-from depyf.decompiler.structure.model import Context, ExitKind
+from depyf.decompiler.structure.model import BranchExit, BranchWay, Context, ExitKind
 
 
 class IfBuilder:
@@ -50,7 +50,7 @@ class IfBuilder:
         if pending:
             out = _SpillBeforeIf(out, pending, stack, self.executor)
         rt, rf = self.resolve_exit(t, ctx, stack), self.resolve_exit(f, ctx, stack)
-        if rt[0] != "goto" or rf[0] != "goto":
+        if rt.way is not BranchWay.ON or rf.way is not BranchWay.ON:
             return self.conditional_exit(cond, t, f, rt, rf, ctx, stack, out)
         join = self.join_of(t, f, ctx)
         if join is None and ctx.loop is not None:
@@ -93,40 +93,41 @@ class IfBuilder:
             and self.instrs[loop.header].opname not in ("FOR_ITER", "ASYNC_FOR_ITER")
         return node
 
-    def resolve_exit(self, pos, ctx, stack):
-        """('goto', None), ('end', pos) for the region's end, or ('stmt', [break/continue/return])."""
+    def resolve_exit(self, pos, ctx, stack) -> BranchExit:
+        """ON, END at ``pos`` for the region's end (None: a protected region's normal exit), or
+        STMT with [break/continue/return]."""
         kind = self.classify(pos, ctx)
         if kind is ExitKind.GOTO:
-            return ("goto", None)
+            return BranchExit(BranchWay.ON)
         if kind is ExitKind.STOP:
-            return ("end", pos)
+            return BranchExit(BranchWay.END, pos)
         if kind is ExitKind.CONTINUE:
-            return ("stmt", [self.continue_stmt(pos, ctx)])
+            return BranchExit(BranchWay.STMT, stmts=[self.continue_stmt(pos, ctx)])
         if kind is ExitKind.BREAK:
-            return ("stmt", [ast.Break()])
+            return BranchExit(BranchWay.STMT, stmts=[ast.Break()])
         body: list = []
         normal = self.leave_region(pos, ctx, list(stack), body)
-        return ("end", None) if normal else ("stmt", body)
+        return BranchExit(BranchWay.END) if normal else BranchExit(BranchWay.STMT, stmts=body)
 
     def conditional_exit(self, cond, t, f, rt, rf, ctx, stack, out):
         """A conditional jump one or both of whose branches leave the current region."""
-        if rt[0] == "stmt" and rf[0] == "goto":
-            out.append(ast.If(cond, rt[1], []))
+        stmt, end, on = BranchWay.STMT, BranchWay.END, BranchWay.ON
+        if rt.way is stmt and rf.way is on:
+            out.append(ast.If(cond, rt.stmts, []))
             return f
-        if rf[0] == "stmt" and rt[0] == "goto":
-            out.append(ast.If(negate(cond), rf[1], []))
+        if rf.way is stmt and rt.way is on:
+            out.append(ast.If(negate(cond), rf.stmts, []))
             return t
-        if rt[0] == "end" and rf[0] == "goto":
+        if rt.way is end and rf.way is on:
             out.append(ast.If(negate(cond), self.emit(f, ctx, list(stack)) or [ast.Pass()], []))
-            return rt[1]
-        if rf[0] == "end" and rt[0] == "goto":
+            return rt.place
+        if rf.way is end and rt.way is on:
             out.append(ast.If(cond, self.emit(t, ctx, list(stack)) or [ast.Pass()], []))
-            return rf[1]
-        then = rt[1] if rt[0] == "stmt" else []
-        other = rf[1] if rf[0] == "stmt" else []
+            return rf.place
+        then = rt.stmts if rt.way is stmt else []
+        other = rf.stmts if rf.way is stmt else []
         out.append(ast.If(cond, then or [ast.Pass()], other))   # (even empty: the test runs code)
-        end = rt[1] if rt[0] == "end" else rf[1] if rf[0] == "end" else None
-        return end
+        return rt.place if rt.way is end else rf.place if rf.way is end else None
 
 
 def _evaluated_later(item) -> bool:

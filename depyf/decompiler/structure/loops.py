@@ -9,7 +9,7 @@ from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.expressions import negate
 from depyf.decompiler.instructions import CONDITIONAL_JUMPS, POP_JUMPS
 from depyf.decompiler.structure.conditions import _continues_chain
-from depyf.decompiler.structure.model import TRY_NODES, Context, Loop
+from depyf.decompiler.structure.model import TRY_NODES, Context, Loop, WhileTest
 
 
 class LoopBuilder:
@@ -26,7 +26,7 @@ class LoopBuilder:
             bottom = min((p for p in ctx.loop.continues if p != ctx.loop.header), default=ctx.loop.back)
             inner = [x for x in self.back_edge_targets.get(pos, []) if not (bottom <= x <= ctx.loop.back)]
             if not inner:
-                if inverted is not None and inverted[1] != pos and self.cfg.block_of[inverted[4]] in ctx.loop.blocks:
+                if inverted is not None and inverted.body_start != pos and self.cfg.block_of[inverted.back] in ctx.loop.blocks:
                     # the body starts with a ``while`` of its own: its test is where the enclosing
                     # loop's rounds begin (``while a: while b: ...``)
                     return self.while_loop(pos, ctx, stack, out, inverted)
@@ -37,7 +37,7 @@ class LoopBuilder:
         if inverted is not None:
             # jumps back to the test from after the loop's bottom: an enclosing ``while True``
             # whose body starts with this loop (its ``continue`` and the inner one's are the same jump)
-            outer = [x for x in self.back_edge_targets.get(pos, []) if x > inverted[4]]
+            outer = [x for x in self.back_edge_targets.get(pos, []) if x > inverted.back]
             if outer:
                 return self.while_loop(pos, ctx, stack, out, None, sources=outer, wraps_while=True)
             return self.while_loop(pos, ctx, stack, out, inverted)
@@ -109,7 +109,8 @@ class LoopBuilder:
 
     def while_loop(self, pos, ctx, stack, out, inverted, sources=None, wraps_while=False):
         if inverted is not None:
-            test_end, body_start, exit_pos, bottom, back = inverted
+            test_end, body_start, exit_pos = inverted.test_end, inverted.body_start, inverted.exit_pos
+            bottom, back = inverted.bottom, inverted.back
             sources = self.back_edge_targets.get(body_start, []) \
                 + [x for x in self.back_edge_targets.get(pos, []) if x <= back]
             blocks = self.loop_blocks(pos, sources) | self.loop_blocks(body_start, sources)
@@ -170,7 +171,8 @@ class LoopBuilder:
         trial_stack = list(stack)
         self._else_trials.add(pos)
         try:
-            after = self.while_loop(pos, ctx, trial_stack, trial_out, (test_end, body_start, exit_pos, pos, max(sources)))
+            after = self.while_loop(pos, ctx, trial_stack, trial_out,
+                                   WhileTest(test_end, body_start, exit_pos, pos, max(sources)))
         except DecompilationError:
             return None
         finally:

@@ -9,7 +9,7 @@ from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.expressions import negate
 from depyf.decompiler.instructions import POP_JUMPS
 from depyf.decompiler.patterns import MatchRead, NoMatch, PatternReader
-from depyf.decompiler.structure.model import Context
+from depyf.decompiler.structure.model import Context, Guard
 
 
 class MatchBuilder:
@@ -71,18 +71,18 @@ class MatchBuilder:
                 start = q + 1
                 if self.instrs[q].opname != "POP_TOP":
                     found = self.match_guard(q, case.fail, ctx, stack)
-                    if found is None or self.instrs[found[1]].opname != "POP_TOP" or case.fail is None:
+                    if found is None or self.instrs[found.go_on].opname != "POP_TOP" or case.fail is None:
                         raise self.error(q, "unrecognised guard of a case")
-                    guard, start = found[0], found[1] + 1
+                    guard, start = found.cond, found.go_on + 1
             else:
                 # the last case: a guard fails to where a failed pattern goes (an irrefutable
                 # pattern has none: the guard's failure then is the default case's start)
                 start = q
                 found = self.match_guard(q, case.fail, ctx, base)
                 if found is not None:
-                    guard, start = found[0], found[1]
+                    guard, start = found.cond, found.go_on
                     if fail is None:
-                        fail = found[2]
+                        fail = found.fail
             for opname, name in case.stores:
                 if opname == "STORE_GLOBAL":
                     self.executor.globals_declared.add(name)
@@ -133,9 +133,8 @@ class MatchBuilder:
             return None
         return min(self.cfg.blocks[b].start for b, n in counts.items() if n == best)
 
-    def match_guard(self, q: int, fail: int | None, ctx: Context, stack: list):
-        """A case's guard at ``q`` failing to ``fail`` (any place if None): (condition, where the
-        guard lets the case go on, where it fails to), or None."""
+    def match_guard(self, q: int, fail: int | None, ctx: Context, stack: list) -> Guard | None:
+        """A case's guard at ``q`` failing to ``fail`` (any place if None), or None."""
         trial = list(stack)
         scratch: list = []
         try:
@@ -151,9 +150,9 @@ class MatchBuilder:
             return None
         if fail is None:
             # the guard falls through into its case's body (it jumps when false)
-            return (negate(cond), f, t) if f == end else (cond, t, f)
+            return Guard(negate(cond), f, t) if f == end else Guard(cond, t, f)
         if f == fail:
-            return cond, t, f
+            return Guard(cond, t, f)
         if t == fail:
-            return negate(cond), f, t
+            return Guard(negate(cond), f, t)
         return None

@@ -76,6 +76,56 @@ class Layer:
     continuation: int | Sentinel | None = None  # for except clauses (and try bodies): where the try statement goes on
 
 
+class BranchWay(enum.Enum):
+    """Where one branch of a conditional jump goes, as ``IfBuilder.resolve_exit`` reads it."""
+
+    ON = "goto"              # on inside the current region: its code is read as part of the statement
+    END = "end"              # to where the current region ends
+    STMT = "stmt"            # out by a statement (break, continue, return)
+
+
+@dataclass(frozen=True)
+class BranchExit:
+    """One branch of a conditional jump: which way it goes, the place where the region ends (END;
+    None: the protected region's normal exit), or the statements that leave (STMT)."""
+
+    way: BranchWay
+    place: int | None = None
+    stmts: list | None = None
+
+
+@dataclass(frozen=True)
+class WhileTest:
+    """A while loop's test that 3.11+ copied to the bottom of the loop (``WhileTests.find_while_tests``),
+    or that a while loop with an else clause runs at its header alone."""
+
+    test_end: int                    # the top copy's last conditional jump
+    body_start: int                  # where the body starts (the bottom copy jumps back there)
+    exit_pos: int | None             # where the test leaves the loop
+    bottom: int                      # where the bottom copy starts
+    back: int                        # the bottom copy's jump back to the body
+
+
+@dataclass(frozen=True)
+class PureCondition:
+    """A block that only computes a condition and jumps (``ConditionReader.pure_condition``)."""
+
+    cond: ast.expr
+    true: int | None                 # where the jump goes when the condition is true
+    false: int | None                # ... and when it is false
+    block: int                       # the block's index
+    consumed: set[int]               # the blocks read for its value-position and/or
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A case's guard (``MatchBuilder.match_guard``)."""
+
+    cond: ast.expr
+    go_on: int | None                # where the guard lets the case go on
+    fail: int | None                 # where it fails to
+
+
 @dataclass(frozen=True)
 class Context:
     stops: frozenset[int] = frozenset()

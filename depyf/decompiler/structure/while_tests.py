@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from depyf.decompiler.instructions import CONDITIONAL_JUMPS
+from depyf.decompiler.structure.model import WhileTest
 
 # Instructions a while test's copies are widened over (see ``Structurer.widen_copied_test``).
 TEST_OPS = frozenset({
@@ -14,10 +15,10 @@ TEST_OPS = frozenset({
 class WhileTests:
     """Finding the two copies of each while test."""
 
-    def find_while_tests(self) -> dict[int, tuple]:
+    def find_while_tests(self) -> dict[int, WhileTest]:
         """Top-of-loop tests that 3.11+ duplicated at the bottom of ``while`` loops.
 
-        Maps the top test's first position to (test_end, body_start, exit_pos, bottom, back).
+        Maps the top test's first position to its ``WhileTest``.
         """
         found = {}
         for body_start, sources in self.back_edge_targets.items():
@@ -80,7 +81,7 @@ class WhileTests:
             widened = self.widen_copied_test(top, bottom, test_end, body_start, exit_pos)
             if widened is not None:
                 top, bottom = widened
-            found[top] = (test_end, body_start, exit_pos, bottom, back)
+            found[top] = WhileTest(test_end, body_start, exit_pos, bottom, back)
         return found
 
     def widen_copied_test(self, top: int, bottom: int, test_end: int, body_start: int,
