@@ -62,9 +62,14 @@ class CompoundConditions:
                 # both edges of the test go to the next test (the compiler folded ``A and <falsy
                 # constant> or B``): A is only truth-tested, so this is ``(A and False) or B``
                 pc = self.pure_condition(t, stack, members, ctx)
-                if pc is not None and pc.block not in members and set(self.cfg.blocks[pc.block].preds) <= members:
-                    cx, t2, f2, sub = self.compound(pc.cond, pc.true, pc.false, set(members) | {pc.block}, stack, ctx,
-                                                    keep=keep)
+                if (
+                    pc is not None
+                    and pc.block not in members
+                    and set(self.cfg.blocks[pc.block].preds) <= members
+                ):
+                    cx, t2, f2, sub = self.compound(
+                        pc.cond, pc.true, pc.false, set(members) | {pc.block}, stack, ctx, keep=keep
+                    )
                     cond = bool_op(ast.Or, bool_op(ast.And, cond, ast.Constant(False)), cx)
                     t, f, members = t2, f2, sub
                     continue
@@ -77,20 +82,39 @@ class CompoundConditions:
                 if x in keep or any(self.past_lone_jump(k) == x for k in keep):
                     continue        # (an outcome of an enclosing test lands there too)
                 pc = self.pure_condition(x, stack, members, ctx)
-                through = self.entered_from(pc.block, members) if pc is not None and pc.block not in members else None
+                through = (
+                    self.entered_from(pc.block, members)
+                    if pc is not None and pc.block not in members
+                    else None
+                )
                 if through is None:
                     continue
                 pc = dataclasses.replace(pc, consumed=pc.consumed | through)
-                cx, t2, f2, sub_members = self.compound(pc.cond, pc.true, pc.false, set(members) | pc.consumed, stack,
-                                                        ctx, keep=tuple(keep) + (other,))
+                cx, t2, f2, sub_members = self.compound(
+                    pc.cond,
+                    pc.true,
+                    pc.false,
+                    set(members) | pc.consumed,
+                    stack,
+                    ctx,
+                    keep=tuple(keep) + (other,),
+                )
                 same = self.same_place
                 if same(t2, f2) and not same(t2, other):
                     # both outcomes of the inner test go on alike (``a and (x if b else 3)``: the
                     # constant's branch joins the other): it is only evaluated
                     if side == "t":
-                        cond, t, f = bool_op(ast.And, cond, bool_op(ast.Or, cx, ast.Constant(True))), t2, other
+                        cond, t, f = (
+                            bool_op(ast.And, cond, bool_op(ast.Or, cx, ast.Constant(True))),
+                            t2,
+                            other,
+                        )
                     else:
-                        cond, t, f = bool_op(ast.Or, cond, bool_op(ast.And, cx, ast.Constant(False))), other, f2
+                        cond, t, f = (
+                            bool_op(ast.Or, cond, bool_op(ast.And, cx, ast.Constant(False))),
+                            other,
+                            f2,
+                        )
                 elif side == "t" and same(f2, other):
                     cond, t, f = bool_op(ast.And, cond, cx), t2, other
                 elif side == "t" and same(t2, other):
@@ -118,8 +142,8 @@ class CompoundConditions:
         """What ``compound``'s choices depend on: the two targets, the stack's values, the context's
         loop and layers, and of ``members``, ``keep`` and the stops only what lies in the region
         the search can read (blocks from ``_region_low`` of either target on; other blocks are
-        neither tested, nor predecessors of tested blocks or lone jumps, nor targets). Unless one handler covers
-        the code, the handlers of all members count too (``same_protection``)."""
+        neither tested, nor predecessors of tested blocks or lone jumps, nor targets). Unless one
+        handler covers the code, the handlers of all members count too (``same_protection``)."""
         low = self._region_low
         n = len(self.instrs)
         lo = min((low[self.cfg.block_of[p]] for p in (t, f) if p is not None and 0 <= p < n), default=0)
@@ -207,7 +231,13 @@ class CompoundConditions:
         Returns (condition, true, false, members) or None. A branch's place is compared through
         unconditional jumps (the compiler jumps from one branch's test to the other's target).
         """
-        if t in keep or f in keep or t == f or self.classify(t, ctx) is not ExitKind.GOTO or self.classify(f, ctx) is not ExitKind.GOTO:
+        if (
+            t in keep
+            or f in keep
+            or t == f
+            or self.classify(t, ctx) is not ExitKind.GOTO
+            or self.classify(f, ctx) is not ExitKind.GOTO
+        ):
             return None
         sides = []
         taken = set(members)
@@ -219,7 +249,11 @@ class CompoundConditions:
             if through and not set(self.cfg.block_at(x).preds) <= set(members):
                 return None
             pc = self.pure_condition(y, stack, members)
-            if pc is None or pc.block in taken or not set(self.cfg.blocks[pc.block].preds) <= set(members) | through:
+            if (
+                pc is None
+                or pc.block in taken
+                or not set(self.cfg.blocks[pc.block].preds) <= set(members) | through
+            ):
                 return None
             # each branch folds only the tests that it alone (with the test before) reaches:
             # a test both reach comes after the conditional expression

@@ -48,8 +48,12 @@ class ConditionReader:
             # a value-position and/or: only inside a condition, whose test follows where it joins
             joined = self.cfg.pos(last.target)
             if self.is_chain_exit(joined):
-                joined += 2     # (a chained comparison's value: its exit pops the middle operand first)
-            if joined is None or joined >= len(self.instrs) or self.instrs[self.cfg.block_at(joined).end - 1].opname not in CONDITIONAL_JUMPS:
+                joined += 2  # (a chained comparison's value: its exit pops the middle operand first)
+            if (
+                joined is None
+                or joined >= len(self.instrs)
+                or self.instrs[self.cfg.block_at(joined).end - 1].opname not in CONDITIONAL_JUMPS
+            ):
                 return None
         trial = list(stack)
         scratch: list = []
@@ -79,8 +83,14 @@ class ConditionReader:
             return True
         # a block of jumps alone raises nothing (3.13+): 3.13 may leave one out of its handler's range
         block = self.cfg.block_at(pos)
-        return JUMPS_CANNOT_RAISE and block.start == pos and all(ins.opname in POP_JUMPS or ins.opname == "JUMP"
-                                          for ins in self.instrs[block.start:block.end])
+        return (
+            JUMPS_CANNOT_RAISE
+            and block.start == pos
+            and all(
+                ins.opname in POP_JUMPS or ins.opname == "JUMP"
+                for ins in self.instrs[block.start : block.end]
+            )
+        )
 
     def _handler_key(self, p: int) -> tuple | None:
         entry = self.cfg.handler_at[p] if p < len(self.instrs) else None
@@ -136,8 +146,13 @@ class ConditionReader:
                 # a chained comparison's value (``-(a < b <= c)``): its exit pops the middle operand
                 middle = stack[-1]
                 end2, stop2 = self.run_operand(end, target, stack, out, consumed, ctx)
-                if stop2.ins is None or stop2.ins.opname != "JUMP" or self.cfg.pos(stop2.ins.target) != target + 2 \
-                        or len(stack) != depth or out:
+                if (
+                    stop2.ins is None
+                    or stop2.ins.opname != "JUMP"
+                    or self.cfg.pos(stop2.ins.target) != target + 2
+                    or len(stack) != depth
+                    or out
+                ):
                     raise self.error(end - 1, "unrecognised chained comparison")
                 stack.append(self.merge_compare(left, stack.pop(), middle, end - 1))
                 consumed.add(self.cfg.block_of[target])
@@ -148,7 +163,9 @@ class ConditionReader:
                 raise self.error(end - 1, "unrecognised and/or in a condition")
             right = stack.pop()
             op = ast.And if stop.ins.opname == "JUMP_IF_FALSE_OR_POP" else ast.Or
-            stack.append(bool_op(op, self.executor.value(left, stop.ins), self.executor.value(right, stop.ins)))
+            stack.append(
+                bool_op(op, self.executor.value(left, stop.ins), self.executor.value(right, stop.ins))
+            )
             pos = target
 
     def run_operand(self, pos: int, limit: int, stack: list, out: list, consumed: set, ctx: Context | None):

@@ -105,7 +105,11 @@ class CopiedCode:
             return None
         found = []
         for k in range(p, min(p + 32, len(self.instrs))):
-            if k != p and self.cfg.is_leader(k) and self.cfg.blocks[self.cfg.block_of[k]].preds != [self.cfg.block_of[k - 1]]:
+            if (
+                k != p
+                and self.cfg.is_leader(k)
+                and self.cfg.blocks[self.cfg.block_of[k]].preds != [self.cfg.block_of[k - 1]]
+            ):
                 return None
             ins = self.instrs[k]
             if ins.target is not None:

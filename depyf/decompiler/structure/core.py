@@ -81,8 +81,15 @@ class Structurer(
                 if pos in visited:
                     raise self.error(pos, "irreducible control flow")
                 visited.add(pos)
-                if ctx.layers and not self.covered(pos, ctx.layers[-1]) and not self.test_left_out(pos, ctx.layers[-1]):
-                    if not (self.instrs[pos].opname == "JUMP" and self.cfg.pos(self.instrs[pos].target) in ctx.stops):
+                if (
+                    ctx.layers
+                    and not self.covered(pos, ctx.layers[-1])
+                    and not self.test_left_out(pos, ctx.layers[-1])
+                ):
+                    if not (
+                        self.instrs[pos].opname == "JUMP"
+                        and self.cfg.pos(self.instrs[pos].target) in ctx.stops
+                    ):
                         self.leave_region(pos, ctx, stack, out)
                     break           # (a jump to where the enclosing expression ends is no exit yet)
                 if ctx.loop is not None and pos in ctx.loop.continues and pos != ctx.loop.header:

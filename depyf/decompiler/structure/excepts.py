@@ -81,8 +81,12 @@ class ExceptClauses:
             handlers.append(ast.ExceptHandler(typ, name, body or [ast.Pass()]))
             k = following
         tail = [(x.opname, x.argval) for x in ins[k:k + 6]]
-        if not handlers or tail[:3] != [("LIST_APPEND", 1), ("PREP_RERAISE_STAR", None), ("COPY", 1)] \
-                or tail[3][0] != "POP_JUMP_IF_NOT_NONE" or tail[4:] != [("POP_TOP", None), ("POP_EXCEPT", None)]:
+        if (
+            not handlers
+            or tail[:3] != [("LIST_APPEND", 1), ("PREP_RERAISE_STAR", None), ("COPY", 1)]
+            or tail[3][0] != "POP_JUMP_IF_NOT_NONE"
+            or tail[4:] != [("POP_TOP", None), ("POP_EXCEPT", None)]
+        ):
             raise self.error(k, "unrecognised end of except* clauses")
         reraise = self.cfg.pos(ins[k + 3].target)
         if [x.opname for x in ins[reraise:reraise + 3]] != ["SWAP", "POP_EXCEPT", "RERAISE"]:

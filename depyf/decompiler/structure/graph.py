@@ -77,8 +77,10 @@ class GraphAnalysis:
                 if loop.body_start is not None:
                     entries.add(self.cfg.block_of[loop.body_start])
                 tails = {self.cfg.block_of[p] for p in loop.continues if not self.cfg.is_leader(p)}
-                succs = {n: [] if n in tails else [x for x in blocks[n].succs if x in nodes and x not in entries]
-                         for n in nodes}
+                succs = {
+                    n: [] if n in tails else [x for x in blocks[n].succs if x in nodes and x not in entries]
+                    for n in nodes
+                }
             self._pdoms[key] = post_dominators(nodes, succs)
         return self._pdoms[key]
 
@@ -117,7 +119,11 @@ class GraphAnalysis:
                 return p
             block = self.cfg.block_at(p)
             ops = self.instrs[block.start:block.end]
-            if ops and ops[-1].opname == "JUMP" and all(o.opname in ("POP_TOP", "POP_EXCEPT") for o in ops[:-1]):
+            if (
+                ops
+                and ops[-1].opname == "JUMP"
+                and all(o.opname in ("POP_TOP", "POP_EXCEPT") for o in ops[:-1])
+            ):
                 t = self.cfg.pos(ops[-1].target)
                 if t is None or t == p or (t < p and not (backward and t not in self.back_edge_targets)):
                     return p

@@ -26,7 +26,11 @@ class LoopBuilder:
             bottom = min((p for p in ctx.loop.continues if p != ctx.loop.header), default=ctx.loop.back)
             inner = [x for x in self.back_edge_targets.get(pos, []) if not (bottom <= x <= ctx.loop.back)]
             if not inner:
-                if inverted is not None and inverted.body_start != pos and self.cfg.block_of[inverted.back] in ctx.loop.blocks:
+                if (
+                    inverted is not None
+                    and inverted.body_start != pos
+                    and self.cfg.block_of[inverted.back] in ctx.loop.blocks
+                ):
                     # the body starts with a ``while`` of its own: its test is where the enclosing
                     # loop's rounds begin (``while a: while b: ...``)
                     return self.while_loop(pos, ctx, stack, out, inverted)
@@ -52,7 +56,9 @@ class LoopBuilder:
             # a copy of the loop's test at the bottom leaves the loop where the test does (into
             # the else clause); the breaks land elsewhere
             finals.discard(self.follow_trivial(exit_pos, backward=True))
-        return self.single(self.one_return_copy(finals, exit_pos), pos, "breaks leave the loop to different places")
+        return self.single(
+            self.one_return_copy(finals, exit_pos), pos, "breaks leave the loop to different places"
+        )
 
     def for_loop(self, pos, ctx, stack, out):
         ins = self.instrs[pos]
@@ -116,8 +122,15 @@ class LoopBuilder:
             blocks = self.loop_blocks(pos, sources) | self.loop_blocks(body_start, sources)
             breaks = self.exits_of(blocks, pos, exit_pos, ctx)
             break_target = self.break_target(breaks, exit_pos, pos)
-            loop = Loop(pos, frozenset({pos, bottom}), frozenset({exit_pos} | breaks), blocks, body_start, back,
-                        after=break_target if break_target is not None else exit_pos)
+            loop = Loop(
+                pos,
+                frozenset({pos, bottom}),
+                frozenset({exit_pos} | breaks),
+                blocks,
+                body_start,
+                back,
+                after=break_target if break_target is not None else exit_pos,
+            )
             # the test itself, evaluated once at the top
             test_stack = list(stack)
             scratch: list = []
@@ -131,7 +144,9 @@ class LoopBuilder:
             return None if after in ctx.next_rounds else after
         sources = sources or self.back_edge_targets[pos]
         blocks = self.loop_blocks(pos, sources)
-        with_else = self.while_else_without_copy(pos, sources, blocks, ctx, stack, out) if not wraps_while else None
+        with_else = (
+            self.while_else_without_copy(pos, sources, blocks, ctx, stack, out) if not wraps_while else None
+        )
         if with_else is not None:
             return with_else[0]
         breaks = self.exits_of(blocks, pos, None, ctx)
@@ -145,12 +160,16 @@ class LoopBuilder:
             if read is None:
                 raise
             return read[0]
-        loop = Loop(pos, frozenset({pos}), frozenset(breaks), blocks, after=break_target, wraps_while=wraps_while)
+        loop = Loop(
+            pos, frozenset({pos}), frozenset(breaks), blocks, after=break_target, wraps_while=wraps_while
+        )
         body = self.emit_loop_body_from_header(pos, loop, ctx, stack)
         out.append(ast.While(ast.Constant(True), strip_continue(body) or [ast.Pass()], []))
         return None if break_target in ctx.next_rounds else break_target
 
-    def while_else_without_copy(self, pos, sources, blocks, ctx, stack, out, with_else: bool = True) -> tuple | None:
+    def while_else_without_copy(
+        self, pos, sources, blocks, ctx, stack, out, with_else: bool = True
+    ) -> tuple | None:
         """``while c: ... else: ...`` whose body never runs off its end, so the compiler made no copy
         of the test at the bottom: the test at ``pos`` leaves the loop for the else clause, breaks
         land after it. (Where both go to one place, ``while True:`` with ``if not c: break``

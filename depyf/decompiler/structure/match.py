@@ -37,9 +37,14 @@ class MatchBuilder:
             except NoMatch:
                 continue
             first = read.cases[0]
-            if not first.copy and not any(isinstance(n, (ast.MatchSequence, ast.MatchMapping, ast.MatchClass))
-                                          for n in ast.walk(first.pattern)) \
-                    and not (isinstance(first.pattern, (ast.MatchAs, ast.MatchOr)) and first.fail is not None):
+            if (
+                not first.copy
+                and not any(
+                    isinstance(n, (ast.MatchSequence, ast.MatchMapping, ast.MatchClass))
+                    for n in ast.walk(first.pattern)
+                )
+                and not (isinstance(first.pattern, (ast.MatchAs, ast.MatchOr)) and first.fail is not None)
+            ):
                 continue
             found[p] = read
             inside.extend(read.pattern_ranges())
@@ -48,7 +53,13 @@ class MatchBuilder:
     def class_pattern_at(self, p: int) -> bool:
         """``p`` loads a (dotted) class name followed by ``LOAD_CONST names; MATCH_CLASS``."""
         k = p
-        if self.instrs[k].opname not in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF"):
+        if self.instrs[k].opname not in (
+            "LOAD_GLOBAL",
+            "LOAD_NAME",
+            "LOAD_FAST",
+            "LOAD_DEREF",
+            "LOAD_CLASSDEREF",
+        ):
             return False
         k += 1
         while k < len(self.instrs) and self.instrs[k].opname == "LOAD_ATTR":

@@ -73,7 +73,9 @@ class Layer:
     target: int | Sentinel           # handler offset whose coverage defines the region (or NO_HANDLER)
     finally_ops: list | None = None  # for FINALLY: the (opname, argval) of the finally body
     normal_exits: list = field(default_factory=list)
-    continuation: int | Sentinel | None = None  # for except clauses (and try bodies): where the try statement goes on
+    continuation: int | Sentinel | None = (
+        None  # for except clauses (and try bodies): where the try statement goes on
+    )
 
 
 class BranchWay(enum.Enum):

@@ -116,7 +116,9 @@ class TryBuilder:
             body_ctx = Context(frozenset(), ctx.loop, ctx.layers + (layer,))
             body_stack = list(stack)
             body = self.emit(pos, body_ctx, body_stack)
-        after = self.single(self.one_return_copy(layer.normal_exits), pos, "try body leaves at different places")
+        after = self.single(
+            self.one_return_copy(layer.normal_exits), pos, "try body leaves at different places"
+        )
         if kind is RegionKind.WITH:
             suppressed = self.with_suppressed_exit(target)
             if after is None:
@@ -132,7 +134,10 @@ class TryBuilder:
         hpos = self.cfg.pos(target)
         handler_stack = entry_stack[: self.entry_depth(pos, target)] + [v.ExcValue()]
         if kind is RegionKind.FINALLY:
-            fin_layer = Layer(RegionKind.HANDLER, self.cfg.handler_at[hpos].target if self.cfg.handler_at[hpos] else NO_HANDLER)
+            fin_layer = Layer(
+                RegionKind.HANDLER,
+                self.cfg.handler_at[hpos].target if self.cfg.handler_at[hpos] else NO_HANDLER,
+            )
             fin_ctx = Context(frozenset(), ctx.loop, ctx.layers + (fin_layer,))
             final = strip_reraise(self.emit(hpos, fin_ctx, handler_stack))
             node = ast.Try(body or [ast.Pass()], [], [], final or [ast.Pass()])
@@ -164,7 +169,9 @@ class TryBuilder:
         if after is not None and h_after is not None and after != h_after:
             # the else clause ends where the except clauses go on, or at its own copy of that
             # place when it is a small returning block 3.12+ copied
-            orelse = self.emit(after, ctx.with_stops(h_after, *self.return_copies(h_after)), list(entry_stack))
+            orelse = self.emit(
+                after, ctx.with_stops(h_after, *self.return_copies(h_after)), list(entry_stack)
+            )
             after = h_after
         elif after is None:
             after = h_after
@@ -178,7 +185,11 @@ class TryBuilder:
             ins = self.instrs[k]
             if ins.opname == "POP_JUMP_IF_TRUE":
                 q = self.cfg.pos(ins.target)
-                while q is not None and q < len(self.instrs) and self.instrs[q].opname in ("POP_TOP", "POP_EXCEPT"):
+                while (
+                    q is not None
+                    and q < len(self.instrs)
+                    and self.instrs[q].opname in ("POP_TOP", "POP_EXCEPT")
+                ):
                     q += 1
                 return self.follow_jumps(q)
         return None

@@ -33,8 +33,11 @@ class RegionExits:
             exit_to = self.follow_jumps(first_exit)
             if exit_to is not None and exit_to < len(self.instrs) and self.instrs[exit_to].opname == "JUMP":
                 back = self.cfg.pos(self.instrs[exit_to].target)
-                if back is not None and back < exit_to and (back not in self.back_edge_targets
-                                                            or self.instrs[exit_to].extra.get("no_interrupt")):
+                if (
+                    back is not None
+                    and back < exit_to
+                    and (back not in self.back_edge_targets or self.instrs[exit_to].extra.get("no_interrupt"))
+                ):
                     # to code laid out before the handler (3.12+); a jump that skips the
                     # interrupt check is never a ``continue``, even to a loop's header (3.14
                     # lays a while loop right after the try body, test first)
@@ -99,8 +102,12 @@ class RegionExits:
         while p is not None and k > 0:
             # a value returned from inside for loops between the two regions pops their
             # iterators from under it first
-            while p + 2 < len(self.instrs) and self.instrs[p].opname == "SWAP" and self.instrs[p].argval == 2 \
-                    and self.instrs[p + 1].opname == "POP_TOP":
+            while (
+                p + 2 < len(self.instrs)
+                and self.instrs[p].opname == "SWAP"
+                and self.instrs[p].argval == 2
+                and self.instrs[p + 1].opname == "POP_TOP"
+            ):
                 p += 2
             if layers[k - 1].kind is RegionKind.HANDLER and p + 1 < len(self.instrs) \
                     and self.instrs[p].opname == "SWAP" and self.instrs[p].argval == 2 \
@@ -146,7 +153,11 @@ class RegionExits:
         ins = self.instrs[p]
         if ins.opname == "RETURN_VALUE":
             return ExitKind.RETURN
-        if ins.opname == "LOAD_CONST" and p + 1 < len(self.instrs) and self.instrs[p + 1].opname == "RETURN_VALUE":
+        if (
+            ins.opname == "LOAD_CONST"
+            and p + 1 < len(self.instrs)
+            and self.instrs[p + 1].opname == "RETURN_VALUE"
+        ):
             return ExitKind.RETURN
         pops = 0
         while ins.opname == "POP_TOP" and p + 1 < len(self.instrs):
