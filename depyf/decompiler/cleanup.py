@@ -6,8 +6,8 @@ import ast
 import re
 
 from depyf.decompiler import traversal
-from depyf.decompiler.executor import PopExceptStmt, WithExitStmt
 from depyf.decompiler.expressions import negate
+from depyf.decompiler.pseudo_statements import PopExceptStmt, WithExitStmt
 
 _TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 _TRY_NODES = (ast.Try, getattr(ast, "TryStar", ast.Try))

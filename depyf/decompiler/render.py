@@ -18,16 +18,16 @@ from depyf.decompiler.cleanup import (
 )
 from depyf.decompiler.codeinfo import argument_names
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.executor import (
-    AnnotationMarkStmt,
-    AppendStmt,
-    ClassAnnotationsStmt,
-    Executor,
-    ModuleAnnotationsStmt,
-)
+from depyf.decompiler.executor import Executor
 from depyf.decompiler.expressions import load, negate
 from depyf.decompiler.filters import ALWAYS, NEVER, runs_through
 from depyf.decompiler.instructions import normalize
+from depyf.decompiler.pseudo_statements import (
+    AnnotationMarkStmt,
+    AppendStmt,
+    ClassAnnotationsStmt,
+    ModuleAnnotationsStmt,
+)
 from depyf.decompiler.slices import builds_slices, slices_as_values
 from depyf.decompiler.structure import Structurer
 

@@ -7,7 +7,8 @@ import ast
 
 from depyf.decompiler.cfg import ControlFlowGraph
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.executor import Executor, ReraiseStmt, Stop
+from depyf.decompiler.executor import Executor, Stop
+from depyf.decompiler.pseudo_statements import ReraiseStmt
 from depyf.decompiler.structure.compound import CompoundConditions
 from depyf.decompiler.structure.conditions import ConditionReader
 from depyf.decompiler.structure.copies import CopiedCode

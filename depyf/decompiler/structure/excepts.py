@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from depyf.decompiler import values as v
-from depyf.decompiler.executor import ExceptAsStmt, ReraiseStmt
+from depyf.decompiler.pseudo_statements import ExceptAsStmt, ReraiseStmt
 from depyf.decompiler.structure.model import Context, Layer, RegionKind
 
 

@@ -6,8 +6,8 @@ import ast
 import functools
 
 from depyf.decompiler import values as v
-from depyf.decompiler.executor import ReraiseStmt
 from depyf.decompiler.instructions import JUMPS_CANNOT_RAISE, POP_JUMPS
+from depyf.decompiler.pseudo_statements import ReraiseStmt
 from depyf.decompiler.structure.model import NO_HANDLER, TRY_NODES, Context, Layer, RegionKind, TryStar
 
 
