@@ -1,21 +1,14 @@
-"""Top of the pipeline: code objects -> ast definitions -> source text."""
+"""Definitions nested in a code object: functions, lambdas, comprehensions, classes, and
+the annotations of classes and modules (3.14+)."""
 
 from __future__ import annotations
 
 import ast
-import copy
 import sys
 import types
 
-from depyf.decompiler import opaque, traversal
 from depyf.decompiler import values as v
-from depyf.decompiler.cleanup import (
-    BoolOpFromIfExp,
-    renumber_temporaries,
-    returns_to_breaks,
-    strip_tail_returns,
-    tidy,
-)
+from depyf.decompiler.cleanup import returns_to_breaks, strip_tail_returns, tidy
 from depyf.decompiler.codeinfo import argument_names
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.executor import Executor
@@ -28,12 +21,18 @@ from depyf.decompiler.pseudo_statements import (
     ClassAnnotationsStmt,
     ModuleAnnotationsStmt,
 )
-from depyf.decompiler.slices import builds_slices, slices_as_values
+from depyf.decompiler.render.returns import _contains_yield, remove_implicit_returns
 from depyf.decompiler.structure import Structurer
 
 CO_VARARGS, CO_VARKEYWORDS = 0x04, 0x08
+
+
 CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR = 0x20, 0x80, 0x200
+
+
 CO_HAS_DOCSTRING = 0x4000000
+
+
 MAX_DEPTH = 60
 
 
@@ -62,14 +61,12 @@ class Nested:
             raise DecompilationError("code objects nested too deeply")
         return Nested(self.depth + 1)
 
-    # -- statements of a code object -----------------------------------------------------
     def statements(self, code: types.CodeType) -> tuple[list[ast.stmt], Structurer]:
         instrs, entries = normalize(code)
         structurer = Structurer(code, instrs, entries, self.child())
         body = structurer.body()
         return tidy(body), structurer
 
-    # -- functions ---------------------------------------------------------------------
     def arguments(self, code: types.CodeType, defaults: list, kwdefaults: dict,
                   annotations: dict) -> ast.arguments:
         names = code.co_varnames
@@ -134,7 +131,6 @@ class Nested:
             return code.co_consts[0]
         return None
 
-    # -- PEP 695 scopes (3.12+) -----------------------------------------------------------
     def lazy_expression(self, fn, ins) -> ast.expr:
         """The expression a lazily evaluated function returns (a bound, a default, an alias value)."""
         if not isinstance(fn, v.FunctionValue):
@@ -197,7 +193,6 @@ class Nested:
             raise DecompilationError("lambda body is not one expression", qualname=_qualname(code))
         return ast.Lambda(self.arguments(code, fn.defaults, fn.kwdefaults, {}), body[0].value)
 
-    # -- comprehensions ------------------------------------------------------------------
     def comprehension(self, fn: v.FunctionValue, iterable: ast.expr, ins) -> ast.expr:
         code = fn.code
         body, _ = self.statements(code)
@@ -260,7 +255,6 @@ class Nested:
                 return (body[0].value.value, None)
             raise fail
 
-    # -- classes -----------------------------------------------------------------------
     def class_def(self, fn: v.FunctionValue, name: str, bases: list, keywords: list, ins) -> ast.ClassDef:
         body, structurer = self.statements(fn.code)
         cleaned = []
@@ -347,7 +341,6 @@ class Nested:
         return [(k.value, val) for k, val in pairs]
 
 
-    # -- 3.14+ module annotations -------------------------------------------------------------
     def with_module_annotations(self, body: list, compiler_made_the_set: bool) -> list:
         """3.14+: ``name: annotation`` statements back in a module body.
 
@@ -506,199 +499,3 @@ def _place_module_annotations(body: list, entries: dict | None, store: ModuleAnn
             block[:] = _place_module_annotations(block, entries, store, nested, drop_set)
         out.append(stmt)
     return out
-
-
-def remove_implicit_returns(body: list) -> list:
-    """Module and class bodies end with an implicit ``return``: take every copy of it out.
-
-    A branch that ended with it and was hoisted (``if c: ...; return`` then the rest) gets the
-    rest back as its ``else``.
-    """
-    out: list = []
-    for k, stmt in enumerate(body):
-        if isinstance(stmt, ast.Return):
-            return out
-        if isinstance(stmt, ast.If):
-            ends_then, ends_else = _ends_in_return(stmt.body), _ends_in_return(stmt.orelse)
-            stmt.body = remove_implicit_returns(stmt.body) or [ast.Pass()]
-            stmt.orelse = remove_implicit_returns(stmt.orelse)
-            rest = body[k + 1:]
-            if rest and ends_then and not ends_else and not stmt.orelse:
-                stmt.orelse = remove_implicit_returns(rest)
-                out.append(stmt)
-                return out
-            if rest and ends_else and not ends_then:
-                stmt.body = stmt.body + remove_implicit_returns(rest)
-                out.append(stmt)
-                return out
-        if isinstance(stmt, ast.Match):
-            rest = body[k + 1:]
-            ends = [_ends_in_return(case.body) for case in stmt.cases]
-            for case in stmt.cases:
-                case.body = remove_implicit_returns(case.body) or [ast.Pass()]
-            if rest and any(ends):
-                # the cases that ended the body skip the rest: the others (and no match) run it
-                rest = remove_implicit_returns(rest)
-                for case, ended in zip(stmt.cases, ends, strict=True):
-                    if not ended:
-                        case.body = case.body + copy.deepcopy(rest)
-                last = stmt.cases[-1]
-                if not (isinstance(last.pattern, ast.MatchAs) and last.pattern.pattern is None
-                        and last.guard is None):
-                    stmt.cases.append(ast.match_case(ast.MatchAs(None, None), None, copy.deepcopy(rest)))
-                out.append(stmt)
-                return out
-        if isinstance(stmt, (ast.With, ast.AsyncWith)) and all(
-            isinstance(r, ast.Return) for r in body[k + 1 :]
-        ):
-            # the last statement: the compiler copied the implicit return into its body
-            stmt.body = remove_implicit_returns(stmt.body) or [ast.Pass()]
-        out.append(stmt)
-    return out
-
-
-def _ends_in_return(body: list) -> bool:
-    if not body:
-        return False
-    last = body[-1]
-    if isinstance(last, ast.Return):
-        return True
-    if isinstance(last, ast.If):
-        return _ends_in_return(last.body) or _ends_in_return(last.orelse)
-    if isinstance(last, ast.Match):
-        final = last.cases[-1]
-        return isinstance(final.pattern, ast.MatchAs) and final.pattern.pattern is None \
-            and final.guard is None and all(_ends_in_return(case.body) for case in last.cases)
-    return False
-
-
-def _contains_yield(body: list) -> bool:
-    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        if isinstance(node, (ast.Yield, ast.YieldFrom)):
-            return True
-    return False
-
-
-def code_to_ast(code: types.CodeType, defaults: dict[str, ast.expr] | None = None) -> ast.Module:
-    """The whole definition of ``code`` as a module: ``def``/``lambda`` or the module body."""
-    nested = Nested()
-    if code.co_name == "<module>":
-        body, structurer = nested.statements(code)
-        body = nested.with_module_annotations(strip_tail_returns(remove_implicit_returns(body)),
-                                              "__conditional_annotations__" in code.co_cellvars)
-        if body and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1 \
-                and isinstance(body[0].targets[0], ast.Name) and body[0].targets[0].id == "__doc__" \
-                and isinstance(body[0].value, ast.Constant):
-            body[0] = ast.Expr(body[0].value)
-        return ast.Module(body or [ast.Pass()], [])
-    if not code.co_flags & 0x03:
-        # a class body's code object: show it as the class statement it came from
-        node = nested.class_def(v.FunctionValue(code), code.co_name, [], [], None)
-        return ast.Module([node], [])
-    fn = v.FunctionValue(code)
-    if defaults:
-        fn.defaults, fn.kwdefaults = _split_defaults(code, defaults)
-    if code.co_name == "<lambda>":
-        expr = nested.lambda_or_error(fn, None)
-        return ast.Module([ast.Expr(expr)], [])
-    name = code.co_name if code.co_name.isidentifier() else "_" + "".join(
-        c if c.isalnum() else "_" for c in code.co_name)
-    return ast.Module([nested.function_def(fn, name)], [])
-
-
-def _name_comprehension_iterator(tree: ast.Module, code: types.CodeType) -> None:
-    """A comprehension's own code object takes its iterator as ``.0``, which no source can name:
-    the function standing for it names the parameter ``iterator`` (or ``iterator_2``, ... where
-    the code uses that name)."""
-    fn = tree.body[0] if len(tree.body) == 1 else None
-    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or ".0" not in [
-        a.arg for a in fn.args.args
-    ]:
-        return
-    taken = set(code.co_varnames) | set(code.co_names) | set(code.co_freevars) | set(code.co_cellvars)
-    name, k = "iterator", 1
-    while name in taken:
-        k += 1
-        name = f"iterator_{k}"
-    for node in ast.walk(fn):
-        if isinstance(node, ast.arg) and node.arg == ".0":
-            node.arg = name
-        elif isinstance(node, ast.Name) and node.id == ".0":
-            node.id = name
-
-
-def _split_defaults(code, defaults: dict[str, ast.expr]):
-    npos, nkw = code.co_argcount, code.co_kwonlyargcount
-    positional = code.co_varnames[:npos]
-    pos_defaults = []
-    started = False
-    for name in positional:
-        if name in defaults:
-            started = True
-            pos_defaults.append(defaults[name])
-        elif started:
-            return [], {}  # a gap: defaults were not all literal, show none
-    if pos_defaults and len(pos_defaults) != sum(1 for n in positional if n in defaults):
-        return [], {}
-    kwonly = {n: defaults[n] for n in code.co_varnames[npos:npos + nkw] if n in defaults}
-    return pos_defaults, kwonly
-
-
-CO_FUTURE_ANNOTATIONS = 0x1000000
-
-
-def code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None = None) -> str:
-    """Readable Python source for ``code`` (see ``code_to_ast``)."""
-    return code_to_source_and_constants(code, defaults)[0]
-
-
-def code_to_source_and_constants(code: types.CodeType, defaults: dict[str, ast.expr] | None = None
-                                 ) -> tuple[str, dict[str, object]]:
-    """The source, and the objects its placeholder names stand for (constants no literal spells)."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 6000))  # long elif chains recurse once per branch
-    try:
-        outermost = not opaque.active()
-        with opaque.collecting(code) as placeholders:
-            source = _code_to_source(code, defaults)
-            header = placeholders.header() if outermost else []
-            if header:
-                source = "\n".join(header) + "\n" + source
-            return source, dict(placeholders.objects)
-    except (RecursionError, MemoryError):
-        raise DecompilationError("code nested too deeply to decompile", qualname=_qualname(code)) from None
-    finally:
-        sys.setrecursionlimit(limit)
-
-
-def _code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None = None) -> str:
-    tree = code_to_ast(code, defaults)
-    nodes = traversal.preorder(tree)    # one walk serves the passes below while the tree stands
-    if any(node.__class__ is ast.IfExp for node in nodes):
-        tree = BoolOpFromIfExp().visit(tree)
-        nodes = traversal.preorder(tree)
-    renumber_temporaries(tree, opaque.names_in(code), nodes)
-    if builds_slices(code):
-        slices_as_values(tree)
-        nodes = None
-    if code.co_flags & CO_FUTURE_ANNOTATIONS and code.co_name == "<module>" and not any(
-            isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in tree.body):
-        has_docstring = bool(tree.body) and isinstance(tree.body[0], ast.Expr) \
-            and isinstance(tree.body[0].value, ast.Constant) and isinstance(tree.body[0].value.value, str)
-        tree.body.insert(
-            1 if has_docstring else 0, ast.ImportFrom("__future__", [ast.alias("annotations")], 0)
-        )
-        tree.body = (
-            [s for s in tree.body if not isinstance(s, ast.Pass)] if len(tree.body) == 2 else tree.body
-        )
-        nodes = None
-    _name_comprehension_iterator(tree, code)   # renames only: the list of nodes still stands
-    traversal.fill_locations(tree, nodes=nodes)  # ast.unparse reads lineno (type comments)
-    try:
-        return ast.unparse(tree) + "\n"
-    except Exception as exc:  # unparse of a malformed tree is our bug: report it as such
-        raise DecompilationError(f"could not print the recovered syntax tree ({exc})",
-                                 qualname=_qualname(code)) from exc
-
