@@ -1,0 +1,244 @@
+"""The copies 3.10 makes of return sequences and exits, shared again; yield-from folding and
+jump retargeting after the instructions were rewritten."""
+
+from __future__ import annotations
+
+import dis
+
+from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.instructions import Instr, chain_operand_copies, hoist_break_tails
+from depyf.decompiler.versions.v3_10.block_flow import _exit_call_length
+
+_NOT_IN_TAIL = frozenset({"PUSH_EXC_INFO", "POP_EXCEPT", "RERAISE", "CHECK_EXC_MATCH", "YIELD_VALUE",
+                          "YIELD_FROM", "AWAIT", "RAISE_VARARGS"})
+
+
+def _share_return_tails(out: list[Instr], marks: dict[int, object], breaks: dict[int, int], cover: dict,
+                        depth_of: dict) -> None:
+    """Undo 3.10's copies of the code after a try, except clause or with that ends in a return.
+
+    3.10 copies a small block ending in RETURN_VALUE (and a block with no line of its own, such as
+    the POP_BLOCK and finally body after a try) into every block that jumps to it; 3.11 keeps one,
+    after the handlers, which is where the model expects the exits of a protected region to meet.
+    Straight-line code ending in a return that starts where a region was left (not inside a finally
+    body run by its handler), when it reads nothing from the stack under it (a with's exit call
+    apart, for copies that leave the same with) and its copies agree in instructions, lines,
+    exception handlers and stack depth, becomes jumps to the last copy.
+    """
+    targets = {ins.target for ins in out if ins.target is not None}
+    replace: dict[int, tuple[int, int]] = {}
+    used: set[int] = set()
+    # a ``break`` in a for loop pops the iterator, then 3.10 copies the code after the loop when it
+    # is a small return: jump there again, as 3.11 does
+    for m, exit_offset in breaks.items():
+        q = next((k for k, ins in enumerate(out) if ins.offset >= exit_offset), None)
+        if q is None or q == m or m >= len(out):
+            continue
+        k = 0
+        while m + k < len(out) and q + k < len(out) and k < 64:
+            a, b = out[m + k], out[q + k]
+            if (a.opname, repr(a.argval), a.lineno, cover[id(a)], depth_of.get(id(a))) != \
+                    (b.opname, repr(b.argval), b.lineno, cover[id(b)], depth_of.get(id(b))) \
+                    or a.target is not None or b.target is not None or (k and a.offset in targets):
+                break
+            if a.opname == "RETURN_VALUE":
+                replace[m] = (m + k, out[q].offset)
+                used.update(range(m, m + k + 1))
+                break
+            k += 1
+    found: dict[int, tuple] = {}  # mark -> (its return, depth, kind of mark)
+    for m in sorted(marks):
+        base = depth_of.get(id(out[m])) if m < len(out) else None
+        scan = m
+        if isinstance(marks[m], tuple):  # the end of a with body: its __exit__ call comes first
+            n = _exit_call_length(out, m)
+            if n is None or base is None or any(out[k].offset in targets for k in range(m + 1, m + n)):
+                continue
+            scan, base = m + n, base - 1
+        j = scan
+        while j < len(out) and j < m + 64 and out[j].target is None and out[j].opname not in _NOT_IN_TAIL \
+                and out[j].opname != "RETURN_VALUE" and (j == m or out[j].offset not in targets):
+            depth = depth_of.get(id(out[j]))
+            if base is None or depth is None or depth < base or depth == base and not (
+                    out[j].opname.startswith("LOAD_") or out[j].opname == "PUSH_NULL"
+                    or out[j].opname in ("DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF")
+                    or out[j].opname.startswith("BUILD_") and out[j].argval == 0):
+                break  # would read a value from under the copy
+            j += 1
+        returns = base + 1
+        if (
+            scan < j < len(out) - 1
+            and out[j - 1].opname == "SWAP"
+            and out[j - 1].argval == 2
+            and out[j].opname == "POP_EXCEPT"
+            and isinstance(cover[id(out[j - 1])], tuple)
+            and cover[id(out[j - 1])][0] == "cleanup"
+            and not {out[j].offset, out[j + 1].offset} & targets
+        ):
+            j, returns = j + 1, base  # a return from an except clause: the same handler's state goes
+        if j == scan or j >= len(out) or out[j].opname != "RETURN_VALUE" or out[j].offset in targets \
+                or depth_of.get(id(out[j])) != returns:
+            continue
+        found[m] = (j, base, marks[m])
+    taken: set[int] = set(used)
+    tails: dict[tuple, dict[tuple[int, int], list[int]]] = {}
+    for m, (j, base, kind) in found.items():
+        if m in used:
+            continue
+        key = (tuple((ins.opname, repr(ins.argval), ins.lineno) for ins in out[m:j + 1]),
+               tuple(cover[id(ins)] for ins in out[m:j + 1]), base, kind)
+        tails.setdefault(key, {}).setdefault((m, j), []).append(m)
+    for copies in sorted(tails.values(), key=lambda c: -max(j - first for first, j in c)):
+        copies = {r: ms for r, ms in copies.items() if not taken.intersection(range(r[0], r[1] + 1))}
+        if len(copies) < 2:
+            continue
+        keep = max(copies)
+        for (first, j), from_marks in copies.items():
+            used.update(from_marks)
+            taken.update(range(first, j + 1))
+            if (first, j) != keep:
+                replace[first] = (j, out[keep[0]].offset)
+    for m in sorted(replace, reverse=True):
+        j, target = replace[m]
+        jump = Instr("JUMP", out[m].offset, None, None, target, out[m].lineno)
+        cover[id(jump)] = cover[id(out[m])]
+        out[m:j + 1] = [jump]
+
+
+def _same_code(out: list[Instr], a: int, b: int, cover: dict, depth_of: dict) -> int | None:
+    """Length of the straight-line code ending in a return or raise at ``a`` when ``b`` holds the same."""
+    k = 0
+    while a + k < len(out) and b + k < len(out) and k < 16:
+        x, y = out[a + k], out[b + k]
+        if (x.opname, repr(x.argval), x.lineno, cover[id(x)], depth_of.get(id(x))) != \
+                (y.opname, repr(y.argval), y.lineno, cover[id(y)], depth_of.get(id(y))) \
+                or x.target is not None or y.target is not None:
+            return None
+        if x.opname in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return k + 1
+        if x.opname in _NOT_IN_TAIL:
+            return None
+        k += 1
+    return None
+
+
+_COMPARES = frozenset({"COMPARE_OP", "IS_OP", "CONTAINS_OP"})
+
+
+def _share_chain_exits(out: list[Instr], cover: dict, depth_of: dict) -> None:
+    """Undo 3.10's copies of the return after a chained comparison ``a < b < c``.
+
+    As a value, the last comparison and the cleanup of a failed one (``SWAP 2; POP_TOP``) both end
+    in a copy of what follows; as a condition, the cleanup (``POP_TOP``) ends in a copy of the code
+    the last test jumps to. The first copy becomes a jump to the other, as 3.11 lays it out.
+    """
+    first_at: dict[int, int] = {}
+    for k, ins in enumerate(out):
+        first_at.setdefault(ins.offset, k)
+    targets = {ins.target for ins in out if ins.target is not None}
+
+    def index(offset):
+        return next((k for k, ins in enumerate(out) if ins.offset >= offset), None)
+
+    replace: dict[int, tuple[int, int]] = {}
+    for k, ins in enumerate(out):
+        if ins.target is None or k < 3 or out[k - 1].opname not in _COMPARES \
+                or [x.opname for x in out[k - 3:k - 1]] != ["SWAP", "COPY"]:
+            continue
+        t = index(ins.target)
+        if t is None or t <= k:
+            continue
+        if ins.opname in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP") and t + 2 < len(out) \
+                and out[t].opname == "SWAP" and out[t].argval == 2 and out[t + 1].opname == "POP_TOP":
+            # the copy before the cleanup, after the last comparison
+            for n in range(1, 17):
+                a = t - n
+                if a <= k or out[a - 1].opname not in _COMPARES:
+                    continue
+                if _same_code(out, a, t + 2, cover, depth_of) == n \
+                        and not any(out[x].offset in targets for x in range(a + 1, t)):
+                    replace[a] = (t - 1, out[t + 2].offset)
+                break
+            if out[t - 1].opname == "RETURN_VALUE":
+                replace.update(chain_operand_copies(out, k, t - 1, lambda x: (
+                    x.opname, repr(x.argval), x.lineno, cover[id(x)], depth_of.get(id(x)))))
+        elif ins.opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") and t + 1 < len(out) \
+                and out[t].opname == "POP_TOP" and out[t + 1].offset not in targets:
+            last = next(
+                (
+                    j
+                    for j in range(k + 1, t)
+                    if out[j].opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
+                    and out[j].target is not None
+                    and index(out[j].target) != t
+                ),
+                None,
+            )
+            if last is None:
+                continue
+            if out[last].opname == ins.opname:  # the last test fails by jumping: its target is copied
+                x = index(out[last].target)
+                if x is None or x <= t + 1:
+                    continue
+                n = _same_code(out, t + 1, x, cover, depth_of)
+                if n and not any(out[j].offset in targets for j in range(t + 2, t + 1 + n)):
+                    replace[t + 1] = (t + n, out[x].offset)
+            else:  # it fails by falling through: that code is the copy, jump to the cleanup's
+                n = _same_code(out, last + 1, t + 1, cover, depth_of)
+                if (
+                    n
+                    and last + n < t
+                    and not any(out[j].offset in targets for j in range(last + 1, last + 1 + n))
+                ):
+                    replace[last + 1] = (last + n, out[t + 1].offset)
+    for a in sorted(replace, reverse=True):
+        end, target = replace[a]
+        jump = Instr("JUMP", out[a].offset, None, None, target, out[a].lineno)
+        cover[id(jump)] = cover[id(out[a])]
+        out[a:end + 1] = [jump]
+
+
+def _hoist_break_tails(out: list[Instr], cover: dict, depth_of: dict) -> None:
+    """``hoist_break_tails`` for 3.10: a copy starts at the loop's stack depth and stays in the
+    loop's exception region; the moved copy keeps that region and those depths."""
+    def fits(s: int, r: int, back: Instr) -> bool:
+        return depth_of.get(id(out[s])) == depth_of.get(id(back)) \
+            and all(cover[id(ins)] == cover[id(back)] for ins in out[s:r + 1])
+
+    def made(new: Instr, old: Instr, back: Instr) -> None:
+        cover[id(new)] = cover[id(back)]
+        depth_of[id(new)] = depth_of.get(id(old))
+
+    hoist_break_tails(out, fits, made)
+
+
+def _fold_yield_from(out: list[Instr], ins: dis.Instruction, qualname: str) -> Instr:
+    """``GET_YIELD_FROM_ITER|GET_AWAITABLE|GET_ANEXT; LOAD_CONST None; YIELD_FROM`` -> one instruction.
+
+    YIELD_FROM, AWAIT, or ASYNC_FOR_ITER (whose target the caller sets); returns it.
+    """
+    if len(out) < 2 or out[-1].opname != "LOAD_CONST" or out[-1].argval is not None \
+            or out[-2].opname not in ("GET_YIELD_FROM_ITER", "GET_AWAITABLE", "GET_ANEXT"):
+        raise DecompilationError("YIELD_FROM without its iterator", qualname=qualname, offset=ins.offset,
+                                 opname=ins.opname)
+    out.pop()
+    getter = out[-1]
+    getter.opname = {"GET_YIELD_FROM_ITER": "YIELD_FROM", "GET_AWAITABLE": "AWAIT",
+                     "GET_ANEXT": "ASYNC_FOR_ITER"}[getter.opname]
+    return getter
+
+
+def _retarget(out: list[Instr], raw: list[dis.Instruction]) -> list[Instr]:
+    """Point jumps that land on dropped instructions at the next kept one."""
+    kept = sorted({ins.offset for ins in out})
+    end = raw[-1].offset + 2 if raw else 0
+    forward: dict[int, int] = {}
+    j = 0
+    for off in sorted({r.offset for r in raw}):
+        while j < len(kept) and kept[j] < off:
+            j += 1
+        forward[off] = kept[j] if j < len(kept) else end
+    for ins in out:
+        if ins.target is not None:
+            ins.target = forward.get(ins.target, end)
+    return out
