@@ -1,0 +1,146 @@
+"""The translator's driver: one code object's raw instructions through the ``op_<NAME>``
+translations, then the layout steps (``normalize``)."""
+
+from __future__ import annotations
+
+import dis
+import types
+
+from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.instructions import (
+    ExceptionEntry,
+    Instr,
+    hoist_break_tails,
+    raw_exception_entries,
+    raw_instructions,
+)
+from depyf.decompiler.versions.v3_12.comprehensions import Comprehensions
+from depyf.decompiler.versions.v3_12.layout import (
+    JumpLayout,
+    share_chain_value_copies,
+    share_duplicated_returns,
+)
+from depyf.decompiler.versions.v3_12.opcodes import Opcodes
+from depyf.decompiler.versions.v3_12.synthetic import synthetic_instructions
+from depyf.decompiler.versions.v3_12.tables import DROP, HANDLED, JUMPS, SAME, _tests_truth_next
+
+
+class Translator(
+    JumpLayout, Opcodes, Comprehensions,
+):
+    """Translates one code object's raw instructions into the shared model.
+
+    Subclasses for later versions override the class attributes and ``op_<NAME>`` methods.
+    """
+
+    HANDLED = HANDLED
+    DROP = DROP
+    JUMPS = JUMPS
+    SAME = SAME
+    # What follows END_FOR at a loop exit and also belongs to it (3.13: POP_TOP, 3.14: POP_ITER).
+    END_FOR_TAIL: frozenset[str] = frozenset()
+    # Opnames dropped before pattern matching (3.13+: TO_BOOL, 3.14+: NOT_TAKEN).
+    INVISIBLE: frozenset[str] = frozenset()
+    # True where LOAD_GLOBAL pushes its NULL after the global (3.13+), False where before (3.12).
+    NULL_AFTER_GLOBAL = False
+
+    def __init__(self, code: types.CodeType):
+        self.code = code
+        self.qualname = getattr(code, "co_qualname", code.co_name)
+        all_raw = list(raw_instructions(code))
+        self.all_offsets = [r.offset for r in all_raw]
+        self.end_offset = all_raw[-1].offset + 2 if all_raw else 0
+        self.dropped: set[int] = set()
+        self.raw = []
+        for k, ins in enumerate(all_raw):
+            if ins.opname not in self.HANDLED and ins.opname not in self.INVISIBLE:
+                raise DecompilationError(f"unsupported opcode {ins.opname}", qualname=self.qualname,
+                                         offset=ins.offset, opname=ins.opname)
+            if ins.opname == "TO_BOOL" and not _tests_truth_next(all_raw, k):
+                self.raw.append(ins)        # a value converted to bool: ``not not x``
+            elif ins.opname in self.DROP or ins.opname in self.INVISIBLE:
+                self.dropped.add(ins.offset)
+            else:
+                self.raw.append(ins)
+        self.pos = {ins.offset: k for k, ins in enumerate(self.raw)}
+        self.jump_targets = {
+            ins.argval for ins in all_raw if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs
+        }
+        self.table = [ExceptionEntry(e.start, e.end, e.target, e.depth, e.lasti)
+                      for e in raw_exception_entries(code)]
+        self.dead_handlers: set[int] = set()  # handler targets whose entries are removed
+        self.async_for_handlers: set[int] = set()  # END_ASYNC_FOR targets (folded into ASYNC_FOR_ITER)
+        self.kw_names: tuple | None = None
+        self._find_dead_handlers()
+
+    def normalize(self) -> tuple[list[Instr], list[ExceptionEntry]]:
+        out = self.translate(0, len(self.raw))
+        share_chain_value_copies(out)
+        share_duplicated_returns(out)
+        hoist_break_tails(out, lambda first, last, back: all(   # the loop's handler protects the copy
+            self.handler_of(ins.offset) == self.handler_of(back.offset) for ins in out[first:last + 1]),
+            lambda new, old, back: None)
+        return out, self.remap(out, self.table)
+
+    def handler_of(self, offset: int) -> int | None:
+        """The handler that protects the raw instruction at ``offset`` (None: none)."""
+        return next((e.target for e in self.table if e.start <= offset < e.end), None)
+
+    def translate(self, start: int, end: int) -> list[Instr]:
+        """Translate ``raw[start:end]`` into a new instruction list."""
+        out: list[Instr] = []
+        i = start
+        while i < end:
+            ins = self.raw[i]
+            if ins.offset in self.dropped:
+                i += 1
+                continue
+            ins = self.adjust(ins)
+            name = ins.opname
+            handler = getattr(self, "op_" + name, None)
+            if handler is not None:
+                i = handler(i, ins, out)
+                continue
+            if name in self.JUMPS:
+                i = self.jump(i, ins, out)
+                continue
+            if name in self.SAME:
+                self.emit(out, ins, name, ins.argval)
+                i += 1
+                continue
+            raise DecompilationError(f"no translation for {name}", qualname=self.qualname, offset=ins.offset,
+                                     opname=name)
+        return out
+
+    def adjust(self, ins: dis.Instruction) -> dis.Instruction:
+        """Hook: rewrite a raw instruction before translation (3.15 fixes stack depths here)."""
+        return ins
+
+    def emit(self, out: list[Instr], ins: dis.Instruction, opname: str, argval: object = None,
+             target: int | None = None, *, arg: int | None = -1, slots: int = 2, **extra: object) -> Instr:
+        line = ins.positions.lineno if ins.positions else None
+        new = Instr(
+            opname, ins.offset, ins.arg if arg == -1 else arg, argval, target, line, slots, dict(extra)
+        )
+        out.append(new)
+        return new
+
+    def drop(self, *instructions: dis.Instruction) -> None:
+        self.dropped.update(i.offset for i in instructions)
+
+    def error(self, ins: dis.Instruction, message: str) -> DecompilationError:
+        return DecompilationError(message, qualname=self.qualname, offset=ins.offset, opname=ins.opname)
+
+    def at(self, k: int) -> dis.Instruction | None:
+        return self.raw[k] if 0 <= k < len(self.raw) else None
+
+    def index(self, offset: int) -> int:
+        return self.pos[offset]
+
+
+def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
+    """The normalised instructions and exception table of ``code`` (compiled by CPython 3.12)."""
+    synthetic = synthetic_instructions(code)
+    if synthetic is not None:
+        return synthetic
+    return Translator(code).normalize()
