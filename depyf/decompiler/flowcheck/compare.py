@@ -1,0 +1,158 @@
+"""Comparison of two flows: the differences between the original's events and paths and the
+decompiled source's."""
+
+from __future__ import annotations
+
+import types
+from collections import defaultdict
+
+from depyf.decompiler.flowcheck.flow import Flow
+from depyf.decompiler.flowcheck.tables import _LOOP, _TEMPORARY
+
+
+def differences(original: types.CodeType, recompiled: types.CodeType) -> list[str]:
+    """What differs between the flows of ``original`` and ``recompiled`` (and their nested code)."""
+    problems: list[str] = []
+    _compare(original, recompiled, problems)
+    return problems
+
+
+def _compare(original: types.CodeType, recompiled: types.CodeType, problems: list[str]) -> None:
+    builders = _constant_builders(original)
+    ours, theirs = Flow(recompiled, builders), Flow(original, builders)
+    # A callee named on one side only (reached through a jump, or through instructions the other
+    # layout fuses) says nothing: such calls are compared unnamed on both sides.
+    named = ours.call_labels() & theirs.call_labels()
+    ours.keep_call_labels(named)
+    theirs.keep_call_labels(named)
+    # Same successors: then the branch decisions, unless ``and``/``or`` values are tested (the
+    # compiler threads their tests differently per parenthesising) or there are too many paths.
+    # (The successors are the pairs with decisions without them, when no path was given up on.)
+    if not (ours.has_value_tests or theirs.has_value_tests):
+        strict_a, strict_b = ours.pairs(True), theirs.pairs(True)
+        if not (ours.gave_up or theirs.gave_up):
+            a, b = _without_decisions(strict_a), _without_decisions(strict_b)
+            if a == b:
+                a, b = strict_a, strict_b
+        else:
+            a, b = ours.pairs(False), theirs.pairs(False)
+    else:
+        a, b = ours.pairs(False), theirs.pairs(False)
+    problems.extend(_binding_differences(original, theirs.bindings(), ours.bindings()))
+    problems.extend(_access_order_differences(original, theirs.access_orders(), ours.access_orders()))
+    if a != b:
+        extra = sorted(a - b, key=repr)[:3]
+        missing = sorted(b - a, key=repr)[:3]
+        qualname = getattr(original, "co_qualname", original.co_name)
+        problems.append(f"{qualname}: the recompiled code takes other paths (only there: {_show(extra)}; "
+                        f"only in the original: {_show(missing)})")
+    for mine, theirs_code, nested_problems in _pair_nested(theirs.nested_code(), ours.nested_code()):
+        if theirs_code is None:
+            problems.append(
+                f"{getattr(mine, 'co_qualname', mine.co_name)}: nested code missing after recompiling"
+            )
+        else:
+            problems.extend(nested_problems)
+
+
+def _without_decisions(pairs: set) -> set:
+    """``Flow.pairs(False)`` from ``Flow.pairs(True)`` of a flow that gave up on no path: the
+    events reachable from each event are the same (every way to one passes a path without a
+    loop), and a path that loops without an event is an entry of the strict pairs only."""
+    return {(event, (), nxt) for event, _, nxt in pairs if nxt != _LOOP}
+
+
+def _binding_differences(
+    code: types.CodeType, original: dict[str, set], recompiled: dict[str, set]
+) -> list[str]:
+    """Names stored or deleted with another kind of store (fast, deref, global, name): a lost
+    ``nonlocal`` or ``global`` declaration still compiles, but binds another variable. A name only
+    the recompiled code binds must be a local temporary of the decompiler's."""
+    problems = []
+    for name in sorted(original.keys() | recompiled.keys()):
+        mine, theirs = recompiled.get(name, set()), original.get(name, set())
+        if mine == theirs or (not theirs and _TEMPORARY.match(name) and mine <= {("store", "fast"),
+                                                                             ("store", "name")}):
+            continue
+        qualname = getattr(code, "co_qualname", code.co_name)
+        problems.append(f"{qualname}: {name!r} is bound differently (original: {_kinds(theirs)}; "
+                        f"recompiled: {_kinds(mine)})")
+    return problems
+
+
+def _access_order_differences(code: types.CodeType, original: dict[str, set] | None,
+                              recompiled: dict[str, set] | None) -> list[str]:
+    """Variables read and written in another order: a value read, then the variable stored, then
+    the value read earlier used (stack code keeps it there) must not turn into source that stores
+    first and reads the new value. Compared for the variables both codes use (the decompiler's
+    temporaries are its own); skipped where either side was too big to follow."""
+    if original is None or recompiled is None:
+        return []
+    problems = []
+    for name in sorted(original.keys() & recompiled.keys()):
+        if original[name] != recompiled[name]:
+            qualname = getattr(code, "co_qualname", code.co_name)
+            problems.append(f"{qualname}: {name!r} is read and written in another order (only in the "
+                            f"original: {_orders(original[name] - recompiled[name])}; only recompiled: "
+                            f"{_orders(recompiled[name] - original[name])})")
+    return problems
+
+
+def _orders(pairs: set) -> str:
+    return ", ".join(f"{a} -> {b}" for a, b in sorted(pairs)) or "none"
+
+
+def _kinds(found: set) -> str:
+    return ", ".join(f"{action} {kind}" for action, kind in sorted(found)) or "never"
+
+
+def _constant_builders(code: types.CodeType) -> set[str]:
+    """Builtins whose calls source needs to spell ``code``'s constants: ``float('nan')``,
+    ``complex(-0.0, 1.0)``, ``frozenset({1})``. Such a call with constant arguments may stand for
+    a constant of the original, so in both code objects it is not counted as an event."""
+    found: set[str] = set()
+    todo = list(code.co_consts)
+    while todo:
+        value = todo.pop()
+        if isinstance(value, float) and value != value:
+            found.add("float")
+        elif isinstance(value, complex):
+            found.add("complex")
+        elif isinstance(value, frozenset):
+            found.add("frozenset")
+            todo.extend(value)
+        elif isinstance(value, tuple):
+            todo.extend(value)
+    return found
+
+
+def _show(pairs: list) -> str:
+    return (
+        ", ".join(f"{_label(a)} -[{'/'.join(d) if d else ''}]-> {_label(b)}" for a, d, b in pairs) or "none"
+    )
+
+
+def _label(event: tuple) -> str:
+    return ":".join(str(x) for x in event if x != "")
+
+
+def _pair_nested(original: list[types.CodeType], recompiled: list[types.CodeType]):
+    """(nested code, its recompiled twin or None, the differences between them): twins matched by
+    name, the first one with the same flow, else the first left. (Equivalent source can create
+    same-named code in another order: branches swapped.)"""
+    pool: dict[str, list[types.CodeType]] = defaultdict(list)
+    for c in recompiled:
+        pool[c.co_name].append(c)
+    for c in original:
+        candidates = pool.get(c.co_name)
+        if not candidates:
+            yield c, None, []
+            continue
+        compared = []
+        for candidate in candidates:
+            compared.append((candidate, differences(c, candidate)))
+            if not compared[-1][1]:
+                break
+        match, found = next(((x, d) for x, d in compared if not d), compared[0])
+        candidates.remove(match)
+        yield c, match, found

@@ -1,0 +1,230 @@
+"""Event extraction: the bindings, access orders and call labels of a code object, and the
+events dropped before comparing (future imports, folded constants, constant builds)."""
+
+from __future__ import annotations
+
+import dis
+from collections import defaultdict
+
+from depyf.decompiler.flowcheck.tables import (
+    _ACCESSES,
+    _BINDINGS,
+    _CONSTANT_ARGUMENT_OPS,
+    _FUSED_LOADS,
+    _NAMED_LOADS,
+    _TEMPORARY,
+    _TERMINATOR_OPS,
+    _UNARY,
+    _UNCONDITIONAL,
+    _UNKNOWN,
+    MAX_ACCESS_STEPS,
+    _callee_slots,
+    _fold,
+    _stack_effect,
+)
+
+
+class EventExtraction:
+    """What the flow records at each instruction, and what it leaves out."""
+
+    def bindings(self) -> dict[str, set]:
+        """name -> the (store/del, kind) pairs of every instruction that binds or unbinds it."""
+        found: dict[str, set] = defaultdict(set)
+        for k, ins in enumerate(self.instructions):
+            binding = _BINDINGS.get(ins.opname)
+            if binding is not None and k not in self._future_import:
+                names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
+                stored = names[:1] if ins.opname == "STORE_FAST_LOAD_FAST" else names
+                for name in stored:
+                    found[str(name)].add(binding)
+        return found
+
+    def access_orders(self) -> dict[str, set] | None:
+        """For each local or cell variable both read and written (or deleted), which kind of
+        access (read, write, del; or the start) can come right before which other kind, along any
+        path. Repeats of one kind are one (a decompiler may read a variable twice where the
+        bytecode kept a copy on the stack). None when following them would take too long."""
+        accesses: dict[int, list[tuple[str, str]]] = {}
+        for k, ins in enumerate(self.instructions):
+            kinds = _ACCESSES.get(ins.opname)
+            if kinds is None or k in self._future_import:
+                continue
+            names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,) * len(kinds)
+            accesses[k] = [(str(n), kind) for n, kind in zip(names, kinds, strict=True)]
+        by_name: dict[str, list[int]] = defaultdict(list)
+        kinds_of: dict[str, set[str]] = defaultdict(set)
+        for k, found in accesses.items():
+            for name, kind in found:
+                kinds_of[name].add(kind)
+            for name in dict.fromkeys(n for n, _ in found):
+                by_name[name].append(k)
+        # (a variable only read, or only written, is accessed in one order whatever the layout)
+        checked = [name for name, places in by_name.items()
+                   if "read" in kinds_of[name] and len(kinds_of[name]) > 1 and not _TEMPORARY.match(name)]
+        if not checked:
+            return {}
+        successors = [[n for n, _ in self._successors(k)] for k in range(len(self.instructions))]
+        orders: dict[str, set] = {}
+        budget = MAX_ACCESS_STEPS
+        for name in checked:
+            places = set(by_name[name])
+            pairs: set = set()
+            origins = [(s, "start", [s]) for s in self.starts]
+            for k in by_name[name]:
+                own = [a for n, a in accesses[k] if n == name]
+                pairs.update((a, b) for a, b in zip(own, own[1:], strict=False) if a != b)
+                origins.append((k, own[-1], successors[k]))
+            for _, kind, work in origins:
+                seen: set[int] = set()
+                work = list(work)
+                while work:
+                    pos = work.pop()
+                    if pos in seen:
+                        continue
+                    seen.add(pos)
+                    if pos in places:
+                        first = next(a for n, a in accesses[pos] if n == name)
+                        if first != kind:
+                            pairs.add((kind, first))
+                        continue
+                    work.extend(successors[pos])
+                budget -= len(seen)
+                if budget < 0:
+                    return None
+            orders[name] = pairs
+        return orders
+
+    def _label_calls(self) -> None:
+        """Name each call by its callee (``("CALL", "x.append")``), so calls made in another order
+        read differently. The callee is what the code computes from where the call's lowest stack
+        slot was first filled to where its first argument begins, found by following stack depths
+        through straight-line code; a call whose callee comes in by a jump keeps no name."""
+        owner: dict[int, int] = {}   # stack slot -> instruction where computing its value began
+        loaded: dict[int, int] = {}  # stack slot -> which name of a fused load began it
+        depth = 0
+        falls_through = True
+        precall = None               # 3.11: PRECALL pops the arguments, CALL the callee
+        starts = set(self.starts) | self.targets
+        for k, ins in enumerate(self.instructions):
+            if k in starts or not falls_through:
+                owner, loaded, depth = {}, {}, 0
+            effect = _stack_effect(ins.opcode, ins.arg if ins.opcode >= dis.HAVE_ARGUMENT else None)
+            if effect is None:
+                owner, loaded, effect = {}, {}, 0
+            after = depth + effect
+            if ins.opname == "PRECALL":
+                precall = (owner.get(after - 2), owner.get(after))
+            elif self.events[k] == ("CALL",):
+                first, arguments = precall if precall is not None else (
+                    owner.get(after - 1), owner.get(after - 1 + _callee_slots(ins)))
+                label = (
+                    self._callee(first, k if arguments is None else arguments, loaded.get(after - 1, 0))
+                    if first is not None else ""
+                )
+                if label:
+                    self.events[k] = ("CALL", label)
+                precall = None
+            # a fused load begins the values it pushes, even where it pops as many (a store first)
+            pops, first_name = _FUSED_LOADS.get(ins.opname, (0, 0))
+            base = min(depth - pops, after)
+            for slot in [s for s in owner if s >= base]:
+                del owner[slot]
+                loaded.pop(slot, None)
+            for slot in range(base if pops else depth, after):
+                owner[slot] = k
+                if ins.opname in _FUSED_LOADS:
+                    loaded[slot] = first_name + slot - base
+            depth = after
+            falls_through = ins.opname not in _UNCONDITIONAL and ins.opname not in _TERMINATOR_OPS
+
+    def call_labels(self) -> set[str]:
+        return {e[1] for e in self.events if e is not None and e[0] == "CALL" and len(e) > 1}
+
+    def keep_call_labels(self, labels: set[str]) -> None:
+        """Unname every call whose callee is not among ``labels``."""
+        for k, e in enumerate(self.events):
+            if e is not None and e[0] == "CALL" and len(e) > 1 and e[1] not in labels:
+                self.events[k] = ("CALL",)
+
+    def _callee(self, first: int, end: int, part: int = 0) -> str:
+        """The names the instructions ``first`` to ``end`` load (the callee's computation; a fused
+        load at ``first`` from its name ``part`` on)."""
+        names = []
+        for m in range(first, min(end, first + 16)):
+            ins = self.instructions[m]
+            if ins.opname == "LOAD_ASSERTION_ERROR":   # ``assert x, msg`` calls it with msg as self
+                return "AssertionError"
+            if ins.opname in _FUSED_LOADS:
+                names.extend(str(x) for x in ins.argval[part if m == first else _FUSED_LOADS[ins.opname][1]:])
+            elif ins.opname in _NAMED_LOADS:
+                names.append(str(ins.argval))
+            elif ins.opname not in ("PUSH_NULL", "NOP", "PRECALL", "KW_NAMES"):
+                return ""       # not a plain (dotted) name: a call's result, a subscript, a ``with``
+        return ".".join(names) if end - first <= 16 else ""
+
+    def _drop_future_imports(self) -> None:
+        """``from __future__ import ...`` (which source needs where the original had a compiler flag)."""
+        for k, ins in enumerate(self.instructions):
+            if ins.opname == "IMPORT_NAME" and ins.argval == "__future__":
+                j = k
+                while j < len(self.instructions) and self.instructions[j].opname != "POP_TOP":
+                    self.events[j] = None
+                    self._future_import.add(j)
+                    j += 1
+
+    def _drop_folded_constants(self, carried: dict[int, int] | None = None) -> None:
+        """Operators on constants that the compiler left unfolded (``-(7 or x)`` keeps LOAD_CONST 7;
+        UNARY_NEGATIVE, ``(-1 or 7) * 3`` keeps the multiplication): source that says ``-7`` or
+        ``-1 * 3`` compiles to one constant, and an operator on constants observes nothing outside.
+        Their values are kept where cheap to compute, so a test of one has a known outcome.
+        ``carried`` maps a jump target to the constant every live way into it leaves on the stack
+        (``(3 or x) // 3``: the constant test's jump carries 3 past the dead ``x``)."""
+        carried = carried or {}
+        self._successor_cache: dict[int, list[tuple[int, str]]] = {}   # (they depend on the constants)
+        self._walked = None
+        starts: dict[int, int] = {}   # index of an instruction making a constant -> where its operands begin
+        for k, ins in enumerate(self.instructions):
+            op = ins.opname
+            if op in ("LOAD_CONST", "LOAD_SMALL_INT"):
+                starts[k] = k
+                self.constants[k] = ins.argval
+                continue
+            if op in _UNARY and k - 1 in starts:
+                starts[k] = starts[k - 1]
+                operands = [k - 1]
+            elif (op == "BINARY_OP" or op.startswith("BINARY_")) and k - 1 in starts \
+                    and carried.get(starts[k - 1], starts[k - 1] - 1) in starts:
+                right = starts[k - 1]
+                left = carried.get(right, right - 1)
+                starts[k] = right if right in carried else starts[left]
+                operands = [left, k - 1]
+            elif (op == "BINARY_OP" or op.startswith("BINARY_")) and carried.get(k) in starts \
+                    and starts[carried[k]] - 1 in starts:
+                # the constant test's jump lands on the operator itself (``True // (9 or x)``)
+                right = carried[k]
+                left = starts[right] - 1
+                starts[k] = starts[left]
+                operands = [left, right]
+            else:
+                continue
+            landing = k if k in carried else k + 1   # the carried jump lands on k: not a way in
+            if any(j in self.targets for j in range(starts[k] + 1, landing)):
+                del starts[k]
+                continue
+            self.events[k] = None
+            if all(j in self.constants for j in operands):
+                value = _fold(ins, [self.constants[j] for j in operands])
+                if value is not _UNKNOWN:
+                    self.constants[k] = value
+
+    def _drop_constant_builds(self, builders: set[str]) -> None:
+        """``float('nan')`` and the like: the global and the call that only rebuild a constant."""
+        for k, ins in enumerate(self.instructions):
+            if ins.opname != "LOAD_GLOBAL" or ins.argval not in builders:
+                continue
+            j = k + 1  # the call after the constant arguments
+            while j < len(self.instructions) and self.events[j] is None \
+                    and self.instructions[j].opname in _CONSTANT_ARGUMENT_OPS:
+                j += 1
+            if j < len(self.instructions) and self.events[j] is not None and self.events[j][0] == "CALL":
+                self.events[j] = None

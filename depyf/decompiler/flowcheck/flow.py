@@ -1,0 +1,315 @@
+"""The events of one code object and the paths between them."""
+
+from __future__ import annotations
+
+import dis
+import types
+from collections import defaultdict
+
+from depyf.decompiler.flowcheck.events import EventExtraction
+from depyf.decompiler.flowcheck.tables import (
+    _CALLS,
+    _CONDITIONAL,
+    _FLIP,
+    _JUMPS,
+    _NAME_EVENTS,
+    _OPERATOR_EVENTS,
+    _PLAIN_EVENTS,
+    _RETURNS,
+    _SETUP,
+    _SLICE_OPS,
+    _TERMINAL,
+    _UNCONDITIONAL,
+    MAX_PATHS_PER_EVENT,
+)
+from depyf.decompiler.instructions import flow_instructions, raw_exception_entries
+
+
+class Flow(
+    EventExtraction,
+):
+    """The events of one code object and the paths between them."""
+
+    def __init__(self, code: types.CodeType, constant_builders: frozenset | set = frozenset()):
+        self.code = code
+        self.instructions = []
+        self.index: dict[int, int] = {}  # offset -> instruction index (EXTENDED_ARG: the one it extends)
+        pending = []
+        for ins in flow_instructions(code):
+            if ins.opname in ("CACHE", "EXTENDED_ARG"):
+                pending.append(ins.offset)
+                continue
+            for offset in pending + [ins.offset]:
+                self.index[offset] = len(self.instructions)
+            pending = []
+            self.instructions.append(ins)
+        self.gave_up = False
+        self.targets = {self.index[ins.argval] for ins in self.instructions
+                        if ins.opcode in _JUMPS and ins.argval in self.index}
+        self.events = [self._event(ins) for ins in self.instructions]
+        if constant_builders:
+            self._drop_constant_builds(constant_builders)
+        self._future_import: set[int] = set()   # the instructions of ``from __future__ import ...``
+        self._drop_future_imports()
+        self.constants: dict[int, object] = {}   # instruction index -> the constant it leaves
+        # the walk from the starts (reachable instructions, the ways into each), kept while the
+        # constants it was taken with stand
+        self._walked: tuple[set[int], dict[int, list[int]]] | None = None
+        self._drop_folded_constants()
+        self._cache: dict[tuple[int, bool], set] = {}
+        self.starts = [0]
+        self._add_entered_handlers(raw_exception_entries(code))  # 3.11+ (3.10: SETUP_*)
+        carried = self._constants_carried_by_jumps()
+        if carried:
+            self._drop_folded_constants(carried)
+        self._label_calls()
+        self.has_value_tests = any(ins.opname in _CONDITIONAL and self._value_test(k)
+                                   for k, ins in enumerate(self.instructions))
+
+    def _constants_carried_by_jumps(self) -> dict[int, int]:
+        """Jump targets entered only by a value-keeping test of a constant that always jumps there
+        (``3 or x``: JUMP_IF_TRUE_OR_POP, or 3.12+'s COPY 1; POP_JUMP_IF_TRUE): target -> the
+        constant's instruction."""
+        _, entries = self._walked if self._walked is not None else self._walk()
+        carried = {}
+        for target, sources in entries.items():
+            k = sources[0]
+            ins = self.instructions[k]
+            if (
+                len(set(sources)) != 1
+                or ins.opname not in _CONDITIONAL
+                or self.index.get(ins.argval) != target
+                or not self._constant_outcome(k)
+            ):
+                continue
+            j = k - 1
+            while j >= 0 and self.instructions[j].opname in ("TO_BOOL", "NOP", "NOT_TAKEN"):
+                j -= 1
+            keeps_value = ins.opname in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP")
+            if j >= 0 and self.instructions[j].opname == "COPY" and self.instructions[j].arg == 1:
+                keeps_value, j = True, j - 1
+            if keeps_value and j in self.constants:
+                carried[target] = j
+        return carried
+
+    def _walk(self, handler_of: dict[int, int] | None = None) -> tuple[set[int], dict[int, list[int]]]:
+        """The instructions reachable from the starts, and for each the instructions leading to it.
+        With ``handler_of`` (instruction -> its exception handler), a handler becomes a start once
+        code it protects is reached; 3.10's handlers are added by ``_successors`` on the way."""
+        seen: set[int] = set()
+        entries: dict[int, list[int]] = defaultdict(list)
+        todo = list(self.starts)
+        while todo:
+            k = todo.pop()
+            if k not in seen:
+                seen.add(k)
+                for n, _ in self._successors(k):
+                    entries[n].append(k)
+                    todo.append(n)
+                handler = handler_of.get(k) if handler_of else None
+                if handler is not None and handler not in seen:
+                    self.starts.append(handler)
+                    todo.append(handler)
+            if not todo:
+                todo = [s for s in self.starts if s not in seen]
+        return seen, entries
+
+    def _add_entered_handlers(self, entries) -> None:
+        """Exception handlers as starts, each once code it protects can run: a handler of an empty
+        ``try`` body (``try: pass``) is kept by the compiler but never entered."""
+        handler_of: dict[int, int] = {}
+        for e in entries:
+            target = self.index.get(e.target)
+            first, end = self.index.get(e.start), self.index.get(e.end, len(self.instructions))
+            if target is not None and first is not None:
+                for j in range(first, end):
+                    handler_of.setdefault(j, target)
+        # (a walk from every start found reaches the same instructions by the same ways)
+        self._walked = self._walk(handler_of)
+        self.starts = [0] + sorted(set(self.starts) - {0})
+
+    def _event(self, ins: dis.Instruction) -> tuple | None:
+        op = ins.opname
+        if op in _NAME_EVENTS:
+            return (_NAME_EVENTS[op], str(ins.argval))
+        if op in ("IS_OP", "CONTAINS_OP"):  # negation: see _negated_test
+            return (op,)
+        if op in _OPERATOR_EVENTS:
+            key = ins.argrepr
+            if key.startswith("bool(") and key.endswith(")"):
+                key = key[5:-1]
+            return (op, key)
+        if op in _SLICE_OPS:  # 3.12+: ``x[a:b]`` without building the slice first
+            return (_SLICE_OPS[op],)
+        if op in _CALLS:  # ``f(*())`` and ``f()`` are the same call, made by different opcodes
+            return ("CALL",)
+        if op in _RETURNS:
+            return ("return",)
+        if op in _PLAIN_EVENTS:
+            return (op,)
+        if op.startswith("BINARY_") or op.startswith("INPLACE_"):  # 3.10's operator opcodes
+            return (op,)
+        return None
+
+    def nested_code(self) -> list[types.CodeType]:
+        """The code objects this code can load. (One compiled in a branch the compiler dropped as
+        dead, ``if 0: def g(): ...``, stays among the constants; one loaded only where a constant
+        test never goes, ``if -1: ... else: [listcomp]``, is left out of source that says ``if -1``.)"""
+        reachable, _ = self._walked if self._walked is not None else self._walk()
+        loaded = {id(self.instructions[k].argval) for k in reachable
+                  if self.instructions[k].opname == "LOAD_CONST"}
+        return [c for c in self.code.co_consts if isinstance(c, types.CodeType) and id(c) in loaded]
+
+    def _successors(self, k: int) -> list[tuple[int, str]]:
+        """(next instruction index, decision taken on the way) pairs (computed once per
+        instruction while the known constants stand; do not modify)."""
+        found = self._successor_cache.get(k)
+        if found is None:
+            found = self._successor_cache[k] = self._find_successors(k)
+        return found
+
+    def _find_successors(self, k: int) -> list[tuple[int, str]]:
+        ins = self.instructions[k]
+        op = ins.opname
+        if op in _TERMINAL:
+            return []
+        target = self.index.get(ins.argval) if ins.opcode in _JUMPS else None
+        if op in _UNCONDITIONAL:
+            return [(target, "")] if target is not None else []
+        nxt = [(k + 1, "")] if k + 1 < len(self.instructions) else []
+        if op in _CONDITIONAL and target is not None:
+            known = self._constant_outcome(k)
+            if known is not None:       # a test of a constant: only one way is ever taken
+                return [(target, "")] if known else [(n, "") for n, _ in nxt]
+            taken, fall = _CONDITIONAL[op]
+            if self._negated_test(k):
+                taken, fall = _FLIP.get(taken, taken), _FLIP.get(fall, fall)
+            return [(target, taken)] + [(n, fall) for n, _ in nxt]
+        if op in _SETUP and target is not None and not (
+                k + 1 < len(self.instructions) and self.instructions[k + 1].opname == "POP_BLOCK"):
+            self._add_start(target)  # (3.10) a handler; one protecting nothing is never entered
+        return nxt
+
+    def _constant_outcome(self, k: int) -> bool | None:
+        """Whether the conditional jump at ``k`` is taken, when it tests a constant loaded right
+        before it (3.14 keeps ``LOAD_SMALL_INT 0; TO_BOOL; POP_JUMP_IF_TRUE``, which source that
+        says ``and 0 or`` may compile without); None when the value is not known."""
+        j = k - 1
+        while j >= 0 and self.instructions[j].opname in ("TO_BOOL", "NOP", "NOT_TAKEN", "COPY"):
+            j -= 1
+        if j not in self.constants or any(t in self.targets for t in range(j + 1, k + 1)):
+            return None
+        value = self.constants[j]
+        op = self.instructions[k].opname
+        if "NOT_NONE" in op:
+            return value is not None
+        if "NONE" in op:
+            return value is None
+        if op in ("JUMP_IF_NOT_EXC_MATCH", "FOR_ITER", "SEND"):
+            return None
+        return bool(value) == ("TRUE" in op)
+
+    def _value_test(self, k: int) -> bool:
+        """Is the jump at ``k`` part of an ``and``/``or`` whose value is used (not a statement's test)?
+
+        The compiler threads such jumps through each other (``a or b and c or d``), so how many
+        tests a path passes depends on how the expression is parenthesised, not on what it does;
+        the events it reaches are still compared."""
+        if self.instructions[k].opname in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+            return True
+        j = k - 1
+        if j >= 0 and self.instructions[j].opname == "TO_BOOL":
+            j -= 1
+        return j >= 0 and self.instructions[j].opname == "COPY" and self.instructions[j].arg == 1
+
+    def _negated_test(self, k: int) -> bool:
+        """Does the jump at ``k`` test a negated result (``not in``, ``is not``, ``not x``)?
+
+        ``if a not in b`` and ``if not a in b`` compile to an inverted operator or to an inverted
+        jump: decisions are recorded for the un-negated test so both read the same."""
+        negated = False
+        j = k - 1
+        while j >= 0 and self.instructions[j].opname in ("COPY", "TO_BOOL", "NOP", "UNARY_NOT"):
+            negated ^= self.instructions[j].opname == "UNARY_NOT"
+            j -= 1
+        if (
+            j >= 0
+            and self.instructions[j].opname in ("IS_OP", "CONTAINS_OP")
+            and self.instructions[j].arg == 1
+        ):
+            negated = not negated
+        return negated
+
+    def _add_start(self, k: int) -> None:
+        if k not in self.starts:
+            self.starts.append(k)
+
+    def _next_events(self, k: int, decisions: bool) -> set:
+        """(decisions, event index) pairs reachable from ``k`` through instructions that are no events.
+
+        With ``decisions``, each path keeps the branch decisions it took and a path that comes
+        back to an instruction without passing an event ends in index -1 (a loop doing nothing);
+        without, only which events come next.
+        """
+        key = (k, decisions)
+        if key in self._cache:
+            return self._cache[key]
+        found: set = set()
+        if not decisions:
+            seen: set[int] = set()
+            work = [k]
+            while work:
+                for nxt, _ in self._successors(work.pop()):
+                    if self.events[nxt] is not None:
+                        found.add(((), nxt))
+                    elif nxt not in seen:
+                        seen.add(nxt)
+                        work.append(nxt)
+            self._cache[key] = found
+            return found
+        stack = [(k, (), frozenset())]
+        explored = 0
+        while stack:
+            pos, path, visited = stack.pop()
+            for nxt, decision in self._successors(pos):
+                step = path + (decision,) if decision else path
+                if self.events[nxt] is not None:
+                    found.add((step, nxt))
+                elif nxt in visited:
+                    found.add((step, -1))
+                else:
+                    explored += 1
+                    if explored > MAX_PATHS_PER_EVENT:
+                        self.gave_up = True
+                        return set()
+                    stack.append((nxt, step, visited | {nxt}))
+        self._cache[key] = found
+        return found
+
+    def pairs(self, decisions: bool) -> set:
+        """(event, decisions, next event) for every event reachable from a start (starts included)."""
+        out: set = set()
+        done: set[int] = set()
+        started: set[int] = set()
+        while len(started) < len(self.starts):
+            todo = []
+            for s in [s for s in self.starts if s not in started]:
+                started.add(s)
+                if self.events[s] is not None:
+                    out.add((("start",), (), self.events[s]))
+                    todo.append(s)
+                    continue
+                for path, e in self._next_events(s, decisions):
+                    out.add((("start",), path, self.events[e] if e >= 0 else ("loop",)))
+                    if e >= 0:
+                        todo.append(e)
+            while todo:
+                e = todo.pop()
+                if e in done:
+                    continue
+                done.add(e)
+                for path, nxt in self._next_events(e, decisions):
+                    out.add((self.events[e], path, self.events[nxt] if nxt >= 0 else ("loop",)))
+                    if nxt >= 0 and nxt not in done:
+                        todo.append(nxt)
+        return out
