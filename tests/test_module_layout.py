@@ -77,3 +77,40 @@ def test_the_decompiler_package_names_only_modules_that_exist():
     assert {"instructions", "cfg", "executor", "structure", "cleanup", "render"} <= named
     assert named - {"ast.unparse"} <= modules, sorted(named - modules)
     assert all(hasattr(decompiler, name) for name in decompiler.__all__)
+
+
+MAX_MODULE_LINES = 600
+MAX_CLASS_LINES = 400
+
+
+def _sizes(root: Path) -> tuple[dict[str, int], dict[str, int]]:
+    """Lines of each module under ``root`` and of each class in them (``module:Class``)."""
+    modules, classes = {}, {}
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        name = str(path.relative_to(root))
+        modules[name] = len(text.splitlines())
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ClassDef):
+                classes[f"{name}:{node.name}"] = node.end_lineno - node.lineno + 1
+    return modules, classes
+
+
+def _oversized(root: Path) -> list[str]:
+    modules, classes = _sizes(root)
+    return ([f"{name}: {n} lines" for name, n in modules.items() if n > MAX_MODULE_LINES]
+            + [f"{name}: {n} lines" for name, n in classes.items() if n > MAX_CLASS_LINES])
+
+
+def test_no_decompiler_module_over_600_lines_nor_class_over_400():
+    assert _oversized(ROOT / "decompiler") == []
+    modules, classes = _sizes(ROOT / "decompiler")
+    assert "executor/core.py" in modules and "executor/core.py:Executor" in classes
+
+
+def test_an_oversized_module_or_class_is_reported(tmp_path):
+    body = "".join(f"    x{k} = {k}\n" for k in range(MAX_CLASS_LINES))
+    (tmp_path / "big.py").write_text("class Big:\n" + body, encoding="utf-8")
+    (tmp_path / "long.py").write_text("x = 1\n" * (MAX_MODULE_LINES + 1), encoding="utf-8")
+    (tmp_path / "fine.py").write_text("class Small:\n" + body[: body.index("x399")] + "\n", encoding="utf-8")
+    assert _oversized(tmp_path) == ["long.py: 601 lines", "big.py:Big: 401 lines"]
