@@ -36,7 +36,7 @@ MODEL_OPNAMES = frozenset(
 # Stdlib modules with a bit of everything (loops, comprehensions, with, try, generators, classes).
 STDLIB_SAMPLE = ("textwrap", "json/decoder", "json/encoder", "difflib", "contextlib", "functools",
                  "argparse", "string", "shlex", "fnmatch", "heapq", "bisect", "base64", "copy", "pprint")
-# CPython 3.10 exceptions and match are not normalised yet (see depyf/decompiler/versions/v3_10.py).
+# CPython 3.10 exceptions and match are not normalised yet (see depyf/decompiler/versions/v3_10/).
 KNOWN_GAPS_3_10 = ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "MATCH_", "GET_LEN", "ROT_N",
                    "COPY_DICT_WITHOUT_KEYS", "POP_EXCEPT", "RERAISE", "WITH_EXCEPT_START",
                    "JUMP_IF_NOT_EXC_MATCH", "POP_BLOCK", "END_ASYNC_FOR", "BEFORE_ASYNC_WITH")
