@@ -226,13 +226,10 @@ def link_bytecode_listing(code: types.CodeType, path: str, *, title: str = "") -
     breakpoint on an instruction line is hit and ``p <local>`` shows live values. Nested code
     objects (comprehensions, lambdas) are listed after their parent in the same file. The listing
     sits inside a string literal: the file is valid Python and pdb accepts breakpoints on its
-    lines. Returns ``None`` (with a ``LinkWarning``) when it cannot; Python 3.10 has a different
-    line-table format and is not supported.
+    lines. Returns ``None`` (with a ``LinkWarning``) when it cannot. The line table is written in
+    the running interpreter's format (3.10's byte-offset/line-delta pairs, 3.11+'s location table).
     """
     try:
-        if sys.version_info < (3, 11):
-            _give_up(path, "bytecode listings need Python 3.11 or newer")
-            return None
         path = os.path.abspath(path)
         lines = [f"# {line}" if line else "#" for line in title.splitlines()]
         lines += ["# Dynamo's bytecode, one instruction per line; it runs with this file as its source.",
@@ -255,7 +252,7 @@ def _listed_code(code: types.CodeType, lines: list[str]) -> types.CodeType:
     """Append ``code``'s listing to ``lines`` and return ``code`` with a matching line table."""
     import dis
 
-    lines.append(f"{code.co_qualname}({', '.join(code.co_varnames[:code.co_argcount])}):")
+    lines.append(f"{_qualname(code)}({', '.join(code.co_varnames[:code.co_argcount])}):")
     first_line = len(lines)  # 1-based number of the header line just added
     spans: list[tuple[int, int]] = []  # (line, length in code units)
     instructions = list(dis.get_instructions(code))
@@ -275,7 +272,9 @@ def _listed_code(code: types.CodeType, lines: list[str]) -> types.CodeType:
 
 
 def _line_table(first_line: int, spans: list[tuple[int, int]]) -> bytes:
-    """A 3.11+ location table giving each span of code units one line and no columns."""
+    """A line table for this interpreter giving each span of code units one line (no columns)."""
+    if sys.version_info < (3, 11):
+        return _line_table_310(first_line, spans)
     out = bytearray()
     previous = first_line
     for line, length in spans:
@@ -285,6 +284,30 @@ def _line_table(first_line: int, spans: list[tuple[int, int]]) -> bytes:
             _write_signed_varint(out, line - previous)
             previous = line
             length -= chunk
+    return bytes(out)
+
+
+def _line_table_310(first_line: int, spans: list[tuple[int, int]]) -> bytes:
+    """CPython 3.10's ``co_linetable``: (byte length, signed line delta) byte pairs (PEP 626).
+
+    A length is at most 254 bytes and a delta within -127..127; a larger line jump is spread over
+    zero-length pairs before the span, a longer span over pairs with delta 0 after the first.
+    """
+    out = bytearray()
+    previous = first_line
+    for line, length in spans:
+        delta = line - previous
+        previous = line
+        while delta > 127 or delta < -127:
+            step = 127 if delta > 0 else -127
+            out += bytes((0, step & 0xFF))
+            delta -= step
+        remaining = length * 2
+        while remaining > 254:
+            out += bytes((254, delta & 0xFF))
+            delta = 0
+            remaining -= 254
+        out += bytes((remaining, delta & 0xFF))
     return bytes(out)
 
 

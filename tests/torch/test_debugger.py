@@ -396,9 +396,10 @@ def test_breakpoint_in_transformed_code_listing(tmp_path: Path) -> None:
         assert session.wait_prompt() is not None, session.transcript
         listing = tmp_path / "dump" / "__transformed_code_0_for_toy_example.py"
         lines = listing.read_text().splitlines()
-        # The graph call, `__compiled_fn_...(a, b)`: torch 2.15's profiler prologue has CALLs
-        # before it that run only under a profiler.
-        line = next(i for i, text in enumerate(lines, 1) if text.split()[1:3] == ["CALL", "2"])
+        # The graph call, `__compiled_fn_...(a, b)` (CPython 3.10: CALL_FUNCTION): torch 2.15's
+        # profiler prologue has CALLs before it that run only under a profiler.
+        call = ["CALL", "2"] if sys.version_info >= (3, 11) else ["CALL_FUNCTION", "2"]
+        line = next(i for i, text in enumerate(lines, 1) if text.split()[1:3] == call)
         _break(session, listing, line)
         _continue_to(session, listing, line)
         assert _print(session, "a.tolist()") == _print(session, "torch.linspace(-1, 1, 10).tolist()")
