@@ -37,7 +37,10 @@ test in ``tests/torch/test_adapter.py`` that fails on that release without it. S
   ``eval_frame`` is reached by attribute); Dynamo empties the compiling frame's locals dict after
   the compilation (``compiling_frame_locals`` copies it); cache entries carry no compile id (the
   entry a bytecode hook saw made is found by its place, ``CompileMark``). 2.2 to 2.4: guard
-  functions check the current backend, which run-only mode skips through a flag
+  functions check the current backend (2.2: ``___skip_backend_check() or ___current_backend() ==
+  ...``, 2.3: ``___check_current_backend(id)``), which run-only mode skips through the flag of
+  ``eval_frame.guarded_backend_cache`` (2.2 and 2.3; 2.2 fills it through
+  ``_maybe_init_guarded_backend_cache``, 2.3 reads it with a default; 2.4 has neither)
   (``set_eval_frame``, ``failed_guards``).
 """
 
@@ -1044,7 +1047,8 @@ def _failed_python_guards(guard_fn: Any, f_locals: dict[str, Any]) -> list[str] 
         return [f"(torch {torch_version()}'s guard function returned False; it names no guard)"]
     scope = {"L": f_locals, "G": global_scope.get("G"), **closure_vars}
     scope["___check_tensors"] = scope.get("___check_tensors_verbose", scope.get("___check_tensors"))
-    scope["___skip_backend_check"] = lambda: True
+    scope["___skip_backend_check"] = lambda: True  # 2.2: ``___skip_backend_check() or ...``
+    scope["___check_current_backend"] = lambda backend_id: True  # 2.3: one call with the backend's id
     failed: list[str] = []
     for part in guard_fn.verbose_code_parts:
         try:
@@ -1075,16 +1079,19 @@ def set_eval_frame() -> Callable[[Any], Any]:
     from torch._dynamo import eval_frame
 
     backend_cache = getattr(eval_frame, "guarded_backend_cache", None)
-    if backend_cache is None or not callable(getattr(eval_frame, "_maybe_init_guarded_backend_cache", None)):
+    if backend_cache is None:
         return setter
-    init_backend_cache = eval_frame._maybe_init_guarded_backend_cache
+    init_backend_cache = getattr(eval_frame, "_maybe_init_guarded_backend_cache", None)  # 2.2 only
 
     def set_callback_and_backend_check(callback: Any) -> Any:
         if isinstance(callback, _PriorFrameCallback):
             backend_cache.skip_backend_check_for_run_only_mode = callback.skip_backend_check
             return setter(callback.callback)
-        init_backend_cache()
-        prior = _PriorFrameCallback(setter(callback), backend_cache.skip_backend_check_for_run_only_mode)
+        # a thread-local namespace: 2.2 fills it on first use, 2.3 reads it with a default
+        if callable(init_backend_cache):
+            init_backend_cache()
+        prior_skip = getattr(backend_cache, "skip_backend_check_for_run_only_mode", False)
+        prior = _PriorFrameCallback(setter(callback), prior_skip)
         backend_cache.skip_backend_check_for_run_only_mode = callback is False
         return prior
 

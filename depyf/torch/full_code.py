@@ -31,6 +31,7 @@ class EntryView:
     fallback_reason: str | None
     dis_text: str = ""
     graphs: list[str] = field(default_factory=list)
+    cached: bool = True       # False: Dynamo dropped the entry (a guarded object was freed)
 
 
 @dataclass
@@ -108,7 +109,11 @@ def _as_comment(text: str, prefix: str = "# ") -> str:
 
 
 def _entry_text(entry: EntryView, code: types.CodeType) -> str:
-    parts = [guard_function_source(entry.guard_name, entry.clauses, [code.co_filename]), "\n"]
+    parts = []
+    if not entry.cached:
+        parts.append("# No longer in Dynamo's cache (Dynamo drops an entry when an object its guards "
+                     "check by identity is freed); its guards as read while it was cached.\n")
+    parts += [guard_function_source(entry.guard_name, entry.clauses, [code.co_filename]), "\n"]
     if entry.graphs:
         parts.append(f"# {entry.transformed_name} calls the graph(s) {', '.join(entry.graphs)}; "
                      "see __compiled_fn_<n>.<stage>.<k>.py files.\n")
@@ -140,6 +145,8 @@ def _dispatch_text(fn: FunctionView) -> str:
     lines.append(f"    L = {{{local_items}}}")
     lines.append("    G = globals()")
     for entry in fn.entries:
+        if not entry.cached:
+            continue
         lines.append(f"    if {entry.guard_name}(L, G):")
         lines.append(f"        return {entry.transformed_name}({call})")
     lines.append("    # No guard holds: Dynamo compiles a new entry (or runs the original code).")

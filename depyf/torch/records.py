@@ -35,6 +35,7 @@ class EntryRecord:
     file: str
     graphs: list[str] = field(default_factory=list)
     clauses: list[GuardClause] = field(default_factory=list)
+    guards_read: bool = False         # clauses were read from Dynamo's cache entry
 
     @property
     def transformed_name(self) -> str:

@@ -40,6 +40,7 @@ class DumpSession:
         self.unavailable: list[dict[str, str]] = []   # index.json "unavailable": {"feature", "reason"}
         self.functions: dict[types.CodeType, FunctionRecord] = {}
         self.by_run_code: dict[int, EntryRecord] = {}
+        self._guards_pending: dict[types.CodeType, FunctionRecord] = {}  # entries with unread guards
         self._name_serials: dict[str, int] = {}
         self._entry_numbers: dict[str, int] = {}
         self.trace_events: dict[str, list[TraceEvent]] = {}
@@ -190,7 +191,32 @@ class DumpSession:
             self.warn(f"internal error while dumping {code.co_name}: {exc!r}; Dynamo's bytecode runs")
             return None
 
+    def _remember_new_guards(self) -> None:
+        """Read the guards of the cache entries made since the last compilation.
+
+        Dynamo adds an entry after the bytecode hook returns, and drops it again when an object its
+        guards check by identity is freed (torch 2.2 to 2.5 do so for GPT-2's ``ModelOutput``):
+        reading guards only at the end would lose those entries' guards."""
+        for record in list(self._guards_pending.values()):
+            try:
+                entries = adapter.cache_entries(record.code)
+            except Exception:  # noqa: BLE001 - finish() reads them again and warns
+                continue
+            for entry in entries:
+                ours = self.by_run_code.get(id(entry.code))
+                if ours is None or ours.guards_read:
+                    continue
+                try:
+                    leaves = adapter.leaf_guards(entry.guard_manager)
+                    ours.clauses = clauses_from_leaves((leaf.kind, leaf.parts) for leaf in leaves)
+                except Exception:  # noqa: BLE001 - finish() reads them again and warns
+                    continue
+                ours.guards_read = True
+            if all(e.guards_read for e in record.entries):
+                del self._guards_pending[record.code]
+
     def _handle_transformed(self, code: types.CodeType, dynamo_code: types.CodeType) -> types.CodeType | None:
+        self._remember_new_guards()
         record = self._function_record(code)
         key = adapter.compile_key()
         if key:
@@ -203,6 +229,7 @@ class DumpSession:
         entry = EntryRecord(number, code.co_name, key, result, relative,
                             self.graphs.graph_names_in(dynamo_code.co_names))
         record.entries.append(entry)
+        self._guards_pending[code] = record
         self.by_run_code[id(result.code_to_run)] = entry
         self.by_run_code[id(dynamo_code)] = entry
         if self.log_bytecode:
@@ -364,13 +391,17 @@ class DumpSession:
         record.live_entries = [ours for ours, _ in live]
         for ours, clauses in live:
             ours.clauses = clauses
+            ours.guards_read = True
+        live_ids = {id(ours) for ours in record.live_entries}
+        dropped = [ours for ours in record.entries if id(ours) not in live_ids]
+        for ours in [*record.live_entries, *dropped]:
             result = ours.result
             entries.append(EntryView(
                 guard_name=ours.guard_name, transformed_name=ours.transformed_name,
-                transformed_file=ours.file, clauses=clauses, source=result.source,
+                transformed_file=ours.file, clauses=ours.clauses, source=result.source,
                 runs_decompiled=result.decompiled, fallback_reason=result.fallback_reason,
                 dis_text="" if result.source is not None else dis_listing(result.dynamo_code),
-                graphs=ours.graphs))
+                graphs=ours.graphs, cached=id(ours) in live_ids))
         # A resume function is Dynamo-made bytecode: its "source" is what we decompile from it.
         source = safe_decompile(record.code) if record.kind == "resume" else original_source_of(record.code)
         return FunctionView(code=record.code, name=record.name, dispatch_name=record.dispatch_name,

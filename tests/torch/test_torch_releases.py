@@ -218,3 +218,41 @@ def test_inductor_passes_give_the_pre_and_post_grad_graphs(monkeypatch):
     assert (compile_fx.pre_grad_passes, compile_fx.post_grad_passes) == originals
     assert adapter.state_snapshot() == before
     assert not adapter.inductor_traces({"no_such_artifact"})
+
+
+def test_a_cache_entry_dropped_before_the_dump_keeps_its_guard_function(tmp_path):
+    """Dynamo drops a cache entry when an object its guards check by identity is freed (here the
+    code of the function passed as ``fn``; torch 2.3 does, 2.13 keeps the entry). The dump still
+    shows that entry with the guards it had, outside the dispatch; GPT-2's
+    ``ModelOutput.__setitem__`` loses its entry so on torch 2.3 and 2.4."""
+    import gc
+
+    from _dump_checks import check_dump
+
+    def apply(fn, x):
+        return fn(x) * 2
+
+    def later(x):
+        return x - 1
+
+    x = torch.arange(3.0)
+    with depyf.prepare_debug(str(tmp_path)):
+        made = {}  # a function whose code object nothing else holds: Dynamo guards its __code__ by id
+        exec(compile("def inc(t):\n    return t + 1\n", "<inc>", "exec"), made)  # noqa: S102
+        fn = made.pop("inc")
+        assert torch.equal(torch.compile(apply, backend="eager")(fn, x), (x + 1) * 2)
+        assert torch.equal(torch.compile(later, backend="eager")(x), x - 1)  # the next compilation
+        del fn
+        gc.collect()
+        kept = adapter.dispatch_cache_entries(apply.__code__)
+    if kept:
+        pytest.skip(f"torch {adapter.torch_version()} keeps the entry when the guarded function is freed")
+    index = check_dump(tmp_path)  # every listed entry has its guard function and guards
+    (function,) = [fn for fn in index["functions"] if fn["name"] == "apply"]
+    (entry,) = function["cache_entries"]
+    assert any("L['fn']" in guard for guard in entry["guards"]), entry["guards"]
+    full = (tmp_path / function["full_code_file"]).read_text()
+    assert f"def {entry['guard_function']}(L, G" in full
+    assert "No longer in Dynamo's cache" in full
+    dispatch = full[full.index("def __dispatch_for_apply"):]
+    assert entry["guard_function"] not in dispatch
