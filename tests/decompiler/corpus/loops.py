@@ -896,3 +896,20 @@ def while_with_try_breaks_then_for_body_goes_on(rounds, limit):
             ok = False
             break
     return ok, n
+
+
+@cases(([3, 2, 1], 0), ([0, 4], 0), ([0, 4], 1), ([], 1))
+def while_with_continue_in_except_clause(stack, m):
+    # 3.12+ lays the except clause out after the loop's bottom: its jump back to the test at the
+    # top is the loop's ``continue``, not the next round of an enclosing ``while True``
+    out = []
+    while stack:
+        try:
+            c = 10 // stack.pop()
+        except ZeroDivisionError:
+            if m:
+                m -= 1
+                continue
+            return
+        out.append(c)
+    return out, m
