@@ -57,7 +57,7 @@ class LoopExits:
                 and (t in stops or self.follow_trivial(t, backward=True) in stops)
 
         # jumps anywhere in the loop's layout range that land after it (inline code ending in break)
-        from_loop = self.reached_within(blocks, header, last)
+        from_loop = self.reached_within(blocks, header, last, exit_pos)
         for k in range(header, last):
             ins = self.instrs[k]
             if (ins.opname == "JUMP" or ins.opname in POP_JUMPS) and ins.target is not None \
@@ -137,12 +137,17 @@ class LoopExits:
                 dropped.add(p)
         return found - dropped
 
-    def reached_within(self, blocks: frozenset[int], header: int, last: int) -> set[int]:
-        """The blocks laid out in ``[header, last)`` that the loop reaches (by jumps or by raising).
+    def reached_within(self, blocks: frozenset[int], header: int, last: int,
+                       exit_pos: int | None) -> set[int]:
+        """The blocks laid out in ``[header, last)`` that the loop reaches (by jumps or by raising),
+        not through its exit.
 
         Other code can lie in that range: 3.12+ lays every except clause out at the end of the
-        function, so an earlier loop's clauses can sit between this loop's blocks."""
-        return self.cfg.reach(blocks, lambda b: b in blocks or header <= self.cfg.blocks[b].start < last)
+        function, so an earlier loop's clauses can sit between this loop's blocks, and the code
+        after the loop before them (its jump to the enclosing loop's next round is no ``break``)."""
+        exit_block = self.cfg.block_of[exit_pos] if exit_pos is not None else None
+        return self.cfg.reach(blocks, lambda b: b in blocks or b != exit_block
+                              and header <= self.cfg.blocks[b].start < last)
 
     def without_dead_ends(self, found: set[int], blocks: frozenset[int], exit_pos: int | None) -> set[int]:
         """When jumps leave the loop for several places, drop those that start code only the loop

@@ -41,12 +41,31 @@ class LoopBuilder:
         if inverted is not None:
             # jumps back to the test from after the loop's bottom: an enclosing ``while True``
             # whose body starts with this loop (its ``continue`` and the inner one's are the same jump)
-            outer = [x for x in self.back_edge_targets.get(pos, []) if x > inverted.back]
+            outer = [x for x in self.back_edge_targets.get(pos, []) if x > inverted.back
+                     and not self.in_clause_of_try_within(x, inverted.body_start, inverted.back)]
             if outer:
                 return self.while_loop(pos, ctx, stack, out, None, sources=outer, wraps_while=True)
             return self.while_loop(pos, ctx, stack, out, inverted)
         if pos in self.back_edge_targets:
             return self.while_loop(pos, ctx, stack, out, None)
+        return False
+
+    def in_clause_of_try_within(self, x: int, lo: int, hi: int) -> bool:
+        """Whether ``x`` is in an except clause of a try statement protecting code in ``[lo, hi]``
+        (3.12+ lays the clauses out after the loop's bottom: their jump back to the test at the
+        top is that loop's ``continue``, not an enclosing loop's next round). The jump itself
+        follows the clause's POP_EXCEPT, outside the handlers: what precedes its block is inside."""
+        block = self.cfg.blocks[self.cfg.block_of[x]]
+        chain = set(self.cfg.handler_chain(x))
+        if self.instrs[block.start].opname == "POP_EXCEPT":
+            for b in block.preds:
+                chain.update(self.cfg.handler_chain(self.cfg.blocks[b].end - 1))
+        for k in range(lo, hi + 1):
+            h = self.cfg.handler_at[k]
+            hp = self.cfg.pos(h.target) if h is not None else None
+            if hp is not None and self.is_try_handler(h.target) and self.cfg.handler_at[hp] is not None \
+                    and self.cfg.handler_at[hp].target in chain:
+                return True
         return False
 
     def break_target(self, found: set[int], exit_pos, pos):

@@ -872,3 +872,44 @@ def for_body_on_the_for_line(xs):
     for x in xs: out.append(x)
     for x in xs: p *= out.index(x)
     return out, p
+
+
+@cases(([[1, 1, 1], [1, 1]], 2), ([[1, 1, 1], [1, 0]], 5), ([[1, 1]], 5), ([], 1), ([[]], 1))
+def while_with_try_breaks_then_for_body_goes_on(rounds, limit):
+    # 3.12+ lays the except clause out at the end, after the code that follows the while loop:
+    # that code's jump to the for loop's next round is not a ``break`` of the while loop
+    ok = True
+    n = 0
+    for left in rounds:
+        n = 0
+        accept = 0
+        while left:
+            n += 1
+            if n >= limit:
+                accept = 1
+                break
+            try:
+                left = left[1:] if left[0] else left[5]
+            except IndexError:
+                left = False
+        if accept == 0:
+            ok = False
+            break
+    return ok, n
+
+
+@cases(([3, 2, 1], 0), ([0, 4], 0), ([0, 4], 1), ([], 1))
+def while_with_continue_in_except_clause(stack, m):
+    # 3.12+ lays the except clause out after the loop's bottom: its jump back to the test at the
+    # top is the loop's ``continue``, not the next round of an enclosing ``while True``
+    out = []
+    while stack:
+        try:
+            c = 10 // stack.pop()
+        except ZeroDivisionError:
+            if m:
+                m -= 1
+                continue
+            return
+        out.append(c)
+    return out, m
