@@ -163,11 +163,7 @@ class GraphDumper:
         try:
             relative = self._take_pending(name, "output_code")
             target = self.files.path(relative)
-            reason = link_inductor_output(module, target)
-            if reason is None:
-                self.graphs[name].linked.append(relative)
-            else:
-                self.graphs[name].not_linked[relative] = reason
+            self._record_link(name, relative, link_inductor_output(module, target))
             if self._keep_if_valid(relative):
                 return
             if not os.path.exists(target):
@@ -177,6 +173,13 @@ class GraphDumper:
             self.files.fail(exc)
         except Exception as exc:
             self.warn(f"could not dump Inductor output code of {name}: {exc!r}")
+
+    def _record_link(self, name: str, relative: str, reason: str | None) -> None:
+        """Whether the file runs as the graph's code: listed as linked, or not, with why."""
+        if reason is None:
+            self.graphs[name].linked.append(relative)
+        else:
+            self.graphs[name].not_linked[relative] = reason
 
     def _keep_if_valid(self, relative: str) -> bool:
         """Keep a file someone else wrote if it is valid Python; else repair it (False if absent)."""
@@ -208,11 +211,7 @@ class GraphDumper:
             relative = self._take_pending(name, stage)
             target = self.files.path(relative)
             reason = link_graph_module(gm, target, title=f"{name} {stage}")
-            reason = reason if reason is not None else reading_only
-            if reason is None:
-                self.graphs[name].linked.append(relative)
-            else:
-                self.graphs[name].not_linked[relative] = reason
+            self._record_link(name, relative, reason if reason is not None else reading_only)
             if self._keep_if_valid(relative):
                 return
             self.files.write(relative, parseable_text(readable_graph_source(gm)))
