@@ -9,6 +9,7 @@ import sys
 import types
 
 import pytest
+from bytecode_assembly import assemble
 
 import depyf
 
@@ -20,17 +21,6 @@ before_3_13 = pytest.mark.skipif(
 )
 
 
-def assemble(template: types.FunctionType, program: list[tuple[str, int]], consts: list) -> types.CodeType:
-    """Code of ``template`` with ``program`` as its body (no jumps, no line table)."""
-    cache = getattr(dis, "_inline_cache_entries", None)
-    out = bytearray()
-    for opname, arg in program:
-        op = dis.opmap[opname]
-        out += bytes([op, arg])
-        if cache is not None:
-            out += bytes(2 * (cache[op] if isinstance(cache, (list, tuple)) else cache.get(opname, 0)))
-    return template.__code__.replace(co_code=bytes(out), co_consts=tuple(consts), co_names=(),
-                                     co_stacksize=16, co_linetable=b"", co_exceptiontable=b"")
 
 
 class CountingItems:

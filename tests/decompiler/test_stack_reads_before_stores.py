@@ -4,11 +4,11 @@ flow check must tell source that stores first (and reads the new value) from the
 
 from __future__ import annotations
 
-import dis
 import sys
 import types
 
 import pytest
+from bytecode_assembly import assemble
 
 import depyf
 from depyf.decompiler.flowcheck import differences
@@ -19,23 +19,6 @@ pytestmark = pytest.mark.skipif(not (3, 10) <= sys.version_info[:2] <= (3, 13),
 _ADD = [("BINARY_ADD", 0)] if sys.version_info < (3, 11) else [("BINARY_OP", 0)]
 
 
-def assemble(template: types.FunctionType, program: list[tuple[str, int]], consts: list,
-             names: tuple = ()) -> types.CodeType:
-    """Code of ``template`` with ``program`` as its body (3.11+: RESUME first, inline caches)."""
-    if sys.version_info >= (3, 11):
-        program = [("RESUME", 0), *program]
-    cache = getattr(dis, "_inline_cache_entries", None)
-    out = bytearray()
-    for opname, arg in program:
-        op = dis.opmap[opname]
-        out += bytes([op, arg])
-        if cache is not None:
-            out += bytes(2 * (cache[op] if isinstance(cache, (list, tuple)) else cache.get(opname, 0)))
-    changes = {"co_code": bytes(out), "co_consts": tuple(consts), "co_names": names, "co_stacksize": 16,
-               "co_linetable": b""}
-    if sys.version_info >= (3, 11):
-        changes["co_exceptiontable"] = b""
-    return template.__code__.replace(**changes)
 
 
 def _template(x, y):
