@@ -9,9 +9,12 @@ from collections import defaultdict
 from depyf.decompiler.flowcheck.tables import (
     _ACCESSES,
     _BINDINGS,
+    _CALLS,
     _CONSTANT_ARGUMENT_OPS,
     _FUSED_LOADS,
+    _GLOBAL_READS,
     _NAMED_LOADS,
+    _REBINDABLE_READS,
     _TEMPORARY,
     _TERMINATOR_OPS,
     _UNARY,
@@ -43,14 +46,33 @@ class EventExtraction:
         """For each local or cell variable both read and written (or deleted), which kind of
         access (read, write, del; or the start) can come right before which other kind, along any
         path. Repeats of one kind are one (a decompiler may read a variable twice where the
-        bytecode kept a copy on the stack). None when following them would take too long."""
+        bytecode kept a copy on the stack). None when following them would take too long.
+
+        A call may rebind any global or cell (``global``, ``nonlocal`` in what it runs): for
+        those read here, each call is an access too, so a value read before a call and used
+        after it must not turn into source that reads it after the call."""
         accesses: dict[int, list[tuple[str, str]]] = {}
+        rebindable: set[str] = set()
+        calls = []
         for k, ins in enumerate(self.instructions):
-            kinds = _ACCESSES.get(ins.opname)
-            if kinds is None or k in self._future_import:
+            if k in self._future_import or k in self._constant_builds:
                 continue
-            names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,) * len(kinds)
+            opname, argval = ins.opname, ins.argval
+            if opname == "LOAD_ASSERTION_ERROR":
+                # ``assert``'s exception: source that raises it reads the global
+                opname, argval = "LOAD_GLOBAL", "AssertionError"
+            if opname in _REBINDABLE_READS:
+                rebindable.add(str(argval))
+            elif opname in _CALLS:
+                calls.append(k)
+            kinds = ("read",) if opname in _GLOBAL_READS else _ACCESSES.get(opname)
+            if kinds is None:
+                continue
+            names = argval if isinstance(argval, tuple) else (argval,) * len(kinds)
             accesses[k] = [(str(n), kind) for n, kind in zip(names, kinds, strict=True)]
+        if rebindable:
+            for k in calls:
+                accesses[k] = [(name, "call") for name in sorted(rebindable)]
         by_name: dict[str, list[int]] = defaultdict(list)
         kinds_of: dict[str, set[str]] = defaultdict(set)
         for k, found in accesses.items():
@@ -228,3 +250,4 @@ class EventExtraction:
                 j += 1
             if j < len(self.instructions) and self.events[j] is not None and self.events[j][0] == "CALL":
                 self.events[j] = None
+                self._constant_builds.update((k, j))

@@ -47,6 +47,7 @@ class Flow(
         self.targets = {self.index[ins.argval] for ins in self.instructions
                         if ins.opcode in _JUMPS and ins.argval in self.index}
         self.events = [self._event(ins) for ins in self.instructions]
+        self._constant_builds: set[int] = set()   # the loads and calls of ``float('nan')`` and the like
         if constant_builders:
             self._drop_constant_builds(constant_builders)
         self._future_import: set[int] = set()   # the instructions of ``from __future__ import ...``

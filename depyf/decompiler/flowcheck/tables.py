@@ -128,6 +128,14 @@ _ACCESSES = {"LOAD_FAST": ("read",), "LOAD_FAST_CHECK": ("read",), "LOAD_FAST_BO
              "DELETE_FAST": ("del",), "DELETE_DEREF": ("del",)}
 
 
+# Reads of globals (and of names of module and class code), accessed in order with calls
+_GLOBAL_READS = {"LOAD_GLOBAL", "LOAD_NAME", "LOAD_FROM_DICT_OR_GLOBALS"}
+
+
+# Reads of variables a call may rebind: globals, names, cells
+_REBINDABLE_READS = _GLOBAL_READS | {"LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF"}
+
+
 # Instructions followed, over all variables, before the access order check gives up on a code
 MAX_ACCESS_STEPS = 400_000
 
