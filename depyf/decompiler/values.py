@@ -37,11 +37,12 @@ class Hole:
 class TupleHole:
     """Collects the children of an unpacked hole into one ``Tuple`` target."""
 
-    def __init__(self, parent: Hole, count: int, star_index: int | None):
+    def __init__(self, parent: Hole, count: int, star_index: int | None, is_local=None):
         self.parent = parent
         self.elts: list[ast.expr | None] = [None] * count
         self.star_index = star_index
         self.remaining = count
+        self.is_local = is_local     # name -> is it a local variable (not a global or a cell)?
 
     def child(self, i: int) -> Hole:
         def done(target: ast.expr, i: int = i) -> None:
@@ -50,8 +51,23 @@ class TupleHole:
             self.elts[i] = target
             self.remaining -= 1
             if self.remaining == 0:
-                self.parent.fill(ast.Tuple(list(self.elts), ast.Store()))
+                self.parent.fill(ast.Tuple(self._dead_stores_named(), ast.Store()))
         return Hole(done)
+
+    def _dead_stores_named(self) -> list:
+        """The targets, each item popped unstored (``POP_TOP``: a ``_`` target marked
+        ``dead_store``) named as a local stored later in the same targets: 3.13 drops the first
+        of two stores to one local (``n, n = pair``), and ``_`` would bind a variable the code
+        never had."""
+        elts = list(self.elts)
+        for i, target in enumerate(elts):
+            if not getattr(target, "dead_store", False) or self.is_local is None:
+                continue
+            names = (t.value if isinstance(t, ast.Starred) else t for t in elts[i + 1:])
+            later = next((t for t in names if isinstance(t, ast.Name) and self.is_local(t.id)), None)
+            if later is not None:
+                elts[i] = ast.Name(later.id, ast.Store())
+        return elts
 
 
 @dataclass

@@ -248,7 +248,7 @@ class LoadsStores:
         else:
             value = self.value(item, ins)
             parent = v.Hole(lambda target, value=value: self._assign_unpacked(target, value, out))
-        group = v.TupleHole(parent, count, star_index)
+        group = v.TupleHole(parent, count, star_index, is_local=lambda name: not self.rebindable(name))
         for k in reversed(range(count)):
             stack.append(group.child(k))
 
@@ -278,7 +278,9 @@ class LoadsStores:
             item.fill(None)
             return
         if isinstance(item, v.Hole):
-            item.fill(store("_"))
+            target = store("_")
+            target.dead_store = True
+            item.fill(target)
             return
         if any(x is item for x in stack):
             return  # a COPY of a value still in use (e.g. chained comparison cleanup)

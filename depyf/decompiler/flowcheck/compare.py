@@ -139,14 +139,21 @@ def _label(event: tuple) -> str:
 def _pair_nested(original: list[types.CodeType], recompiled: list[types.CodeType]):
     """(nested code, its recompiled twin or None, the differences between them): twins matched by
     name, the first one with the same flow, else the first left. (Equivalent source can create
-    same-named code in another order: branches swapped.)"""
+    same-named code in another order: branches swapped.)
+
+    The compiler merges equal code constants, and equal nested code is equal only when it starts
+    on the same line (3.10 compares no columns): two generators the original wrote on two lines
+    can be one constant in the source read back, which writes them on one. Once the twins of a
+    name are taken, a nested code may share one already taken whose flow it has."""
     pool: dict[str, list[types.CodeType]] = defaultdict(list)
+    taken: dict[str, list[types.CodeType]] = defaultdict(list)
     for c in recompiled:
         pool[c.co_name].append(c)
     for c in original:
         candidates = pool.get(c.co_name)
         if not candidates:
-            yield c, None, []
+            shared = next((x for x in taken[c.co_name] if not differences(c, x)), None)
+            yield c, shared, []
             continue
         compared = []
         for candidate in candidates:
@@ -155,4 +162,5 @@ def _pair_nested(original: list[types.CodeType], recompiled: list[types.CodeType
                 break
         match, found = next(((x, d) for x, d in compared if not d), compared[0])
         candidates.remove(match)
+        taken[c.co_name].append(match)
         yield c, match, found

@@ -36,6 +36,25 @@ CO_HAS_DOCSTRING = 0x4000000
 MAX_DEPTH = 60
 
 
+def _returned_expression(body: list) -> ast.expr | None:
+    """The one expression statements that only test and return compute: ``if t: return a`` then
+    ``return b`` is ``a if t else b``. A lambda's conditional expression reads as such statements
+    where its branches are on lines of their own (3.10 gives each branch its return). None when
+    the statements do anything else."""
+    if not body:
+        return None
+    first = body[0]
+    if isinstance(first, ast.Return):
+        return first.value if len(body) == 1 else None
+    if not isinstance(first, ast.If) or (first.orelse and len(body) > 1):
+        return None
+    then = _returned_expression(first.body)
+    other = _returned_expression(first.orelse or body[1:])
+    if then is None or other is None:
+        return None
+    return ast.IfExp(first.test, then, other)
+
+
 def _is_format_guard(stmt: ast.stmt, code: types.CodeType) -> bool:
     """``if format > 2: raise NotImplementedError``: how 3.14+ lazily evaluated values (annotations,
     bounds, alias values) refuse the formats they do not compute; ``format`` is their parameter."""
@@ -185,6 +204,10 @@ class Nested:
         if code.co_name != "<lambda>" or fn.decorators:
             raise DecompilationError(f"function {code.co_name} used as a value", qualname=_qualname(code))
         body, _ = self.statements(code)
+        if not code.co_flags & CO_GENERATOR:
+            value = _returned_expression(body)
+            if value is not None:
+                body = [ast.Return(value)]
         if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
             if code.co_flags & CO_GENERATOR and body and isinstance(body[-1], ast.Return):
                 exprs = [s.value for s in body[:-1] if isinstance(s, ast.Expr)]

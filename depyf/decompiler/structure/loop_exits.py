@@ -10,7 +10,8 @@ from depyf.decompiler.structure.model import ENDS_FUNCTION, Context
 class LoopExits:
     """The places a loop's breaks go to."""
 
-    def exits_of(self, blocks: frozenset[int], header: int, exit_pos: int | None, ctx: Context) -> set[int]:
+    def exits_of(self, blocks: frozenset[int], header: int, exit_pos: int | None, ctx: Context,
+                 code_after_body: bool = False) -> set[int]:
         """Positions where a jump out of the loop is ``break`` (and where those breaks land).
 
         Code laid out inside the loop's range counts as the loop's (inline code ending in break or
@@ -19,6 +20,11 @@ class LoopExits:
         and a jump from the loop straight to it can only be ``break``. Likewise a jump to the next
         round of the enclosing loop (``ctx.next_rounds``): ``continue`` binds to the innermost loop, so
         it is a ``break`` that 3.12+ threaded through the end of the enclosing loop's body.
+
+        With ``code_after_body`` (a ``while True`` loop read again when the reading above fails),
+        code laid out between the loop's body and the except clauses of a try in it is not the
+        loop's either: 3.12+ puts the code after the loop there, and the clauses' ``break``s go
+        to it (see ``after_clause_left``).
         """
         stops, outer_next = ctx.stops, ctx.next_rounds
         last = max(self.cfg.blocks[b].end for b in blocks)
@@ -28,15 +34,24 @@ class LoopExits:
         # the except clauses of a try inside the loop run under their handler's cleanup handler:
         # a jump to a later clause stays in the loop, wherever that clause is laid out
         clauses = set()
+        handlers = last         # where the first of their handlers is laid out
         for b in blocks:
             h = self.cfg.blocks[b].handler
             hp = self.cfg.pos(h.target) if h is not None else None
             if hp is not None and self.cfg.block_of[hp] in blocks and self.is_try_handler(h.target) \
                     and self.cfg.handler_at[hp] is not None:
                 clauses.add(self.cfg.handler_at[hp].target)
+                handlers = min(handlers, hp)
 
         def in_clauses(t: int) -> bool:
             return any(x in clauses for x in self.cfg.handler_chain(t))
+
+        code_after_body = code_after_body and exit_pos is None
+        body_end = max((self.cfg.blocks[b].end for b in blocks if self.cfg.blocks[b].start < handlers),
+                       default=last) if code_after_body else handlers
+
+        def after_loop(t: int) -> bool:
+            return t >= last or (body_end <= t < handlers and self.cfg.block_of[t] not in blocks)
 
         # the loop inside a protected region: code after the region (its finally copy, the code
         # after the try statement) is protected by the handlers outside it alone (the region's
@@ -61,10 +76,15 @@ class LoopExits:
         for k in range(header, last):
             ins = self.instrs[k]
             if (ins.opname == "JUMP" or ins.opname in POP_JUMPS) and ins.target is not None \
-                    and self.cfg.block_of[k] in from_loop:
+                    and self.cfg.block_of[k] in from_loop and not after_loop(k):
                 t = self.cfg.pos(ins.target)
+                if code_after_body and t is not None and k > 0 and ins.opname == "JUMP" \
+                        and self.after_clause_left(k - 1, t):
+                    found.add(t)
+                    continue
                 leaving = t is not None and region in self.cfg.handler_chain(k) and leaves_region(t)
-                if t is None or t == exit_pos or (header <= t < last and not (ends_enclosing(t) or leaving)):
+                if t is None or t == exit_pos \
+                        or (header <= t and not after_loop(t) and not (ends_enclosing(t) or leaving)):
                     continue
                 if exit_pos in outer_next and self.final_place(t) == exit_pos:
                     continue            # the loop's exit is the enclosing loop's next round
@@ -74,7 +94,8 @@ class LoopExits:
                 if t < header and t in self.back_edge_targets:  # an enclosing loop's next round
                     continue
                 final = self.follow_trivial(t, backward=True)
-                if self.reraises(final) or in_clauses(t) or (final is not None and header <= final < last
+                if self.reraises(final) or in_clauses(t) or (final is not None and header <= final
+                                                             and not after_loop(final)
                                                              and final != exit_pos and not leaving):
                     continue
                 found.add(t)
@@ -85,21 +106,29 @@ class LoopExits:
                 if s in blocks:
                     continue
                 p = self.cfg.blocks[s].start
-                if p == exit_pos or p == header or (header < p < last and not ends_enclosing(p)):
+                if code_after_body and self.after_clause_left(p, p + 1):
+                    found.add(p + 1)
+                    continue
+                if p == exit_pos or p == header \
+                        or (header < p and not after_loop(p) and not ends_enclosing(p)):
                     continue
                 if exit_pos in outer_next and self.final_place(p) == exit_pos:
                     continue
                 final = self.follow_trivial(p, backward=True)
                 if self.reraises(final) or in_clauses(p):
                     continue
-                if final is not None and (final >= last or final == exit_pos or final in stops):
+                if final is not None and (after_loop(final) or final == exit_pos or final in stops):
                     found.add(p)
                     found.add(final)
         own_cleanups = set()    # those of the try statements in the loop (clauses ending in break too)
+        # (a try whose body starts at the loop's header is in the loop when it leaves out a jump
+        # back to the header: ``while True: try: ...`` with nothing before the try)
+        backs = self.back_edge_targets.get(header, [])
+        around = [t for t in chain if all(t in self.cfg.handler_chain(k) for k in backs)]
         for b in blocks:
             h = self.cfg.blocks[b].handler
             hp = self.cfg.pos(h.target) if h is not None else None
-            if hp is not None and h.target not in chain and self.is_try_handler(h.target) \
+            if hp is not None and h.target not in around and self.is_try_handler(h.target) \
                     and self.cfg.handler_at[hp] is not None:
                 own_cleanups.add(self.cfg.handler_at[hp].target)
         if own_cleanups and outer_next:
@@ -119,6 +148,18 @@ class LoopExits:
                             found.add(t)
         found = self.without_body_returns_of_for(found, blocks, header)
         return self.without_dead_ends(self.without_inline_exits(found), blocks, exit_pos)
+
+    def after_clause_left(self, p: int, q: int) -> bool:
+        """Does ``p`` leave an except clause (``POP_EXCEPT``) for code at ``q`` that ends the
+        function, computing its value only then? Such code is what follows a ``while True`` loop
+        (it never goes back to the loop), reached by a ``break`` in the clause; 3.12+ lays it out
+        inside the loop's range. (A clause's own ``return x`` computes ``x`` before it leaves; a
+        constant is loaded after leaving either way, and reads as the clause's ``return``.)"""
+        if self.instrs[p].opname != "POP_EXCEPT" or q >= len(self.instrs) \
+                or self.instrs[q].opname == "LOAD_CONST":
+            return False
+        tail = self.straight_to_end(q)
+        return tail is not None and self.instrs[tail[-1]].opname == "RETURN_VALUE"
 
     def without_body_returns_of_for(self, found: set[int], blocks: frozenset[int], header: int) -> set[int]:
         """Drop code that ends the function and that a ``for`` loop's body enters by a test

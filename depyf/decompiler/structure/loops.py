@@ -179,12 +179,27 @@ class LoopBuilder:
             if read is None:
                 raise
             return read[0]
+        try:
+            body = self.while_true_body(pos, breaks, break_target, blocks, ctx, stack, wraps_while)
+        except DecompilationError as first:
+            # read again with the code laid out between the body and the except clauses of a try
+            # in it as the code after the loop (3.12+), where the clauses' breaks go
+            again = self.exits_of(blocks, pos, None, ctx, code_after_body=True)
+            if again == breaks:
+                raise
+            try:
+                break_target = self.break_target(again, None, pos)
+                body = self.while_true_body(pos, again, break_target, blocks, ctx, stack, wraps_while)
+            except DecompilationError:
+                raise first from None
+        out.append(ast.While(ast.Constant(True), strip_continue(body) or [ast.Pass()], []))
+        return None if break_target in ctx.next_rounds else break_target
+
+    def while_true_body(self, pos, breaks, break_target, blocks, ctx, stack, wraps_while) -> list:
         loop = Loop(
             pos, frozenset({pos}), frozenset(breaks), blocks, after=break_target, wraps_while=wraps_while
         )
-        body = self.emit_loop_body_from_header(pos, loop, ctx, stack)
-        out.append(ast.While(ast.Constant(True), strip_continue(body) or [ast.Pass()], []))
-        return None if break_target in ctx.next_rounds else break_target
+        return self.emit_loop_body_from_header(pos, loop, ctx, stack)
 
     def while_else_without_copy(
         self, pos, sources, blocks, ctx, stack, out, with_else: bool = True

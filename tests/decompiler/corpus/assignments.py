@@ -241,3 +241,13 @@ def tuple_assignment_calls_in_targets():
     x = [None, None]
     x[f()], x[g()] = h(), k()
     return x, log
+
+
+@cases(((1, 2), (3, 4, 5)), ((6, 6), (7, 8, 9)))
+def unpack_to_one_name_twice(pair, triple):
+    # 3.13 drops the first of two stores to one local: the item is popped unstored, which
+    # reads as ``_`` (a variable the code never had) unless named as the later target
+    (n, n) = pair
+    (a, b, a) = triple
+    (c, *c) = triple
+    return n, a, b, c

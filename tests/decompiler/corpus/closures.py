@@ -216,3 +216,21 @@ def nonlocal_in_class_body(n):
         w = v * 2
 
     return v, Shifted.w, hasattr(Shifted, "v")
+
+
+@cases(("k", 0), ("z", 0), (None, -1))
+def lambda_conditional_over_lines(key, default):
+    # the branches of a lambda's conditional expression on their own lines: 3.10 gives each its
+    # own return (lines differ), which reads as an if statement, not one expression
+    if key is None:
+        report = lambda n, d: (n, d) if d else (
+            n,
+            default,
+        )
+    else:
+        report = (
+            lambda n, d: (n, d[key])
+            if key in d
+            else (n, default)
+        )
+    return report(1, {"k": 2}), report(2, {})

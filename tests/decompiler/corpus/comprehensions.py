@@ -137,3 +137,19 @@ def comprehension_ternary_filters(pairs, flag):
     second = {a: b for a, b in pairs if not (b if flag else a)}
     third = [a for a, b in pairs if (a and b if flag else a or b) if a != 7]
     return first, second, third
+
+
+@cases(({"a": [1, 2]}, {"b": [3], "c": []}),)
+def equal_generators_merged_by_their_lines(succ, pred):
+    # 3.10 merges equal code constants that start on one line: the first two generators (both
+    # start at ``sum(``) are one constant here, the last two are two; the source read back, one
+    # line per statement, has one constant for each pair
+    plain = sum(len(v) for v in succ.values()) + sum(
+        len(v) for v in pred.values()
+    )
+    weighted = sum(
+        x for v in succ.values() for x in v
+    ) + sum(
+        x for v in pred.values() for x in v
+    )
+    return plain, weighted

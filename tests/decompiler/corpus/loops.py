@@ -913,3 +913,109 @@ def while_with_continue_in_except_clause(stack, m):
             return
         out.append(c)
     return out, m
+
+
+class _Steps:
+    """An iterator over ``items`` with a ``check`` that raises StopIteration at the values in ``stops``."""
+
+    def __init__(self, items, stops=()):
+        self.items = list(items)
+        self.stops = stops
+        self.last = None
+
+    def __next__(self):
+        self.last = self.items.pop(0)
+        return self.last
+
+    def check(self):
+        if self.last in self.stops:
+            raise StopIteration
+
+
+@cases(([1, 2, 3, 4], False), ([1, 2, 3], True), ([4], True))
+def while_true_break_in_except_clause_only(items, stop):
+    # the only way out of the loop is the clause's ``break``: 3.12+ lays the code after the loop
+    # out right after the clause's POP_EXCEPT, inside the loop's range
+    it = _Steps(items, stops=(2, 4))
+    h = 0
+    while True:
+        next(it)
+        try:
+            it.check()
+        except StopIteration:
+            if stop:
+                break
+            h = 1
+            stop = it.last == 4
+    return h
+
+
+@cases(([1, 2, 3, 9], 9, True, [0]), ([5, 6, 7], 0, True, [0]), ([5, 6, 7, 1, 2], 2, False, [0]))
+def while_true_breaks_in_body_and_except_clause(items, a, b, d):
+    # preflow-push's discharge: the code after the loop is laid out before the clauses, reached
+    # by the body's break and by the clause's (POP_EXCEPT, then a jump to it)
+    it = _Steps(items, stops=(5, 6, 7))
+    h = 0
+    while True:
+        v = next(it)
+        if v == a:
+            break
+        try:
+            it.check()
+        except StopIteration:
+            h = h + 1
+            if b and h >= 3:
+                break
+            v = h
+    d[0] = h
+    return v, d
+
+
+@cases(([1, 7, 3], 1, 9), ([2, 1, 8, 1, 3], 1, 8), ([-1, 6], 0, 6), ([0], 0, 5))
+def while_true_in_while_breaks_from_except_clause(items, s, t):
+    # shortest-augmenting-path's search: an inner ``while True`` whose breaks (in the body and in
+    # an except clause) land on the outer loop's code laid out between the body and the clauses
+    it = _Steps(items, stops=(-1, 0, 1, 2, 3))
+    u = s
+    done = False
+    rounds = 0
+    while not done:
+        rounds += 1
+        while True:
+            v = next(it)
+            if v > 5:
+                u = v
+                break
+            try:
+                it.check()
+            except StopIteration:
+                if v == 0:
+                    return u, rounds
+                if v < 0:
+                    done = True
+                    break
+                u = v
+                if u != s:
+                    break
+        if u == t:
+            done = True
+    return u, rounds
+
+
+@cases(([1, 2], [5, 6, 7], True), ([1, 2], [5], False), ([], [], True))
+def while_true_try_in_for_breaks_to_next_item(pairs, items, sparse):
+    # networkx's stochastic_block_model: the try starts at the ``while True`` header, and the
+    # clause's break goes straight to the enclosing for loop's next item (read as that loop
+    # again and again before)
+    edges = iter(items)
+    out = []
+    for i in pairs:
+        if sparse:
+            while True:
+                try:
+                    out.append(next(edges) * i)
+                except StopIteration:
+                    break
+        else:
+            out.append(-i)
+    return out
