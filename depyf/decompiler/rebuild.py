@@ -15,7 +15,10 @@ _SIGNIFICANT_FLAGS = 0x01 | 0x02 | 0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200
 
 _WRAPPER = "__depyf_wrapper__"
 _FUTURE_FLAGS = 0x1000000  # CO_FUTURE_ANNOTATIONS: annotations stay strings
-_CLASS = "__depyf_class__"
+# The class that gives a method its ``__class__`` cell. A name of underscores only: inside a class
+# so named the compiler mangles no ``__private`` name (it would turn a global ``__x`` of the
+# source, such as Dynamo's ``__compiled_fn_1`` or a placeholder, into ``_depyf_class____x``).
+_CLASS = "_"
 
 
 def rebuild_code(original: types.CodeType, source: str, *, filename: str | None = None) -> types.CodeType:
