@@ -92,6 +92,22 @@ def test_super_method_recompiles_without_mangling_private_globals():
     assert with_code(method, rec.code)(__(3)) == method(__(3)) == "__(3) with area 941"
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="hand-assembled CPython 3.11+ bytecode")
+def test_a_method_that_keeps_its_class_cell_unused_recompiles_with_it():
+    # Dynamo's transformed code of a method that calls super() keeps the __class__ cell (it passes
+    # it to resume functions) while the source of what runs may no longer name super
+    from bytecode_assembly import assemble
+
+    template = __.describe
+    code = assemble(template, [("COPY_FREE_VARS", 1), ("RESUME", 0), ("LOAD_FAST", 0),
+                               ("RETURN_VALUE", 0)], [None])
+    assert code.co_freevars == ("__class__",)
+    rec = BACKEND.recompile(code)
+    assert rec.code.co_freevars == ("__class__",)
+    obj = __(2)
+    assert with_code(template, rec.code)(obj) is obj
+
+
 def test_static_and_class_methods_recompile():
     assert _recompiled_function(Shape.__dict__["unit_name"].__func__)(True) == "units"
     square = _recompiled_function(Shape.__dict__["square"].__func__)
