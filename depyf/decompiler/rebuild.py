@@ -15,7 +15,10 @@ _SIGNIFICANT_FLAGS = 0x01 | 0x02 | 0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200
 
 _WRAPPER = "__depyf_wrapper__"
 _FUTURE_FLAGS = 0x1000000  # CO_FUTURE_ANNOTATIONS: annotations stay strings
-_CLASS = "__depyf_class__"
+# The class that gives a method its ``__class__`` cell. A name of underscores only: inside a class
+# so named the compiler mangles no ``__private`` name (it would turn a global ``__x`` of the
+# source, such as Dynamo's ``__compiled_fn_1`` or a placeholder, into ``_depyf_class____x``).
+_CLASS = "_"
 
 
 def rebuild_code(original: types.CodeType, source: str, *, filename: str | None = None) -> types.CodeType:
@@ -119,13 +122,17 @@ def _compile_function(original: types.CodeType, tree: ast.Module, filename: str,
 
 def _keep_free_variables(original: types.CodeType, body: list) -> None:
     """Free variables the code keeps but never reads (Dynamo's transformed code does this) still
-    have to be free variables of the new code: reference them where it never runs."""
-    if not any(v != "__class__" for v in original.co_freevars):
+    have to be free variables of the new code: reference them where it never runs. So does
+    ``__class__`` of a method whose decompiled source no longer calls ``super()`` (Dynamo's
+    transformed code of such a method keeps the cell and passes it to its resume functions)."""
+    if not original.co_freevars:
         return      # nothing to keep
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == original.co_name:
             used = {n.id for n in traversal.walk(node) if isinstance(n, ast.Name)}
-            missing = [v for v in original.co_freevars if v not in used and v != "__class__"]
+            if "super" in used:
+                used.add("__class__")   # the compiler gives a function that names super the cell
+            missing = [v for v in original.co_freevars if v not in used]
             if missing:
                 keep = ast.If(
                     ast.Constant(False),

@@ -116,6 +116,9 @@ class FunctionValue:
     annotations: dict[str, ast.expr] = field(default_factory=dict)
     decorators: list[ast.expr] = field(default_factory=list)
     type_params: list = field(default_factory=list)
+    # the variables whose cells MAKE_FUNCTION's closure holds, in order (None: no closure, or one
+    # that is no tuple of this frame's cells)
+    closure: list[str] | None = None
 
 
 @dataclass

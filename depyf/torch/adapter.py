@@ -29,7 +29,14 @@ test in ``tests/torch/test_adapter.py`` that fails on that release without it. S
   from wrapping Inductor's passes (``inductor_traces``, ``patch_inductor_passes``). No
   ``AotAutograd`` class: the AOT compilers are wrapped at
   ``torch._dynamo.backends.common.aot_module_simplified``. Cache entries carry ``check_fn``
-  (guard text in ``verbose_code_parts``) instead of a guard manager.
+  (guard text in ``verbose_code_parts``) instead of a guard manager. Up to 2.5 Dynamo drops a
+  cache entry whose identity-checked object is freed, possibly before the next compilation: the
+  guard function is read as ``convert_frame.GuardedCode`` pairs it with the code
+  (``patch_guarded_code``).
+- 2.2 to 2.4: a resume function that carries a closure (the ``__class__`` cell of a method that
+  calls ``super()``, a variable a nested function reads) is made in place (``LOAD_CLOSURE``,
+  ``BUILD_TUPLE``, ``LOAD_CONST <code>``, ``MAKE_FUNCTION``) and called at once: the decompiler
+  names it with a placeholder and the recompiled code makes it from the same code object.
 - 2.2 to 2.5: ``OutputGraph.call_user_compiler(self, gm)`` takes no example inputs and the graph
   module has no ``meta["backend_id"]``: the name is the ``name`` local of the calling
   ``compile_and_call_fx_graph``.
@@ -258,6 +265,44 @@ def _guards_of(entry: Any) -> Any:
     manager wrapper on 2.5, a Python guard function with ``verbose_code_parts`` on 2.2 to 2.4)."""
     manager = getattr(entry, "guard_manager", None)
     return manager if manager is not None else getattr(entry, "check_fn", None)
+
+
+def patch_guarded_code(on_guarded: Callable[[types.CodeType, Any], None]) -> Callable[[], None]:
+    """Call ``on_guarded(code, check_fn)`` as Dynamo pairs the code it will run with its guard
+    function (``convert_frame.GuardedCode``), just before it makes the cache entry; returns the undo.
+
+    2.2 to 2.5: Dynamo drops a cache entry as soon as an object its guards check by identity is
+    freed (GPT-2's ``ModelOutput`` on 2.4), which may happen before the next compilation, when the
+    entries are read; the guard function is complete here already. From 2.6 ``GuardedCode`` holds
+    a guard manager (fields ``code, guard_manager``): nothing is patched there."""
+    import dataclasses
+
+    from torch._dynamo import convert_frame
+
+    original = getattr(convert_frame, "GuardedCode", None)
+    if not (isinstance(original, type) and dataclasses.is_dataclass(original)):
+        raise UnsupportedTorchError(f"torch {torch_version()} has no dataclass "
+                                    "torch._dynamo.convert_frame.GuardedCode")
+    fields = [f.name for f in dataclasses.fields(original)]
+    if fields[:2] != ["code", "check_fn"]:
+        return lambda: None
+
+    class RecordingGuardedCode(original):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            try:
+                on_guarded(self.code, self.check_fn)
+            except Exception:  # noqa: BLE001 - never break the user's compilation
+                pass
+
+    RecordingGuardedCode.__name__ = RecordingGuardedCode.__qualname__ = original.__name__
+    convert_frame.GuardedCode = RecordingGuardedCode
+
+    def undo() -> None:
+        if convert_frame.GuardedCode is RecordingGuardedCode:
+            convert_frame.GuardedCode = original
+
+    return undo
 
 
 def backend_name(backend: Any) -> str | None:

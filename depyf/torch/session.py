@@ -80,6 +80,10 @@ class DumpSession:
                 "transformed code and guards",
                 lambda: adapter.register_bytecode_hook(self._bytecode_hook).remove,
             ),
+            (
+                "guards of cache entries Dynamo drops before the next compilation",
+                lambda: adapter.patch_guarded_code(self._on_guarded_code),
+            ),
             (TRACE_FEATURE, lambda: trace.attach(self._on_trace, _TRACE_KINDS)),
             (
                 "captured graph files",
@@ -214,6 +218,22 @@ class DumpSession:
                 ours.guards_read = True
             if all(e.guards_read for e in record.entries):
                 del self._guards_pending[record.code]
+
+    def _on_guarded_code(self, code: types.CodeType, guards: object) -> None:
+        """Read the guards of the entry Dynamo is about to make for ``code`` (the code that runs),
+        while the guard function is sure to be alive (see ``adapter.patch_guarded_code``)."""
+        if not self.active:
+            return
+        with self._lock:
+            ours = self.by_run_code.get(id(code))
+            if ours is None or ours.guards_read:
+                return
+            try:
+                leaves = adapter.leaf_guards(guards)
+                ours.clauses = clauses_from_leaves((leaf.kind, leaf.parts) for leaf in leaves)
+            except Exception:  # noqa: BLE001 - read again at the next compilation and at the end
+                return
+            ours.guards_read = True
 
     def _handle_transformed(self, code: types.CodeType, dynamo_code: types.CodeType) -> types.CodeType | None:
         self._remember_new_guards()

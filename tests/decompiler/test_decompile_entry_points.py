@@ -71,6 +71,43 @@ def test_super_method_recompiles_with_its_class_cell():
     assert new(Square(3)) == Square(3).describe()
 
 
+__private_global = 41
+
+
+class __(Square):
+    """A class named with underscores only: the compiler mangles none of its ``__names``."""
+
+    def describe(self):
+        return super().describe() + str(__private_global)
+
+
+def test_super_method_recompiles_without_mangling_private_globals():
+    # the method keeps ``__private_global`` as written (generated code, such as Dynamo's
+    # ``__compiled_fn_1`` in a method that calls super(), has such names too): the class that
+    # gives the recompiled code its ``__class__`` cell must not mangle it
+    method = __.describe
+    assert "__private_global" in method.__code__.co_names
+    rec = BACKEND.recompile(method.__code__)
+    assert rec.code.co_names == method.__code__.co_names
+    assert with_code(method, rec.code)(__(3)) == method(__(3)) == "__(3) with area 941"
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="hand-assembled CPython 3.11+ bytecode")
+def test_a_method_that_keeps_its_class_cell_unused_recompiles_with_it():
+    # Dynamo's transformed code of a method that calls super() keeps the __class__ cell (it passes
+    # it to resume functions) while the source of what runs may no longer name super
+    from bytecode_assembly import assemble
+
+    template = __.describe
+    code = assemble(template, [("COPY_FREE_VARS", 1), ("RESUME", 0), ("LOAD_FAST", 0),
+                               ("RETURN_VALUE", 0)], [None])
+    assert code.co_freevars == ("__class__",)
+    rec = BACKEND.recompile(code)
+    assert rec.code.co_freevars == ("__class__",)
+    obj = __(2)
+    assert with_code(template, rec.code)(obj) is obj
+
+
 def test_static_and_class_methods_recompile():
     assert _recompiled_function(Shape.__dict__["unit_name"].__func__)(True) == "units"
     square = _recompiled_function(Shape.__dict__["square"].__func__)

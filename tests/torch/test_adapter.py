@@ -417,3 +417,29 @@ def test_compile_counts_follow_compilations_and_graph_breaks():
     torch.compile(broken, backend="eager")(torch.ones(2))
     counts = adapter.compile_counts()
     assert counts is not None and counts["frames"] >= 2 and counts["graphs"] == 2 and counts["breaks"] >= 1
+
+
+def test_patch_guarded_code_sees_the_code_that_runs_with_its_guard_function():
+    seen = []
+    undo = adapter.patch_guarded_code(lambda code, guards: seen.append((code, guards)))
+    try:
+        def f(x):
+            return x * 3
+
+        assert torch.equal(torch.compile(f, backend="eager")(torch.ones(2)), torch.full((2,), 3.0))
+    finally:
+        undo()
+    import dataclasses
+
+    from torch._dynamo import convert_frame
+
+    assert convert_frame.GuardedCode.__module__ == "torch._dynamo.types"   # undone
+    if [f.name for f in dataclasses.fields(convert_frame.GuardedCode)][:2] != ["code", "check_fn"]:
+        # 2.6+: GuardedCode holds a guard manager; nothing is patched
+        assert seen == []
+        return
+    (code, guards), = seen
+    (entry,) = adapter.cache_entries(f.__code__)
+    assert code is entry.code
+    assert guards is entry.guard_manager
+    assert any("L['x']" in part for leaf in adapter.leaf_guards(guards) for part in leaf.parts)

@@ -256,3 +256,32 @@ def test_a_cache_entry_dropped_before_the_dump_keeps_its_guard_function(tmp_path
     assert "No longer in Dynamo's cache" in full
     dispatch = full[full.index("def __dispatch_for_apply"):]
     assert entry["guard_function"] not in dispatch
+
+
+def test_a_cache_entry_dropped_before_any_later_compilation_keeps_its_guards(tmp_path):
+    """As above, with no compilation after it: the guards are read as Dynamo makes the entry
+    (``adapter.patch_guarded_code``), not only at the next compilation and at the end, when
+    torch 2.2 to 2.5 have dropped it (GPT-2's dump on torch 2.4)."""
+    import gc
+
+    from _dump_checks import check_dump
+
+    def apply(fn, x):
+        return fn(x) * 2
+
+    x = torch.arange(3.0)
+    with depyf.prepare_debug(str(tmp_path)):
+        made = {}
+        exec(compile("def inc(t):\n    return t + 1\n", "<inc>", "exec"), made)  # noqa: S102
+        fn = made.pop("inc")
+        assert torch.equal(torch.compile(apply, backend="eager")(fn, x), (x + 1) * 2)
+        del fn
+        gc.collect()
+        kept = adapter.dispatch_cache_entries(apply.__code__)
+    if kept:
+        pytest.skip(f"torch {adapter.torch_version()} keeps the entry when the guarded function is freed")
+    index = check_dump(tmp_path)  # every listed entry has guards
+    (function,) = [fn for fn in index["functions"] if fn["name"] == "apply"]
+    (entry,) = function["cache_entries"]
+    assert any("L['fn']" in guard for guard in entry["guards"]), entry["guards"]
+

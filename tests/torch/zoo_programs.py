@@ -122,6 +122,24 @@ def _closure_across_breaks():
 closure_across_breaks = _closure_across_breaks()
 
 
+class _AddOne(torch.nn.Module):
+    def forward(self, x):
+        return x + 1
+
+
+class SuperAcrossBreak(_AddOne):
+    """A method that calls super() on both sides of a graph break: Dynamo's code for it has the
+    ``__class__`` cell, and torch 2.2 to 2.4 make its resume function in place with that cell."""
+
+    def forward(self, x):
+        y = super().forward(x)
+        print("between the calls")
+        return super().forward(y) * 2
+
+
+super_across_break = SuperAcrossBreak()
+
+
 class Branchy(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -148,6 +166,7 @@ CASES = {
     "list_input": (list_input, lambda: (([_t(3), _t(3)],), {})),
     "closure": (closure, lambda: ((_t(3),), {})),
     "closure_across_breaks": (closure_across_breaks, lambda: ((_t(3),), {})),
+    "super_across_break": (super_across_break, lambda: ((_t(3),), {})),
     "keyword_only": (keyword_only, lambda: ((_t(3),), {"alpha": 3.0, "beta": 1.0})),
     "star_args": (star_args, lambda: ((_t(3), _t(3)), {})),
     "try_except": (try_except, lambda: ((_t(3),), {})),

@@ -27,7 +27,8 @@ class Definitions:
             raise self.error(ins, "MAKE_FUNCTION without a code object")
         fn = v.FunctionValue(code)
         if flags & 0x08:
-            self.pop(stack, ins)  # closure cells: recreated by the compiler
+            cells = self.pop(stack, ins)  # closure cells: recreated by the compiler
+            fn.closure = list(cells.names) if isinstance(cells, v.ClosureCells) else None
         if flags & 0x04:
             fn.annotations = self._annotations(self.pop(stack, ins), ins)
         if flags & 0x02:
@@ -44,7 +45,7 @@ class Definitions:
         attr = self.pop(stack, ins)
         flag = ins.argval
         if flag == 0x08:
-            pass
+            fn.closure = list(attr.names) if isinstance(attr, v.ClosureCells) else None
         elif flag == 0x04:
             fn.annotations = self._annotations(attr, ins)
         elif flag == 0x02:
