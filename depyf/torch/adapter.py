@@ -22,9 +22,13 @@ To support a release whose API differs, add a function here that picks the varia
 (``has(dotted)``, ``expect``), never by comparing version numbers where a shape test works, and a
 test in ``tests/torch/test_adapter.py`` that fails on that release without it. Shapes by release:
 
-- 2.2: no structured trace (``torch._logging._internal.trace_log``): graph breaks come from the
-  captured graph's ``compile_subgraph_reason`` instead; the joint graph's text and recompilation
-  reasons are unavailable.
+- 2.2: no structured trace (``torch._logging._internal.trace_log``); its pieces come from other
+  seams, used only where it is absent: graph breaks from the captured graph's
+  ``compile_subgraph_reason``, the joint graph from AOTAutograd (``patch_joint_graph``),
+  recompilation reasons from Dynamo's guard-failure check (``patch_recompile_reasons``), and the
+  per-tensor guard text (``check_tensor(...)``, which 2.2 and 2.3 only log) from the guards log
+  (``patch_tensor_guard_text``). aot_eager's backward comes back inside ``torch._dynamo.disable``
+  (``graph_runs_interpreted`` looks through it).
 - up to 2.6 the trace has no pre-grad graph (and up to 2.4 no post-grad graph): those stages come
   from wrapping Inductor's passes (``inductor_traces``, ``patch_inductor_passes``). No
   ``AotAutograd`` class: the AOT compilers are wrapped at
