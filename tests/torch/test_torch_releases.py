@@ -261,3 +261,12 @@ def test_a_cache_entry_dropped_before_the_dump_keeps_its_guard_function(tmp_path
     assert "No longer in Dynamo's cache" in full
     dispatch = full[full.index("def __dispatch_for_apply"):]
     assert entry["guard_function"] not in dispatch
+
+
+def test_torch_names_are_in_depyf_namespace_once_loaded():
+    # Dynamo 2.2 reads a module's attribute from its __dict__ (the lazy module __getattr__ is not
+    # consulted): `with depyf.debug():` inside a compiled function needs the name bound there.
+    import depyf.torch
+
+    for name in ("prepare_debug", "debug", "install", "uninstall", "on_compile"):
+        assert vars(depyf)[name] is getattr(depyf.torch, name)
