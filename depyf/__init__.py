@@ -28,7 +28,7 @@ _TORCH_NAMES = {"prepare_debug", "debug", "install", "uninstall", "on_compile"}
 def __getattr__(name: str):
     # Lazy: keeps `import depyf` free of torch and of any side effect.
     if name in _TORCH_NAMES:
-        import depyf.torch as _torch_api
+        import depyf.torch as _torch_api  # binds these names here (see depyf.torch)
 
         return getattr(_torch_api, name)
     if name == "coverage":

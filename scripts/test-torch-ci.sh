@@ -7,13 +7,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 CORE="tests/torch/test_seed_example.py tests/torch/test_adapter.py tests/torch/test_torch_releases.py
       tests/torch/test_guards_and_verify.py tests/torch/test_dump_unavailable.py"
-# torch 2.2 adds the dispatcher and the debugger's breakpoints (eager graph, transformed code, bytecode
-# listing; the Inductor ones take about 45 s each here and run in the full suite) and the zoo (2.2
-# makes resume functions that carry a closure in place: closure_across_breaks, super_across_break).
+# torch 2.2 adds the dispatcher, the debugger's breakpoints (eager graph, transformed code, bytecode
+# listing; the Inductor ones take about 45 s each here and run in the full suite) and the dumps on
+# each backend without the structured trace (joint graph, recompilation reasons, guard text), and the
+# zoo (2.2 makes resume functions that carry a closure in place: closure_across_breaks,
+# super_across_break).
 DEBUGGER_22="tests/torch/test_debugger.py::test_breakpoint_in_eager_captured_graph
       tests/torch/test_debugger.py::test_breakpoint_in_transformed_code_listing
       tests/torch/test_debugger.py::test_seed_example_breakpoint_in_transformed_code
       tests/torch/test_debugger_state.py"
-bash scripts/test-torch.sh 2.2.2 3.11 -- $CORE tests/test_optimization.py $DEBUGGER_22 tests/torch/test_dynamo_zoo.py
+DUMPS_22="tests/torch/test_dump_backends.py tests/torch/test_dump_scenarios.py"
+bash scripts/test-torch.sh 2.2.2 3.11 -- $CORE tests/test_optimization.py $DEBUGGER_22 $DUMPS_22 \
+    tests/torch/test_dynamo_zoo.py
 bash scripts/test-torch.sh 2.15.0 3.11 -- $CORE tests/torch/test_dynamo_zoo.py tests/test_optimization.py \
     tests/torch/test_install_callbacks_explain.py

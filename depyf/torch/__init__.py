@@ -20,3 +20,16 @@ __all__ = [
     "prepare_debug",
     "uninstall",
 ]
+
+
+def _bind_in_depyf() -> None:
+    """Put the names above in ``depyf``'s own namespace, where its lazy ``__getattr__`` would find
+    them: Dynamo 2.2 reads a module's attribute from its ``__dict__`` when it traces
+    ``depyf.debug`` in a compiled function (a ``KeyError`` inside Dynamo otherwise)."""
+    import depyf
+
+    for name in ("prepare_debug", "debug", "install", "uninstall", "on_compile"):
+        setattr(depyf, name, globals()[name])
+
+
+_bind_in_depyf()

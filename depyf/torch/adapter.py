@@ -22,9 +22,13 @@ To support a release whose API differs, add a function here that picks the varia
 (``has(dotted)``, ``expect``), never by comparing version numbers where a shape test works, and a
 test in ``tests/torch/test_adapter.py`` that fails on that release without it. Shapes by release:
 
-- 2.2: no structured trace (``torch._logging._internal.trace_log``): graph breaks come from the
-  captured graph's ``compile_subgraph_reason`` instead; the joint graph's text and recompilation
-  reasons are unavailable.
+- 2.2: no structured trace (``torch._logging._internal.trace_log``); its pieces come from other
+  seams, used only where it is absent: graph breaks from the captured graph's
+  ``compile_subgraph_reason``, the joint graph from AOTAutograd (``patch_joint_graph``),
+  recompilation reasons from Dynamo's guard-failure check (``patch_recompile_reasons``), and the
+  per-tensor guard text (``check_tensor(...)``, which 2.2 and 2.3 only log) from the guards log
+  (``patch_tensor_guard_text``). aot_eager's backward comes back inside ``torch._dynamo.disable``
+  (``graph_runs_interpreted`` looks through it).
 - up to 2.6 the trace has no pre-grad graph (and up to 2.4 no post-grad graph): those stages come
   from wrapping Inductor's passes (``inductor_traces``, ``patch_inductor_passes``). No
   ``AotAutograd`` class: the AOT compilers are wrapped at
@@ -62,6 +66,7 @@ import os
 import re
 import sys
 import types
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -344,8 +349,19 @@ def leaf_guards(guard_manager: Any) -> list[LeafGuard]:
                 f"torch {torch_version()}: a cache entry's guards have neither a guard "
                 "tree nor verbose_code_parts"
             )
-        return [LeafGuard("GUARD", (str(part),)) for part in parts
-                if str(part).strip() not in _PYTHON_GUARD_BOOKKEEPING]
+        out = []
+        logged = _LOGGED_TENSOR_GUARDS.get(guard_manager, ()) if _weakrefable(guard_manager) else ()
+        for part in parts:
+            text = str(part)
+            if text.strip() in _PYTHON_GUARD_BOOKKEEPING:
+                continue
+            if logged and text.startswith(_CHECK_TENSORS_CALL):
+                # the one call that checks every tensor, spelled out per tensor as Dynamo logged it
+                out.extend(LeafGuard("TENSOR_MATCH", (line,)) for line in logged)
+                logged = ()
+                continue
+            out.append(LeafGuard("GUARD", (text,)))
+        return out
     out: list[LeafGuard] = []
     seen: set[int] = set()
 
@@ -448,6 +464,158 @@ def release_graph_records() -> dict[str, str]:
     if release < (2, 10):
         return {"after_post_grad_graph": "post_grad"}
     return {}
+
+
+# --- torch 2.2: what later releases read from the structured trace ------------------------------
+# Used only where the structured trace is absent (``torch._logging._internal.trace_log``); each
+# seam gives the dump the same files and fields the trace gives it on later releases.
+
+def patch_joint_graph(on_graph: Callable[[Any], None]) -> Undo:
+    """Call ``on_graph(joint_gm)`` with each joint forward-backward graph AOTAutograd traces.
+
+    2.2 and 2.3: ``aot_dispatch_autograd`` (``torch._functorch._aot_autograd.
+    jit_compile_runtime_wrappers``) calls the module global ``aot_dispatch_autograd_graph(flat_fn,
+    flat_args, aot_config, *, fw_metadata)``, which returns ``(joint_gm, joint_inputs,
+    subclass_meta)``; AOTAutograd logs that graph as its ``aot_joint_graph`` artifact before
+    partitioning it, and later releases put the same graph in the structured trace. As there, a
+    graph traced with ``aot_config.enable_log`` false is left out: Inductor's pattern matcher
+    traces its replacement patterns that way inside a compilation."""
+    dotted = "torch._functorch._aot_autograd.jit_compile_runtime_wrappers.aot_dispatch_autograd_graph"
+    original = expect(dotted, ("flat_fn", "flat_args", "aot_config"))
+    module = importlib.import_module(dotted.rsplit(".", 1)[0])
+
+    @functools.wraps(original)
+    def aot_dispatch_autograd_graph(*args: Any, **kwargs: Any) -> Any:
+        result = original(*args, **kwargs)
+        try:
+            config = args[2] if len(args) > 2 else kwargs.get("aot_config")
+            graph = result[0] if isinstance(result, tuple) else result
+            if isinstance(graph, torch.fx.GraphModule) and getattr(config, "enable_log", True):
+                on_graph(graph)
+        except Exception:  # dumping never breaks compilation
+            pass
+        return result
+
+    module.aot_dispatch_autograd_graph = aot_dispatch_autograd_graph
+
+    def undo() -> None:
+        if module.__dict__.get("aot_dispatch_autograd_graph") is aot_dispatch_autograd_graph:
+            module.aot_dispatch_autograd_graph = original
+
+    return undo
+
+
+def patch_recompile_reasons(on_reasons: Callable[[types.CodeType, list[str]], None]) -> Undo:
+    """Call ``on_reasons(code, reasons)`` each time Dynamo is about to recompile ``code``: one
+    reason per cache entry whose guards failed, in Dynamo's words (``tensor 'L['x']' size mismatch
+    at index 0. expected 4, actual 6``).
+
+    2.2 to 2.6: ``convert_frame`` calls its global ``get_and_maybe_log_recompilation_reason(
+    cache_entry, frame)`` before every recompilation, whatever is logged; it returns the reasons.
+    It runs before the compilation has an id: the caller pairs the reasons with the compilation of
+    ``code`` that follows."""
+    dotted = "torch._dynamo.convert_frame.get_and_maybe_log_recompilation_reason"
+    original = expect(dotted, ("cache_entry", "frame"))
+    from torch._dynamo import convert_frame
+
+    @functools.wraps(original)
+    def get_and_maybe_log_recompilation_reason(cache_entry: Any, frame: Any, *args: Any,
+                                               **kwargs: Any) -> Any:
+        reasons = original(cache_entry, frame, *args, **kwargs)
+        try:
+            if isinstance(reasons, list):
+                on_reasons(frame.f_code, [str(reason) for reason in reasons])
+        except Exception:  # dumping never breaks compilation
+            pass
+        return reasons
+
+    convert_frame.get_and_maybe_log_recompilation_reason = get_and_maybe_log_recompilation_reason
+
+    def undo() -> None:
+        if convert_frame.__dict__.get(original.__name__) is get_and_maybe_log_recompilation_reason:
+            convert_frame.get_and_maybe_log_recompilation_reason = original
+
+    return undo
+
+
+# Python guard function -> the per-tensor guard text Dynamo only logged for it (see below).
+_LOGGED_TENSOR_GUARDS: weakref.WeakKeyDictionary[Any, tuple[str, ...]] = weakref.WeakKeyDictionary()
+_CHECK_TENSORS_CALL = "___check_tensors("
+
+
+def _weakrefable(obj: Any) -> bool:
+    try:
+        weakref.ref(obj)
+    except TypeError:
+        return False
+    return True
+
+
+class _GuardLogCapture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.messages.append(record.getMessage())
+        except Exception:  # a message that cannot be formatted is not a guard
+            pass
+
+
+def patch_tensor_guard_text() -> Undo:
+    """Keep the per-tensor guard text of the Python guard functions Dynamo builds from now on, so
+    ``leaf_guards`` shows ``check_tensor(L['a'], Tensor, ..., torch.float32, ..., size=[10],
+    stride=[1])`` as later releases' guard trees do.
+
+    2.2 and 2.3: ``CheckFunctionManager.compile_check_fn(self, builder, guards_out, guard_fail_fn)``
+    checks all tensors in one ``___check_tensors(L['a'], L['b'], ...)`` call and writes what it
+    checks per tensor only to the ``guards`` log (``torch._dynamo.guards.__guards``, "log only").
+    While the function runs, that logger also feeds a handler of ours; where the user has not
+    enabled it, it is enabled for the call with propagation off, so nothing reaches the user's
+    handlers, and put back after. The lines logged but not in the function's ``verbose_code_parts``
+    are the per-tensor ones."""
+    dotted = "torch._dynamo.guards.CheckFunctionManager.compile_check_fn"
+    expect(dotted, ("self", "builder", "guards_out", "guard_fail_fn"))
+    expect("torch._dynamo.guards.guards_log")
+    from torch._dynamo import guards
+
+    manager_class = guards.CheckFunctionManager
+    original = manager_class.__dict__["compile_check_fn"]
+
+    @functools.wraps(original)
+    def compile_check_fn(self: Any, *args: Any, **kwargs: Any) -> Any:
+        logger = guards.guards_log
+        capture = _GuardLogCapture()
+        already = logger.isEnabledFor(logging.DEBUG)
+        level, propagate = logger.level, logger.propagate
+        if not already:
+            logger.setLevel(logging.DEBUG)
+            logger.propagate = False
+        logger.addHandler(capture)
+        try:
+            guard_fn = original(self, *args, **kwargs)
+        finally:
+            logger.removeHandler(capture)
+            if not already:
+                logger.setLevel(level)
+                logger.propagate = propagate
+        try:
+            parts = {str(part) for part in getattr(guard_fn, "verbose_code_parts", ())}
+            logged = tuple(m for m in capture.messages if m.startswith("check_tensor(") and m not in parts)
+            if logged and _weakrefable(guard_fn):
+                _LOGGED_TENSOR_GUARDS[guard_fn] = logged
+        except Exception:  # only a better text for the dump
+            pass
+        return guard_fn
+
+    manager_class.compile_check_fn = compile_check_fn
+
+    def undo() -> None:
+        if manager_class.__dict__.get("compile_check_fn") is compile_check_fn:
+            manager_class.compile_check_fn = original
+
+    return undo
 
 
 # --- structured trace -----------------------------------------------------------------------------
@@ -692,10 +860,21 @@ def _patch_aot_module_simplified(wrap: Callable[[str, Callable[..., Any]], Calla
 def graph_runs_interpreted(compiled: Any) -> bool:
     """Whether an AOTAutograd compiler's result runs its graph node by node through
     ``torch.fx.Interpreter`` (``boxed_nop``, aot_eager's compiler, up to torch 2.9 at least), so the
-    graph's ``forward`` code, and a breakpoint in its file, never runs."""
-    fn = getattr(compiled, "__func__", compiled)
-    code = getattr(fn, "__code__", None)
-    return isinstance(code, types.CodeType) and {"Interpreter", "boxed_run"} <= set(code.co_names)
+    graph's ``forward`` code, and a breakpoint in its file, never runs.
+
+    A result wrapped with ``functools.wraps`` is looked through (``__wrapped__``): on 2.2 the
+    backward compiler's result comes back inside ``torch._dynamo.disable``."""
+    fn = compiled
+    for _ in range(8):  # a few wrappers at most; never loops on a self-referencing __wrapped__
+        fn = getattr(fn, "__func__", fn)
+        code = getattr(fn, "__code__", None)
+        if isinstance(code, types.CodeType) and {"Interpreter", "boxed_run"} <= set(code.co_names):
+            return True
+        inner = getattr(fn, "__wrapped__", None)
+        if inner is None or inner is fn:
+            return False
+        fn = inner
+    return False
 
 
 def _mark(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -828,6 +1007,10 @@ def state_snapshot() -> dict[str, Any]:
         "autograd_cache": getattr(functorch_config, "enable_autograd_cache", None),
         "bytecode_log_handlers": list(bytecode_logger().handlers),
         "process_start": multiprocessing.process.BaseProcess.__dict__["start"],
+        # the seams used where the structured trace is absent (2.2); None where a release lacks one
+        **{seam: _module_attribute(seam) for seam in _UNTRACED_SEAMS},
+        "guards_log": (lambda log: (log.level, log.propagate, list(log.handlers)))(
+            logging.getLogger("torch._dynamo.guards.__guards")),
         # modules whose trace_structured is a wrapper (depyf's has __wrapped__); torch modules
         # imported during a dump (Inductor's, on first use) bind torch's own function and do not count
         "trace_structured_wrapped": sorted(
@@ -838,6 +1021,23 @@ def state_snapshot() -> dict[str, Any]:
             and hasattr(module.__dict__.get("trace_structured"), "__wrapped__")
         ),
     }
+
+
+_UNTRACED_SEAMS = (
+    "torch._functorch._aot_autograd.jit_compile_runtime_wrappers.aot_dispatch_autograd_graph",
+    "torch._dynamo.convert_frame.get_and_maybe_log_recompilation_reason",
+    "torch._dynamo.guards.CheckFunctionManager.compile_check_fn",
+)
+
+
+def _module_attribute(dotted: str) -> Any:
+    """What the module or class named in ``dotted`` holds under its last name (its own
+    ``__dict__``, so a wrapper installed over it shows), or None."""
+    owner, _, name = dotted.rpartition(".")
+    try:
+        return vars(_resolve(owner)).get(name)
+    except (ImportError, AttributeError, TypeError):
+        return None
 
 
 def launcher_rank() -> int | None:

@@ -221,7 +221,8 @@ class GraphDumper:
             self.warn(f"could not dump the {stage} graph of {name}: {exc!r}")
 
     def on_pass_graph(self, stage: str, gm: Any) -> None:
-        """A graph after Inductor's pre-/post-grad passes, where the trace does not report it."""
+        """A graph the trace does not report on this torch, for reading: after Inductor's
+        pre-/post-grad passes, or AOTAutograd's joint graph (no structured trace, 2.2)."""
         name = self._current()
         if not self.active or name is None or name not in self.graphs:
             return
@@ -276,6 +277,11 @@ def readable_graph_source(gm: Any) -> str:
     """A graph module's code with shapes, as torch prints it (written when linking left no valid file)."""
     try:
         text = gm.print_readable(print_output=False, include_stride=True, include_device=True)
+    except TypeError:  # torch 2.2's print_readable has no stride or device option
+        try:
+            text = gm.print_readable(print_output=False)
+        except Exception:
+            text = getattr(gm, "code", repr(gm))
     except Exception:
         text = getattr(gm, "code", repr(gm))
     return text if text.endswith("\n") else text + "\n"

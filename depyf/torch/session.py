@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import marshal
 import sys
 import threading
@@ -22,6 +23,11 @@ from depyf.torch.transformed import TransformedCode, dis_listing, safe_decompile
 
 _TRACE_KINDS = set(GRAPH_STAGES) | {"dynamo_graph_break_reason", "recompile_reasons"}
 TRACE_FEATURE = "structured trace (joint graph files, recompilation reasons)"
+# Where torch has no structured trace (2.2), what the dump reads from it comes from other seams;
+# each is its own feature, unavailable only where its seam is missing too.
+JOINT_GRAPH_FEATURE = "joint graph files"
+RECOMPILE_FEATURE = "recompilation reasons"
+TENSOR_GUARDS_FEATURE = "per-tensor guard text (dtype, size, stride)"
 
 
 class DumpSession:
@@ -46,6 +52,7 @@ class DumpSession:
         self.trace_events: dict[str, list[TraceEvent]] = {}
         self.backends: set[str] = set()
         self.graphs = GraphDumper(self.files, self.warn)
+        self._recompile_reasons: dict[types.CodeType, list[str]] = {}  # untraced: code -> reasons
         self._undo: list[Callable[[], None]] = []
         self._lock = threading.RLock()
         self.active = False
@@ -69,8 +76,6 @@ class DumpSession:
                       stacklevel=2)
 
     def start(self) -> None:
-        from depyf.torch import trace
-
         self.files.remove_stale()
         self._tell_about_directory()
         self.active = True
@@ -84,7 +89,7 @@ class DumpSession:
                 "guards of cache entries Dynamo drops before the next compilation",
                 lambda: adapter.patch_guarded_code(self._on_guarded_code),
             ),
-            (TRACE_FEATURE, lambda: trace.attach(self._on_trace, _TRACE_KINDS)),
+            (TRACE_FEATURE, self._attach_trace),
             (
                 "captured graph files",
                 lambda: adapter.patch_call_user_compiler(self.graphs.around_user_compiler),
@@ -105,6 +110,9 @@ class DumpSession:
         if untraced:
             steps.append((f"{' and '.join(sorted(untraced))} graph files",
                           lambda: adapter.patch_inductor_passes(untraced, self.graphs.on_pass_graph)))
+        self._install(steps)
+
+    def _install(self, steps: list[tuple[str, Callable[[], Callable[[], None]]]]) -> None:
         for feature, step in steps:
             try:
                 self._undo.append(step())
@@ -114,9 +122,40 @@ class DumpSession:
                 self.mark_unavailable(
                     feature, f"torch {adapter.torch_version()}: installing it failed: {exc!r}"
                 )
-        if any(item["feature"] == TRACE_FEATURE for item in self.unavailable):
-            # Graph breaks still come from the captured graph's compile reason.
-            self.graphs.on_break_reason = self._on_trace
+
+    def _attach_trace(self) -> Callable[[], None]:
+        """Listen to the structured trace; where torch has none, read its pieces elsewhere."""
+        from depyf.torch import trace
+
+        try:
+            return trace.attach(self._on_trace, _TRACE_KINDS)
+        except adapter.UnsupportedTorchError:
+            pass
+        # Graph breaks come from the captured graph's compile reason, the joint graph from
+        # AOTAutograd, recompilation reasons from Dynamo's guard-failure check.
+        self.graphs.on_break_reason = self._on_trace
+        undo_at = len(self._undo)
+        self._install([
+            (JOINT_GRAPH_FEATURE, lambda: adapter.patch_joint_graph(
+                lambda gm: self.graphs.on_pass_graph("joint_graph", gm))),
+            (RECOMPILE_FEATURE, lambda: adapter.patch_recompile_reasons(self._on_recompile_reasons)),
+            (TENSOR_GUARDS_FEATURE, adapter.patch_tensor_guard_text),
+        ])
+        installed = self._undo[undo_at:]
+        del self._undo[undo_at:]
+
+        def undo() -> None:
+            while installed:
+                installed.pop()()
+
+        return undo
+
+    def _on_recompile_reasons(self, code: types.CodeType, reasons: list[str]) -> None:
+        """Dynamo is about to recompile ``code`` (no structured trace): the reasons wait for the
+        compilation's id, which the bytecode hook of that compilation sees."""
+        if self.active and reasons:
+            with self._lock:
+                self._recompile_reasons[code] = reasons
 
     def _tell_about_directory(self) -> None:
         files = self.files
@@ -241,6 +280,9 @@ class DumpSession:
         key = adapter.compile_key()
         if key:
             record.compile_keys.append(key)
+        reasons = self._recompile_reasons.pop(code, None)
+        if reasons and key:
+            self._on_trace(TraceEvent("recompile_reasons", key, json.dumps(reasons)))
         number = self._next_entry_number(code.co_name)
         function_name = f"__transformed_code_{number}_for_{identifier(code.co_name)}"
         relative = f"{function_name}.py"

@@ -134,7 +134,10 @@ def test_the_scripts_own_prepare_debug_is_folded_into_the_run(tmp_path, recorder
     assert "the script's prepare_debug('another_dir') was folded" in err
     assert not (tmp_path / "its_own_dir").exists() and not (tmp_path / "another_dir").exists()
     assert recorder == [str(tmp_path / "d")]
-    assert "prepare_debug" not in vars(depyf)  # the patch is gone after the run
+    # nothing patched stays behind: depyf.prepare_debug is depyf's own function (bound in depyf's
+    # namespace once depyf.torch is loaded, for Dynamo 2.2) or not bound at all
+    bound = vars(depyf).get("prepare_debug")
+    assert bound is None or bound is sys.modules["depyf.torch"].prepare_debug
 
 
 def test_missing_script(tmp_path, recorder, capsys):

@@ -10,24 +10,30 @@ from typing import Any
 
 def expected_unavailable() -> set[str]:
     """Features this torch release lacks by design (the releases listed in the adapter's
-    docstring); on every other release the dump must have them all."""
+    docstring); on every other release the dump must have them all. Without the structured trace
+    (2.2) its pieces come from other seams: only a piece whose seam is missing too is lacking."""
     from depyf.torch import adapter
-    from depyf.torch.session import TRACE_FEATURE
+    from depyf.torch.session import JOINT_GRAPH_FEATURE, RECOMPILE_FEATURE, TENSOR_GUARDS_FEATURE
 
-    out = set()
-    if not adapter.has("torch._logging._internal.trace_log"):
-        out.add(TRACE_FEATURE)
-    return out
+    if adapter.has("torch._logging._internal.trace_log"):
+        return set()
+    seams = {
+        JOINT_GRAPH_FEATURE:
+            "torch._functorch._aot_autograd.jit_compile_runtime_wrappers.aot_dispatch_autograd_graph",
+        RECOMPILE_FEATURE: "torch._dynamo.convert_frame.get_and_maybe_log_recompilation_reason",
+        TENSOR_GUARDS_FEATURE: "torch._dynamo.guards.CheckFunctionManager.compile_check_fn",
+    }
+    return {feature for feature, dotted in seams.items() if not adapter.has(dotted)}
 
 
 def expected_stages(*wanted: str) -> set[str]:
-    """``wanted`` less the stage only the structured trace reports (the joint graph), where this
-    torch has none."""
-    from depyf.torch import adapter
+    """``wanted`` less the joint graph where this torch can give it neither from the structured
+    trace nor from AOTAutograd."""
+    from depyf.torch.session import JOINT_GRAPH_FEATURE
 
-    if adapter.has("torch._logging._internal.trace_log"):
-        return set(wanted)
-    return set(wanted) - {"joint_graph"}
+    if JOINT_GRAPH_FEATURE in expected_unavailable():
+        return set(wanted) - {"joint_graph"}
+    return set(wanted)
 
 
 def check_dump(dump_dir: str | Path) -> dict[str, Any]:

@@ -238,6 +238,80 @@ def test_patch_aot_compilers_sees_forward_and_backward_graphs():
     assert all("GraphModule" in name for _, name in stages)
 
 
+# --- where the structured trace is absent (2.2): the seams its pieces come from instead ------------
+
+def _seam_or_skip(dotted):
+    if not adapter.has(dotted):
+        pytest.skip(f"torch {adapter.torch_version()} has no {dotted}; its structured trace gives the dump "
+                    "what this seam gives it on 2.2")
+
+
+def test_patch_joint_graph_sees_the_joint_graph():
+    _seam_or_skip("torch._functorch._aot_autograd.jit_compile_runtime_wrappers.aot_dispatch_autograd_graph")
+    seen = []
+    before = adapter.state_snapshot()
+    undo = adapter.patch_joint_graph(seen.append)
+    try:
+        x = torch.ones(2, requires_grad=True)
+        _compiled("aot_eager")(x, {"k": torch.ones(2)}).sum().backward()
+        _compiled("inductor")(torch.ones(2), {"k": torch.ones(2)})  # inference: no joint graph
+    finally:
+        undo()
+    assert adapter.state_snapshot() == before
+    (joint,) = seen
+    inputs = [node.name for node in joint.graph.nodes if node.op == "placeholder"]
+    assert any(name.startswith("primals") for name in inputs)
+    assert any(name.startswith("tangents") for name in inputs)   # forward and backward in one graph
+    assert "aten.sin" in joint.code and "aten.cos" in joint.code  # sin's gradient is cos
+
+
+def test_patch_recompile_reasons_names_the_failed_guard():
+    _seam_or_skip("torch._dynamo.convert_frame.get_and_maybe_log_recompilation_reason")
+
+    @torch.compile(backend="eager", dynamic=False)
+    def f(x):
+        return x * 2
+
+    seen = []
+    before = adapter.state_snapshot()
+    undo = adapter.patch_recompile_reasons(lambda code, reasons: seen.append((code, reasons)))
+    try:
+        f(torch.ones(4))
+        f(torch.ones(4))
+        f(torch.ones(6))
+    finally:
+        undo()
+    assert adapter.state_snapshot() == before
+    ((code, reasons),) = seen
+    assert code is adapter.original_callable(f).__code__
+    (reason,) = reasons
+    assert "size mismatch at index 0. expected 4, actual 6" in reason
+
+
+def test_patch_tensor_guard_text_spells_out_each_tensor(capfd):
+    _seam_or_skip("torch._dynamo.guards.CheckFunctionManager.compile_check_fn")
+
+    @torch.compile(backend="eager")
+    def f(x, y):
+        return x + y
+
+    before = adapter.state_snapshot()
+    undo = adapter.patch_tensor_guard_text()
+    try:
+        f(torch.ones(2, 3), torch.ones(2, 3, dtype=torch.float64))
+    finally:
+        undo()
+    assert adapter.state_snapshot() == before
+    (entry,) = adapter.cache_entries(adapter.original_callable(f).__code__)
+    leaves = adapter.leaf_guards(entry.guard_manager)
+    tensors = [part for leaf in leaves if leaf.kind == "TENSOR_MATCH" for part in leaf.parts]
+    assert any(part.startswith("check_tensor(L['x'], Tensor") and "torch.float32" in part
+               and "size=[2, 3]" in part and "stride=[3, 1]" in part for part in tensors), tensors
+    assert any(part.startswith("check_tensor(L['y'], Tensor") and "torch.float64" in part for part in tensors)
+    assert not any("___check_tensors(" in part for leaf in leaves for part in leaf.parts)
+    assert "check_tensor(" not in capfd.readouterr().err  # the guards log reached no handler of the user's
+
+
 def test_patch_inductor_module_loader_sees_output_code():
     loaded = []
     undo = adapter.patch_inductor_module_loader(lambda module, path: loaded.append((module, path)))

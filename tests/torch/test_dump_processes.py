@@ -21,9 +21,10 @@ SCRIPT = textwrap.dedent("""
     if mode == "dist":
         import torch.distributed as dist
         dist.init_process_group("gloo", rank=int(os.environ["RANK"]), world_size=2)
+    RANK = int(os.environ.get("RANK", "0"))  # read outside: Dynamo 2.2 cannot trace a missing key
     @torch.compile(backend="eager")
     def f(x):
-        return x + int(os.environ.get("RANK", "0"))
+        return x + RANK
     with depyf.prepare_debug(dump) as used:
         f(torch.ones(2))
         if mode == "hold":  # keep the directory until another process has written its dump
