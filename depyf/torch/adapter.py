@@ -25,6 +25,9 @@ test in ``tests/torch/test_adapter.py`` that fails on that release without it. S
 - 2.2: no structured trace (``torch._logging._internal.trace_log``): graph breaks come from the
   captured graph's ``compile_subgraph_reason`` instead; the joint graph's text and recompilation
   reasons are unavailable.
+- 2.3 to 2.5 at least (2.6 not checked) the trace has no graph-break records
+  (``dynamo_graph_break_reason``; 2.7 has them): graph breaks come from the captured graph's
+  ``compile_subgraph_reason`` as on 2.2 (``dynamo_traces_graph_breaks``).
 - up to 2.6 the trace has no pre-grad graph (and up to 2.4 no post-grad graph): those stages come
   from wrapping Inductor's passes (``inductor_traces``, ``patch_inductor_passes``). No
   ``AotAutograd`` class: the AOT compilers are wrapped at
@@ -694,12 +697,25 @@ def inductor_traces(artifacts: set[str]) -> bool:
 
     The pre-grad graph is traced from 2.7 on only, the post-grad graph from 2.5 on (the whole
     trace from 2.3): where it is not, ``patch_inductor_passes`` gives the dump that stage."""
+    return _module_traces("torch._inductor.compile_fx", artifacts)
+
+
+def dynamo_traces_graph_breaks() -> bool:
+    """Whether Dynamo writes each graph break's reason to the structured trace (the artifact
+    ``dynamo_graph_break_reason``; torch 2.7 does). Where it does not (2.2, which has no trace
+    at all, to 2.5 at least), the dump reads each graph break from the captured graph's compile
+    reason (``graph_break_of``)."""
+    return _module_traces("torch._dynamo.symbolic_convert", {"dynamo_graph_break_reason"})
+
+
+def _module_traces(module_name: str, artifacts: set[str]) -> bool:
+    """Whether the source of torch module ``module_name`` names one of the trace ``artifacts``
+    (torch builds the record names as string literals where it logs them)."""
     if not has("torch._logging._internal.trace_log"):
         return False
     try:
-        import torch._inductor.compile_fx as compile_fx
-
-        with open(compile_fx.__file__, encoding="utf-8") as f:
+        module = importlib.import_module(module_name)
+        with open(module.__file__, encoding="utf-8") as f:
             text = f.read()
     except (ImportError, OSError, TypeError):
         return False

@@ -110,8 +110,9 @@ class DumpSession:
                 self.mark_unavailable(
                     feature, f"torch {adapter.torch_version()}: installing it failed: {exc!r}"
                 )
-        if any(item["feature"] == TRACE_FEATURE for item in self.unavailable):
-            # Graph breaks still come from the captured graph's compile reason.
+        if (any(item["feature"] == TRACE_FEATURE for item in self.unavailable)
+                or not adapter.dynamo_traces_graph_breaks()):
+            # Graph breaks come from the captured graph's compile reason where the trace has none.
             self.graphs.on_break_reason = self._on_trace
 
     def _tell_about_directory(self) -> None:
