@@ -33,6 +33,9 @@ test in ``tests/torch/test_adapter.py`` that fails on that release without it. S
   ``AotAutograd`` class: the AOT compilers are wrapped at
   ``torch._dynamo.backends.common.aot_module_simplified``. Cache entries carry ``check_fn``
   (guard text in ``verbose_code_parts``) instead of a guard manager.
+- 2.5: ``AotAutograd`` stores its backward-compiler wrapper in the backend's own settings, so from
+  the second compilation on the backward compiler returns ``torch._dynamo.disable(compiled)``
+  (``graph_runs_interpreted`` looks through it).
 - 2.2 to 2.5: ``OutputGraph.call_user_compiler(self, gm)`` takes no example inputs and the graph
   module has no ``meta["backend_id"]``: the name is the ``name`` local of the calling
   ``compile_and_call_fx_graph``.
@@ -650,7 +653,15 @@ def _patch_aot_module_simplified(wrap: Callable[[str, Callable[..., Any]], Calla
 def graph_runs_interpreted(compiled: Any) -> bool:
     """Whether an AOTAutograd compiler's result runs its graph node by node through
     ``torch.fx.Interpreter`` (``boxed_nop``, aot_eager's compiler, up to torch 2.9 at least), so the
-    graph's ``forward`` code, and a breakpoint in its file, never runs."""
+    graph's ``forward`` code, and a breakpoint in its file, never runs.
+
+    Wrappers made with ``functools.wraps`` are looked through: torch 2.5's ``AotAutograd`` keeps
+    its backward-compiler wrapper in the backend's settings after the first compilation, and that
+    wrapper returns the compiled graph inside ``torch._dynamo.disable``."""
+    seen: set[int] = set()
+    while getattr(compiled, "__wrapped__", None) is not None and id(compiled) not in seen:
+        seen.add(id(compiled))
+        compiled = compiled.__wrapped__
     fn = getattr(compiled, "__func__", compiled)
     code = getattr(fn, "__code__", None)
     return isinstance(code, types.CodeType) and {"Interpreter", "boxed_run"} <= set(code.co_names)

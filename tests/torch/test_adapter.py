@@ -387,6 +387,17 @@ def test_graph_breaks_reach_the_dump_whether_or_not_the_trace_has_them(tmp_path)
     assert bool(kinds) == adapter.dynamo_traces_graph_breaks()
 
 
+def test_graph_runs_interpreted_looks_through_dynamo_disable():
+    # torch 2.5's aot_eager returns the backward graph as disable(disable(boxed_nop(...))) from its
+    # second compilation on (AotAutograd keeps its backward wrapper in the backend's settings)
+    from torch._dynamo.backends.debugging import boxed_nop
+
+    compiled = boxed_nop(torch.fx.symbolic_trace(lambda x: x + 1), [])
+    wrapped = torch._dynamo.disable(torch._dynamo.disable(compiled))
+    assert wrapped is not compiled
+    assert adapter.graph_runs_interpreted(wrapped) == adapter.graph_runs_interpreted(compiled)
+
+
 # --- Dynamo's naming conventions -------------------------------------------------------------------
 
 def _transformed_codes(fn, *args):
