@@ -29,6 +29,9 @@ test in ``tests/torch/test_adapter.py`` that fails on that release without it. S
   per-tensor guard text (``check_tensor(...)``, which 2.2 and 2.3 only log) from the guards log
   (``patch_tensor_guard_text``). aot_eager's backward comes back inside ``torch._dynamo.disable``
   (``graph_runs_interpreted`` looks through it).
+- 2.3 to 2.5 at least (2.6 not checked) the trace has no graph-break records
+  (``dynamo_graph_break_reason``; 2.7 has them): graph breaks come from the captured graph's
+  ``compile_subgraph_reason`` as on 2.2 (``dynamo_traces_graph_breaks``).
 - up to 2.6 the trace has no pre-grad graph (and up to 2.4 no post-grad graph): those stages come
   from wrapping Inductor's passes (``inductor_traces``, ``patch_inductor_passes``). No
   ``AotAutograd`` class: the AOT compilers are wrapped at
@@ -41,6 +44,9 @@ test in ``tests/torch/test_adapter.py`` that fails on that release without it. S
   calls ``super()``, a variable a nested function reads) is made in place (``LOAD_CLOSURE``,
   ``BUILD_TUPLE``, ``LOAD_CONST <code>``, ``MAKE_FUNCTION``) and called at once: the decompiler
   names it with a placeholder and the recompiled code makes it from the same code object.
+- 2.5: ``AotAutograd`` stores its backward-compiler wrapper in the backend's own settings, so from
+  the second compilation on the backward compiler returns ``torch._dynamo.disable(compiled)``
+  (``graph_runs_interpreted`` looks through it, as on 2.2).
 - 2.2 to 2.5: ``OutputGraph.call_user_compiler(self, gm)`` takes no example inputs and the graph
   module has no ``meta["backend_id"]``: the name is the ``name`` local of the calling
   ``compile_and_call_fx_graph``.
@@ -862,8 +868,9 @@ def graph_runs_interpreted(compiled: Any) -> bool:
     ``torch.fx.Interpreter`` (``boxed_nop``, aot_eager's compiler, up to torch 2.9 at least), so the
     graph's ``forward`` code, and a breakpoint in its file, never runs.
 
-    A result wrapped with ``functools.wraps`` is looked through (``__wrapped__``): on 2.2 the
-    backward compiler's result comes back inside ``torch._dynamo.disable``."""
+    A result wrapped with ``functools.wraps`` is looked through (``__wrapped__``): on 2.2, and
+    on 2.5 from the second compilation on, the backward compiler's result comes back inside
+    ``torch._dynamo.disable``."""
     fn = compiled
     for _ in range(8):  # a few wrappers at most; never loops on a self-referencing __wrapped__
         fn = getattr(fn, "__func__", fn)
@@ -918,12 +925,25 @@ def inductor_traces(artifacts: set[str]) -> bool:
 
     The pre-grad graph is traced from 2.7 on only, the post-grad graph from 2.5 on (the whole
     trace from 2.3): where it is not, ``patch_inductor_passes`` gives the dump that stage."""
+    return _module_traces("torch._inductor.compile_fx", artifacts)
+
+
+def dynamo_traces_graph_breaks() -> bool:
+    """Whether Dynamo writes each graph break's reason to the structured trace (the artifact
+    ``dynamo_graph_break_reason``; torch 2.7 does). Where it does not (2.2, which has no trace
+    at all, to 2.5 at least), the dump reads each graph break from the captured graph's compile
+    reason (``graph_break_of``)."""
+    return _module_traces("torch._dynamo.symbolic_convert", {"dynamo_graph_break_reason"})
+
+
+def _module_traces(module_name: str, artifacts: set[str]) -> bool:
+    """Whether the source of torch module ``module_name`` names one of the trace ``artifacts``
+    (torch builds the record names as string literals where it logs them)."""
     if not has("torch._logging._internal.trace_log"):
         return False
     try:
-        import torch._inductor.compile_fx as compile_fx
-
-        with open(compile_fx.__file__, encoding="utf-8") as f:
+        module = importlib.import_module(module_name)
+        with open(module.__file__, encoding="utf-8") as f:
             text = f.read()
     except (ImportError, OSError, TypeError):
         return False

@@ -111,6 +111,10 @@ class DumpSession:
             steps.append((f"{' and '.join(sorted(untraced))} graph files",
                           lambda: adapter.patch_inductor_passes(untraced, self.graphs.on_pass_graph)))
         self._install(steps)
+        if not adapter.dynamo_traces_graph_breaks():
+            # Graph breaks come from the captured graph's compile reason where the trace has none
+            # (no trace at all on 2.2, no graph-break records up to 2.5 at least).
+            self.graphs.on_break_reason = self._on_trace
 
     def _install(self, steps: list[tuple[str, Callable[[], Callable[[], None]]]]) -> None:
         for feature, step in steps:

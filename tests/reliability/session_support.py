@@ -44,10 +44,18 @@ def write_program(directory: Path, body: str, name: str = "program.py") -> Path:
     return path
 
 
+def _default_sigint() -> None:
+    # A program started from a terminal has SIGINT's default disposition. A test suite started as a
+    # background job of a non-interactive shell ignores SIGINT, and children inherit that: Python
+    # then installs no KeyboardInterrupt handler and a Ctrl-C would never arrive.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(directory: Path, body: str, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen:
     program = write_program(directory, body)
     return subprocess.Popen([sys.executable, str(program), *args], cwd=directory, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env or child_env())
+                            stderr=subprocess.PIPE, text=True, env=env or child_env(),
+                            preexec_fn=_default_sigint)
 
 
 def run(directory: Path, body: str, *args: str, env: dict[str, str] | None = None,

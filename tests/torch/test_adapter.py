@@ -430,6 +430,48 @@ def test_graph_records_of_this_release_cover_every_inductor_stage():
     assert expected - untraced <= seen
 
 
+def test_graph_breaks_reach_the_dump_whether_or_not_the_trace_has_them(tmp_path):
+    # torch 2.7+ writes each graph break to the trace (dynamo_graph_break_reason); 2.3 to 2.5 do not,
+    # and the dump reads it from the captured graph's compile reason (adapter.graph_break_of) there.
+    import json
+
+    import depyf
+    from depyf.torch import trace
+
+    @torch.compile(backend="eager")
+    def f(x):
+        y = x.cos()
+        if y.sum() > 0:
+            y = y + 1
+        return y
+
+    kinds = []
+    detach = (trace.attach(lambda event: kinds.append(event.kind), {"dynamo_graph_break_reason"})
+              if adapter.has("torch._logging._internal.trace_log") else (lambda: None))
+    try:
+        with depyf.prepare_debug(str(tmp_path / "dump")) as d:
+            out = f(torch.zeros(3))
+    finally:
+        detach()
+    assert torch.equal(out, torch.zeros(3).cos() + 1)
+    index = json.loads(open(f"{d}/index.json", encoding="utf-8").read())
+    (brk,) = next(fn for fn in index["functions"] if fn["name"] == "f")["graph_breaks"]
+    assert brk["source_line"] == "if y.sum() > 0:" and brk["filename"] == __file__
+    assert brk["reason"]
+    assert bool(kinds) == adapter.dynamo_traces_graph_breaks()
+
+
+def test_graph_runs_interpreted_looks_through_dynamo_disable():
+    # torch 2.5's aot_eager returns the backward graph as disable(disable(boxed_nop(...))) from its
+    # second compilation on (AotAutograd keeps its backward wrapper in the backend's settings)
+    from torch._dynamo.backends.debugging import boxed_nop
+
+    compiled = boxed_nop(torch.fx.symbolic_trace(lambda x: x + 1), [])
+    wrapped = torch._dynamo.disable(torch._dynamo.disable(compiled))
+    assert wrapped is not compiled
+    assert adapter.graph_runs_interpreted(wrapped) == adapter.graph_runs_interpreted(compiled)
+
+
 # --- Dynamo's naming conventions -------------------------------------------------------------------
 
 def _transformed_codes(fn, *args):
