@@ -23,6 +23,8 @@ from depyf.decompiler.flowcheck.tables import (
     _stack_effect,
 )
 
+_ACCESS_KINDS = ("read", "write", "del")
+
 
 class EventExtraction:
     """What the flow records at each instruction, and what it leaves out."""
@@ -63,34 +65,101 @@ class EventExtraction:
                    if "read" in kinds_of[name] and len(kinds_of[name]) > 1 and not _TEMPORARY.match(name)]
         if not checked:
             return {}
-        successors = [[n for n, _ in self._successors(k)] for k in range(len(self.instructions))]
-        orders: dict[str, set] = {}
-        budget = MAX_ACCESS_STEPS
+        count = len(self.instructions)
+        # (3.10: asking every instruction's successors also makes its handlers starts)
+        successors = [[n for n, _ in self._successors(k)] for k in range(count)]
+        # Straight-line blocks: only a block's last instruction goes anywhere but to the next one.
+        leader = [False] * count
+        for s in self.starts:
+            leader[s] = True
+        for k, nexts in enumerate(successors):
+            if len(nexts) != 1 or nexts[0] != k + 1:
+                for n in nexts:
+                    leader[n] = True
+                if k + 1 < count:
+                    leader[k + 1] = True
+        block_of = [0] * count
+        block = -1
+        for k in range(count):
+            if leader[k] or k == 0:
+                block += 1
+            block_of[k] = block
+        blocks = block + 1
+        block_successors: list[list[int]] = [[] for _ in range(blocks)]
+        block_predecessors: list[list[int]] = [[] for _ in range(blocks)]
+        for k in range(count):
+            if k + 1 == count or block_of[k + 1] != block_of[k]:
+                for n in successors[k]:
+                    block_successors[block_of[k]].append(block_of[n])
+                    block_predecessors[block_of[n]].append(block_of[k])
+        # Every checked variable is a bit; per block and kind of access, the variables whose
+        # first access in the block is of that kind, and those the block accesses at all.
+        bit_of = {name: 1 << i for i, name in enumerate(checked)}
+        first_in = {kind: [0] * blocks for kind in _ACCESS_KINDS}
+        accessed = [0] * blocks
+        first_kind: dict[tuple[str, int], str] = {}   # (variable, instruction) -> its first access there
+        last_kind: dict[tuple[str, int], str] = {}
+        pairs_of: dict[str, set] = {}
         for name in checked:
-            places = set(by_name[name])
-            pairs: set = set()
-            origins = [(s, "start", [s]) for s in self.starts]
+            bit = bit_of[name]
+            pairs = pairs_of[name] = set()
             for k in by_name[name]:
                 own = [a for n, a in accesses[k] if n == name]
                 pairs.update((a, b) for a, b in zip(own, own[1:], strict=False) if a != b)
-                origins.append((k, own[-1], successors[k]))
-            for _, kind, work in origins:
-                seen: set[int] = set()
-                work = list(work)
-                while work:
-                    pos = work.pop()
-                    if pos in seen:
-                        continue
-                    seen.add(pos)
-                    if pos in places:
-                        first = next(a for n, a in accesses[pos] if n == name)
-                        if first != kind:
-                            pairs.add((kind, first))
-                        continue
-                    work.extend(successors[pos])
-                budget -= len(seen)
-                if budget < 0:
-                    return None
+                first_kind[name, k], last_kind[name, k] = own[0], own[-1]
+                b = block_of[k]
+                if not accessed[b] & bit:
+                    accessed[b] |= bit
+                    first_in[own[0]][b] |= bit
+        # For each block and kind, the variables of which an access of that kind comes first
+        # on some path from the block's beginning (the block's own first access, else one after).
+        met = {kind: list(first_in[kind]) for kind in _ACCESS_KINDS}
+        work = list(range(blocks))
+        queued = [True] * blocks
+        budget = MAX_ACCESS_STEPS
+        while work:
+            b = work.pop()
+            queued[b] = False
+            budget -= 1
+            if budget < 0:
+                return None
+            changed = False
+            for kind in _ACCESS_KINDS:
+                found = met[kind]
+                later = 0
+                for n in block_successors[b]:
+                    later |= found[n]
+                value = first_in[kind][b] | (later & ~accessed[b])
+                if value != found[b]:
+                    found[b] = value
+                    changed = True
+            if changed:
+                for p in block_predecessors[b]:
+                    if not queued[p]:
+                        queued[p] = True
+                        work.append(p)
+        after = {kind: [0] * blocks for kind in _ACCESS_KINDS}   # the same from a block's end
+        for b in range(blocks):
+            for kind in _ACCESS_KINDS:
+                found = met[kind]
+                for n in block_successors[b]:
+                    after[kind][b] |= found[n]
+        orders: dict[str, set] = {}
+        for name in checked:
+            bit = bit_of[name]
+            pairs = pairs_of[name]
+            for s in self.starts:
+                pairs.update(("start", kind) for kind in _ACCESS_KINDS if met[kind][block_of[s]] & bit)
+            places = by_name[name]
+            for i, k in enumerate(places):
+                last = last_kind[name, k]
+                if i + 1 < len(places) and block_of[places[i + 1]] == block_of[k]:
+                    first = first_kind[name, places[i + 1]]
+                    if first != last:
+                        pairs.add((last, first))
+                    continue
+                pairs.update((last, kind) for kind in _ACCESS_KINDS
+                             if kind != last and after[kind][block_of[k]] & bit)
             orders[name] = pairs
         return orders
 

@@ -128,7 +128,7 @@ _ACCESSES = {"LOAD_FAST": ("read",), "LOAD_FAST_CHECK": ("read",), "LOAD_FAST_BO
              "DELETE_FAST": ("del",), "DELETE_DEREF": ("del",)}
 
 
-# Instructions followed, over all variables, before the access order check gives up on a code
+# Blocks of straight-line code visited before the access order check gives up on a code
 MAX_ACCESS_STEPS = 400_000
 
 
