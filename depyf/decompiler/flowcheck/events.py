@@ -12,6 +12,7 @@ from depyf.decompiler.flowcheck.tables import (
     _CONSTANT_ARGUMENT_OPS,
     _FUSED_LOADS,
     _NAMED_LOADS,
+    _STACK_EFFECTS,
     _TEMPORARY,
     _TERMINATOR_OPS,
     _UNARY,
@@ -24,6 +25,12 @@ from depyf.decompiler.flowcheck.tables import (
 )
 
 _ACCESS_KINDS = ("read", "write", "del")
+# what constant folding sees in an instruction, by its name (remembered)
+_OTHER, _CONSTANT, _UNARY_OPERATOR, _BINARY_OPERATOR = range(4)
+_FOLD_KINDS: dict[str, int] = {}
+_HAVE_ARGUMENT = dis.HAVE_ARGUMENT
+_MISSING = object()
+_CALL = ("CALL",)
 
 
 class EventExtraction:
@@ -174,16 +181,23 @@ class EventExtraction:
         falls_through = True
         precall = None               # 3.11: PRECALL pops the arguments, CALL the callee
         starts = set(self.starts) | self.targets
+        events = self.events
+        effects = _STACK_EFFECTS
         for k, ins in enumerate(self.instructions):
-            if k in starts or not falls_through:
+            if not falls_through or k in starts:
                 owner, loaded, depth = {}, {}, 0
-            effect = _stack_effect(ins.opcode, ins.arg if ins.opcode >= dis.HAVE_ARGUMENT else None)
+            op = ins.opname
+            opcode = ins.opcode
+            arg = ins.arg if opcode >= _HAVE_ARGUMENT else None
+            effect = effects.get((opcode, arg), _MISSING)
+            if effect is _MISSING:
+                effect = _stack_effect(opcode, arg)
             if effect is None:
                 owner, loaded, effect = {}, {}, 0
             after = depth + effect
-            if ins.opname == "PRECALL":
+            if op == "PRECALL":
                 precall = (owner.get(after - 2), owner.get(after))
-            elif self.events[k] == ("CALL",):
+            elif events[k] == _CALL:
                 first, arguments = precall if precall is not None else (
                     owner.get(after - 1), owner.get(after - 1 + _callee_slots(ins)))
                 label = (
@@ -191,20 +205,28 @@ class EventExtraction:
                     if first is not None else ""
                 )
                 if label:
-                    self.events[k] = ("CALL", label)
+                    events[k] = ("CALL", label)
                 precall = None
-            # a fused load begins the values it pushes, even where it pops as many (a store first)
-            pops, first_name = _FUSED_LOADS.get(ins.opname, (0, 0))
-            base = min(depth - pops, after)
-            for slot in [s for s in owner if s >= base]:
-                del owner[slot]
-                loaded.pop(slot, None)
-            for slot in range(base if pops else depth, after):
-                owner[slot] = k
-                if ins.opname in _FUSED_LOADS:
+            # (every slot with an owner is below ``depth``: the values popped lose theirs)
+            fused = _FUSED_LOADS.get(op)
+            if fused is None:
+                for slot in range(after if after < depth else depth, depth):
+                    if owner.pop(slot, None) is not None:
+                        loaded.pop(slot, None)
+                for slot in range(depth, after):
+                    owner[slot] = k
+            else:
+                # a fused load begins the values it pushes, even where it pops as many (a store first)
+                pops, first_name = fused
+                base = min(depth - pops, after)
+                for slot in range(base, depth):
+                    owner.pop(slot, None)
+                    loaded.pop(slot, None)
+                for slot in range(base if pops else depth, after):
+                    owner[slot] = k
                     loaded[slot] = first_name + slot - base
             depth = after
-            falls_through = ins.opname not in _UNCONDITIONAL and ins.opname not in _TERMINATOR_OPS
+            falls_through = op not in _UNCONDITIONAL and op not in _TERMINATOR_OPS
 
     def call_labels(self) -> set[str]:
         return {e[1] for e in self.events if e is not None and e[0] == "CALL" and len(e) > 1}
@@ -254,20 +276,27 @@ class EventExtraction:
         starts: dict[int, int] = {}   # index of an instruction making a constant -> where its operands begin
         for k, ins in enumerate(self.instructions):
             op = ins.opname
-            if op in ("LOAD_CONST", "LOAD_SMALL_INT"):
+            kind = _FOLD_KINDS.get(op)
+            if kind is None:
+                kind = _FOLD_KINDS[op] = (
+                    _CONSTANT if op in ("LOAD_CONST", "LOAD_SMALL_INT") else _UNARY_OPERATOR if op in _UNARY
+                    else _BINARY_OPERATOR if op.startswith("BINARY_") else _OTHER)
+            if kind == _OTHER:
+                continue
+            if kind == _CONSTANT:
                 starts[k] = k
                 self.constants[k] = ins.argval
                 continue
-            if op in _UNARY and k - 1 in starts:
+            if kind == _UNARY_OPERATOR and k - 1 in starts:
                 starts[k] = starts[k - 1]
                 operands = [k - 1]
-            elif (op == "BINARY_OP" or op.startswith("BINARY_")) and k - 1 in starts \
+            elif kind == _BINARY_OPERATOR and k - 1 in starts \
                     and carried.get(starts[k - 1], starts[k - 1] - 1) in starts:
                 right = starts[k - 1]
                 left = carried.get(right, right - 1)
                 starts[k] = right if right in carried else starts[left]
                 operands = [left, k - 1]
-            elif (op == "BINARY_OP" or op.startswith("BINARY_")) and carried.get(k) in starts \
+            elif kind == _BINARY_OPERATOR and carried.get(k) in starts \
                     and starts[carried[k]] - 1 in starts:
                 # the constant test's jump lands on the operator itself (``True // (9 or x)``)
                 right = carried[k]

@@ -44,9 +44,18 @@ class Flow(
             pending = []
             self.instructions.append(ins)
         self.gave_up = False
-        self.targets = {self.index[ins.argval] for ins in self.instructions
-                        if ins.opcode in _JUMPS and ins.argval in self.index}
-        self.events = [self._event(ins) for ins in self.instructions]
+        index = self.index
+        # instruction -> the instruction its jump goes to (None: no jump, or out of the code)
+        self._jump_targets = [index.get(ins.argval) if ins.opcode in _JUMPS else None
+                              for ins in self.instructions]
+        self.targets = set(self._jump_targets)
+        self.targets.discard(None)
+        self.events = []
+        for ins in self.instructions:
+            known = _EVENT_OPNAMES.get(ins.opname)
+            if known is None:
+                known = _is_event(ins.opname)
+            self.events.append(self._event(ins) if known else None)
         if constant_builders:
             self._drop_constant_builds(constant_builders)
         self._future_import: set[int] = set()   # the instructions of ``from __future__ import ...``
@@ -99,11 +108,15 @@ class Flow(
         seen: set[int] = set()
         entries: dict[int, list[int]] = defaultdict(list)
         todo = list(self.starts)
+        cache = self._successor_cache
         while todo:
             k = todo.pop()
             if k not in seen:
                 seen.add(k)
-                for n, _ in self._successors(k):
+                found = cache.get(k)
+                if found is None:
+                    found = cache[k] = self._find_successors(k)
+                for n, _ in found:
                     entries[n].append(k)
                     todo.append(n)
                 handler = handler_of.get(k) if handler_of else None
@@ -173,7 +186,7 @@ class Flow(
         op = ins.opname
         if op in _TERMINAL:
             return []
-        target = self.index.get(ins.argval) if ins.opcode in _JUMPS else None
+        target = self._jump_targets[k]
         if op in _UNCONDITIONAL:
             return [(target, "")] if target is not None else []
         nxt = [(k + 1, "")] if k + 1 < len(self.instructions) else []
@@ -313,3 +326,18 @@ class Flow(
                     if nxt >= 0 and nxt not in done:
                         todo.append(nxt)
         return out
+
+
+_EVENT_OPNAMES: dict[str, bool] = {}
+
+
+def _is_event(opname: str) -> bool:
+    """Can an instruction of this name be an event (``Flow._event`` names it)? Remembered."""
+    found = _EVENT_OPNAMES.get(opname)
+    if found is None:
+        found = _EVENT_OPNAMES[opname] = (
+            opname in _NAME_EVENTS or opname in ("IS_OP", "CONTAINS_OP") or opname in _OPERATOR_EVENTS
+            or opname in _SLICE_OPS or opname in _CALLS or opname in _RETURNS or opname in _PLAIN_EVENTS
+            or opname.startswith("BINARY_") or opname.startswith("INPLACE_")
+        )
+    return found
