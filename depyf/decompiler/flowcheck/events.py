@@ -73,32 +73,39 @@ class EventExtraction:
         if not checked:
             return {}
         count = len(self.instructions)
-        # (3.10: asking every instruction's successors also makes its handlers starts)
-        successors = [[n for n, _ in self._successors(k)] for k in range(count)]
         # Straight-line blocks: only a block's last instruction goes anywhere but to the next one.
-        leader = [False] * count
+        # (3.10: asking every instruction's successors also makes its handlers starts)
+        successors: list[list[tuple[int, str]]] = []
+        leader = [False] * (count + 1)
+        cache = self._successor_cache
+        for k in range(count):
+            nexts = cache.get(k)
+            if nexts is None:
+                nexts = self._successors(k)
+            successors.append(nexts)
+            if len(nexts) != 1 or nexts[0][0] != k + 1:
+                for n, _ in nexts:
+                    leader[n] = True
+                leader[k + 1] = True
         for s in self.starts:
             leader[s] = True
-        for k, nexts in enumerate(successors):
-            if len(nexts) != 1 or nexts[0] != k + 1:
-                for n in nexts:
-                    leader[n] = True
-                if k + 1 < count:
-                    leader[k + 1] = True
         block_of = [0] * count
-        block = -1
+        ends = []     # the last instruction of each block
+        block = 0
         for k in range(count):
-            if leader[k] or k == 0:
-                block += 1
             block_of[k] = block
-        blocks = block + 1
+            if leader[k + 1]:
+                ends.append(k)
+                block += 1
+        if count and not leader[count]:
+            ends.append(count - 1)
+        blocks = len(ends)
         block_successors: list[list[int]] = [[] for _ in range(blocks)]
         block_predecessors: list[list[int]] = [[] for _ in range(blocks)]
-        for k in range(count):
-            if k + 1 == count or block_of[k + 1] != block_of[k]:
-                for n in successors[k]:
-                    block_successors[block_of[k]].append(block_of[n])
-                    block_predecessors[block_of[n]].append(block_of[k])
+        for b, k in enumerate(ends):
+            for n, _ in successors[k]:
+                block_successors[b].append(block_of[n])
+                block_predecessors[block_of[n]].append(b)
         # Every checked variable is a bit; per block and kind of access, the variables whose
         # first access in the block is of that kind, and those the block accesses at all.
         bit_of = {name: 1 << i for i, name in enumerate(checked)}

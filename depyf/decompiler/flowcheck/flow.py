@@ -39,9 +39,12 @@ class Flow(
             if ins.opname in ("CACHE", "EXTENDED_ARG"):
                 pending.append(ins.offset)
                 continue
-            for offset in pending + [ins.offset]:
-                self.index[offset] = len(self.instructions)
-            pending = []
+            k = len(self.instructions)
+            if pending:
+                for offset in pending:
+                    self.index[offset] = k
+                pending = []
+            self.index[ins.offset] = k
             self.instructions.append(ins)
         self.gave_up = False
         index = self.index
@@ -61,8 +64,8 @@ class Flow(
         self._future_import: set[int] = set()   # the instructions of ``from __future__ import ...``
         self._drop_future_imports()
         self.constants: dict[int, object] = {}   # instruction index -> the constant it leaves
-        # the walk from the starts (reachable instructions, the ways into each), kept while the
-        # constants it was taken with stand
+        # the walk from the starts (reachable instructions, the ways into each jump target), kept
+        # while the constants it was taken with stand
         self._walked: tuple[set[int], dict[int, list[int]]] | None = None
         self._drop_folded_constants()
         self._cache: dict[tuple[int, bool], set] = {}
@@ -102,13 +105,15 @@ class Flow(
         return carried
 
     def _walk(self, handler_of: dict[int, int] | None = None) -> tuple[set[int], dict[int, list[int]]]:
-        """The instructions reachable from the starts, and for each the instructions leading to it.
+        """The instructions reachable from the starts, and for each jump target reached the
+        instructions leading to it.
         With ``handler_of`` (instruction -> its exception handler), a handler becomes a start once
         code it protects is reached; 3.10's handlers are added by ``_successors`` on the way."""
         seen: set[int] = set()
         entries: dict[int, list[int]] = defaultdict(list)
         todo = list(self.starts)
         cache = self._successor_cache
+        targets = self.targets
         while todo:
             k = todo.pop()
             if k not in seen:
@@ -117,7 +122,8 @@ class Flow(
                 if found is None:
                     found = cache[k] = self._find_successors(k)
                 for n, _ in found:
-                    entries[n].append(k)
+                    if n in targets:
+                        entries[n].append(k)
                     todo.append(n)
                 handler = handler_of.get(k) if handler_of else None
                 if handler is not None and handler not in seen:
@@ -268,12 +274,14 @@ class Flow(
         if key in self._cache:
             return self._cache[key]
         found: set = set()
+        events, cache, successors = self.events, self._successor_cache, self._successors
         if not decisions:
             seen: set[int] = set()
             work = [k]
             while work:
-                for nxt, _ in self._successors(work.pop()):
-                    if self.events[nxt] is not None:
+                pos = work.pop()
+                for nxt, _ in cache.get(pos) or successors(pos):
+                    if events[nxt] is not None:
                         found.add(((), nxt))
                     elif nxt not in seen:
                         seen.add(nxt)
@@ -284,9 +292,9 @@ class Flow(
         explored = 0
         while stack:
             pos, path, visited = stack.pop()
-            for nxt, decision in self._successors(pos):
+            for nxt, decision in cache.get(pos) or successors(pos):
                 step = path + (decision,) if decision else path
-                if self.events[nxt] is not None:
+                if events[nxt] is not None:
                     found.add((step, nxt))
                 elif nxt in visited:
                     found.add((step, -1))
