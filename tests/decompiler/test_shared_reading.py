@@ -11,8 +11,10 @@ from pathlib import Path
 
 import depyf
 from depyf.decompiler import instructions, traversal
+from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.flowcheck import Flow, _without_decisions
 from depyf.decompiler.flowcheck.tables import _ACCESSES, _TEMPORARY
+from depyf.decompiler.rebuild import _compiled_alone, rebuild_code
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -210,3 +212,38 @@ def test_access_orders_found_on_blocks_are_those_of_every_path():
         assert found == _orders_instruction_by_instruction(flow), code.co_name
         checked += bool(found)
     assert checked > 100
+
+
+def _same_code(a: types.CodeType, b: types.CodeType) -> bool:
+    """The same bytecode, names, constants (nested code likewise) and line table; the qualified
+    names of nested code aside."""
+    fields = ("co_code", "co_names", "co_varnames", "co_cellvars", "co_freevars", "co_flags",
+              "co_firstlineno", "co_argcount", "co_kwonlyargcount", "co_posonlyargcount", "co_stacksize")
+    if any(getattr(a, f) != getattr(b, f) for f in fields) or list(a.co_lines()) != list(b.co_lines()):
+        return False
+    if len(a.co_consts) != len(b.co_consts):
+        return False
+    for x, y in zip(a.co_consts, b.co_consts, strict=True):
+        if isinstance(x, types.CodeType) != isinstance(y, types.CodeType):
+            return False
+        if isinstance(x, types.CodeType) and (x.co_name != y.co_name or not _same_code(x, y)):
+            return False
+        if not isinstance(x, types.CodeType) and not (x is y or x == y or (x != x and y != y)):
+            return False
+    return True
+
+
+def test_code_compiled_alone_for_the_flow_check_is_the_wrapper_s():
+    """The flow check compiles a function that needs no wrapper from the text alone: the code is
+    the one the wrapper gives, but for the qualified names of the code nested in it."""
+    alone = 0
+    for code in _corpus_codes():
+        try:
+            source = depyf.decompile(code, verify=False)
+            wrapped = rebuild_code(code, source)
+        except DecompilationError:
+            continue
+        compared = rebuild_code(code, source, compared_only=True)
+        assert _same_code(compared, wrapped), code.co_name
+        alone += _compiled_alone(code, source, code.co_filename) is not None
+    assert alone > 200
