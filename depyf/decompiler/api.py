@@ -167,7 +167,7 @@ def _check_same_flow(code: types.CodeType, source: str, constants: dict[str, obj
     function standing for the comprehension; rare layouts of generated code) is returned with
     its flow unchecked, once it is known to compile."""
     try:
-        new_code = _rebuild(code, source, constants)
+        new_code = embed(rebuild_code(code, source, compared_only=True), constants)
     except SourceDoesNotCompile:
         raise
     except (DecompilationError, ValueError, TypeError):

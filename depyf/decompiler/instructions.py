@@ -206,6 +206,7 @@ def _read_3_11(code: types.CodeType) -> list[LeanInstruction]:
     consts, names, varname = code.co_consts, code.co_names, code._varname_from_oparg
     out = []
     append = out.append
+    make = tuple.__new__     # (what the named tuple's own __new__ calls, without a Python call)
     extended = 0
     offset, end = 0, len(raw)
     while offset < end:
@@ -250,8 +251,8 @@ def _read_3_11(code: types.CodeType) -> list[LeanInstruction]:
         else:
             arg = None
             extended = 0
-        append(LeanInstruction(_OPNAMES[op], op, arg, argval, argrepr, offset,
-                               lines[offset // 2] if offset // 2 < units else None))
+        append(make(LeanInstruction, (_OPNAMES[op], op, arg, argval, argrepr, offset,
+                                      lines[offset // 2] if offset // 2 < units else None)))
         offset += 2 + 2 * _CACHES[op]
     return out
 
@@ -267,12 +268,12 @@ def check_opcodes(code: types.CodeType) -> None:
     CPython stops with ``SystemError: unknown opcode`` there; ``dis`` shows such a byte as a cache
     entry (3.11, 3.12) or an unnamed ``<n>`` instruction that later steps would silently skip."""
     raw = code.co_code
-    caches = getattr(dis, "_inline_cache_entries", None)
+    unknown, steps = _opcode_steps()
     i = 0
-    while i < len(raw):
+    end = len(raw)
+    while i < end:
         op = raw[i]
-        name = dis.opname[op]
-        if name.startswith("<") or name in _NOT_RUNNABLE:
+        if unknown[op]:
             # (3.11+ read ``co_code`` back through a table that turns unknown opcodes into 0)
             op = getattr(code, "_co_code_adaptive", raw)[i]
             raise DecompilationError(
@@ -281,11 +282,25 @@ def check_opcodes(code: types.CodeType) -> None:
                 offset=i,
                 opname=f"<{op}>",
             )
+        i += steps[op]
+
+
+@functools.cache
+def _opcode_steps() -> tuple[list[bool], list[int]]:
+    """Per opcode: whether the running CPython cannot run it, and the bytes from it to the next
+    instruction (its inline cache entries included)."""
+    caches = getattr(dis, "_inline_cache_entries", None)
+    unknown, steps = [], []
+    for op in range(256):
+        name = dis.opname[op]
+        unknown.append(name.startswith("<") or name in _NOT_RUNNABLE)
+        step = 2
         if isinstance(caches, (list, tuple)):
-            i += 2 * caches[op]
+            step += 2 * caches[op] if op < len(caches) else 0
         elif hasattr(caches, "get"):        # a mapping by name (3.13+; 3.15: a frozendict)
-            i += 2 * caches.get(name, 0)
-        i += 2
+            step += 2 * caches.get(name, 0)
+        steps.append(step)
+    return unknown, steps
 
 
 # 3.13+: conditional jumps take exact bools (TO_BOOL, dropped by normalisation, converts first), so

@@ -21,18 +21,25 @@ _FUTURE_FLAGS = 0x1000000  # CO_FUTURE_ANNOTATIONS: annotations stay strings
 _CLASS = "_"
 
 
-def rebuild_code(original: types.CodeType, source: str, *, filename: str | None = None) -> types.CodeType:
+def rebuild_code(original: types.CodeType, source: str, *, filename: str | None = None,
+                 compared_only: bool = False) -> types.CodeType:
     """Compile ``source`` (decompiled from ``original``) and return the matching code object.
 
     Free variables are recreated by nesting the function in a wrapper that defines them (in a
     class body when the function needs ``__class__`` for ``super()``), so the compiler gives the
     new code the same closure layout. Raises ``DecompilationError`` when the result would not be
-    a drop-in replacement.
+    a drop-in replacement. With ``compared_only`` (the code is only compared with the original,
+    never run) a function that needs no wrapper may be compiled from the text alone, and the
+    qualified names of the code nested in it then lack the wrapper's.
     """
     target_file = filename if filename is not None else original.co_filename
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 6000))  # the depth render allows the source: compile it as deep
     try:
+        if compared_only:
+            new = _compiled_alone(original, source, target_file)
+            if new is not None:
+                return _finished(original, new, target_file)
         return _rebuild_code(original, source, target_file)
     except SyntaxError as exc:
         raise SourceDoesNotCompile(f"the decompiled source does not compile: {exc.msg} (line {exc.lineno})",
@@ -62,12 +69,38 @@ def _rebuild_code(original: types.CodeType, source: str, target_file: str) -> ty
         if missing_cells:
             new = _compile_function(original, ast.parse(source, filename=target_file), target_file,
                                     keep_cells=missing_cells)
+    return _finished(original, new, target_file)
+
+
+def _finished(original: types.CodeType, new: types.CodeType, target_file: str) -> types.CodeType:
     new = _with_filename(new, target_file)
     _check_compatible(original, new)
     replacements = {"co_name": original.co_name, "co_flags": original.co_flags}
     if hasattr(original, "co_qualname"):
         replacements["co_qualname"] = original.co_qualname
     return new.replace(**replacements)
+
+
+def _compiled_alone(original: types.CodeType, source: str, target_file: str) -> types.CodeType | None:
+    """The function compiled from the text as a module, where the wrapper would bind nothing it
+    sees: no free variables, a name the source can define, and a module that names nothing but
+    the function (one definition, no other statement). Compiling text skips building the syntax
+    tree and handing it to the compiler. None: the wrapper is needed, or the text does not
+    compile (the wrapper's way says why)."""
+    name = original.co_name
+    if name == "<module>" or is_class_body(original) or original.co_freevars or not name.isidentifier():
+        return None
+    try:
+        module = compile(source, target_file, "exec", flags=original.co_flags & _FUTURE_FLAGS,
+                         dont_inherit=True)
+    except Exception:
+        return None
+    if module.co_names != (name,):
+        return None
+    found = _find(module, name, skip_self=True, predicate=lambda c: not is_class_body(c))
+    if found is None or any(c not in found.co_cellvars for c in original.co_cellvars if c != "__class__"):
+        return None
+    return found
 
 
 def is_class_body(code: types.CodeType) -> bool:

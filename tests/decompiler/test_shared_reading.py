@@ -11,7 +11,10 @@ from pathlib import Path
 
 import depyf
 from depyf.decompiler import instructions, traversal
+from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.flowcheck import Flow, _without_decisions
+from depyf.decompiler.flowcheck.tables import _ACCESSES, _TEMPORARY
+from depyf.decompiler.rebuild import _compiled_alone, rebuild_code
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -156,3 +159,91 @@ def test_successors_without_decisions_are_the_strict_pairs_without_them():
         assert _without_decisions(strict) == plain, code.co_name
         checked += 1
     assert checked > 300
+
+
+def _orders_instruction_by_instruction(flow: Flow) -> dict[str, set]:
+    """``Flow.access_orders`` by its definition: from each start and each access of a variable,
+    follow every path instruction by instruction up to the next access of it."""
+    accesses = {}
+    for k, ins in enumerate(flow.instructions):
+        kinds = _ACCESSES.get(ins.opname)
+        if kinds is not None and k not in flow._future_import:
+            names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,) * len(kinds)
+            accesses[k] = [(str(n), kind) for n, kind in zip(names, kinds, strict=True)]
+    places = collections.defaultdict(list)
+    for k, found in accesses.items():
+        for name in dict.fromkeys(n for n, _ in found):
+            places[name].append(k)
+    orders = {}
+    for name, at in places.items():
+        kinds = {kind for k in at for n, kind in accesses[k] if n == name}
+        if "read" not in kinds or len(kinds) == 1 or _TEMPORARY.match(name):
+            continue
+        pairs = set()
+        origins = [("start", [s]) for s in flow.starts]
+        for k in at:
+            own = [kind for n, kind in accesses[k] if n == name]
+            pairs.update((a, b) for a, b in zip(own, own[1:], strict=False) if a != b)
+            origins.append((own[-1], [n for n, _ in flow._successors(k)]))
+        for kind, work in origins:
+            seen = set()
+            while work:
+                pos = work.pop()
+                if pos in seen:
+                    continue
+                seen.add(pos)
+                if pos in at:
+                    first = next(a for n, a in accesses[pos] if n == name)
+                    if first != kind:
+                        pairs.add((kind, first))
+                else:
+                    work.extend(n for n, _ in flow._successors(pos))
+        orders[name] = pairs
+    return orders
+
+
+def test_access_orders_found_on_blocks_are_those_of_every_path():
+    """The access orders are found per block of straight-line code, for all variables at once:
+    they are those found by following each path instruction by instruction."""
+    checked = 0
+    for code in _corpus_codes():
+        flow = Flow(code)
+        found = flow.access_orders()
+        assert found == _orders_instruction_by_instruction(flow), code.co_name
+        checked += bool(found)
+    assert checked > 100
+
+
+def _same_code(a: types.CodeType, b: types.CodeType) -> bool:
+    """The same bytecode, names, constants (nested code likewise) and line table; the qualified
+    names of nested code aside."""
+    fields = ("co_code", "co_names", "co_varnames", "co_cellvars", "co_freevars", "co_flags",
+              "co_firstlineno", "co_argcount", "co_kwonlyargcount", "co_posonlyargcount", "co_stacksize")
+    if any(getattr(a, f) != getattr(b, f) for f in fields) or list(a.co_lines()) != list(b.co_lines()):
+        return False
+    if len(a.co_consts) != len(b.co_consts):
+        return False
+    for x, y in zip(a.co_consts, b.co_consts, strict=True):
+        if isinstance(x, types.CodeType) != isinstance(y, types.CodeType):
+            return False
+        if isinstance(x, types.CodeType) and (x.co_name != y.co_name or not _same_code(x, y)):
+            return False
+        if not isinstance(x, types.CodeType) and not (x is y or x == y or (x != x and y != y)):
+            return False
+    return True
+
+
+def test_code_compiled_alone_for_the_flow_check_is_the_wrapper_s():
+    """The flow check compiles a function that needs no wrapper from the text alone: the code is
+    the one the wrapper gives, but for the qualified names of the code nested in it."""
+    alone = 0
+    for code in _corpus_codes():
+        try:
+            source = depyf.decompile(code, verify=False)
+            wrapped = rebuild_code(code, source)
+        except DecompilationError:
+            continue
+        compared = rebuild_code(code, source, compared_only=True)
+        assert _same_code(compared, wrapped), code.co_name
+        alone += _compiled_alone(code, source, code.co_filename) is not None
+    assert alone > 200

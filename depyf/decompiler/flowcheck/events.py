@@ -15,6 +15,7 @@ from depyf.decompiler.flowcheck.tables import (
     _GLOBAL_READS,
     _NAMED_LOADS,
     _REBINDABLE_READS,
+    _STACK_EFFECTS,
     _TEMPORARY,
     _TERMINATOR_OPS,
     _UNARY,
@@ -25,6 +26,14 @@ from depyf.decompiler.flowcheck.tables import (
     _fold,
     _stack_effect,
 )
+
+_ACCESS_KINDS = ("read", "write", "del", "call")
+# what constant folding sees in an instruction, by its name (remembered)
+_OTHER, _CONSTANT, _UNARY_OPERATOR, _BINARY_OPERATOR = range(4)
+_FOLD_KINDS: dict[str, int] = {}
+_HAVE_ARGUMENT = dis.HAVE_ARGUMENT
+_MISSING = object()
+_CALL = ("CALL",)
 
 
 class EventExtraction:
@@ -85,34 +94,108 @@ class EventExtraction:
                    if "read" in kinds_of[name] and len(kinds_of[name]) > 1 and not _TEMPORARY.match(name)]
         if not checked:
             return {}
-        successors = [[n for n, _ in self._successors(k)] for k in range(len(self.instructions))]
-        orders: dict[str, set] = {}
-        budget = MAX_ACCESS_STEPS
+        count = len(self.instructions)
+        # Straight-line blocks: only a block's last instruction goes anywhere but to the next one.
+        # (3.10: asking every instruction's successors also makes its handlers starts)
+        successors: list[list[tuple[int, str]]] = []
+        leader = [False] * (count + 1)
+        cache = self._successor_cache
+        for k in range(count):
+            nexts = cache.get(k)
+            if nexts is None:
+                nexts = self._successors(k)
+            successors.append(nexts)
+            if len(nexts) != 1 or nexts[0][0] != k + 1:
+                for n, _ in nexts:
+                    leader[n] = True
+                leader[k + 1] = True
+        for s in self.starts:
+            leader[s] = True
+        block_of = [0] * count
+        ends = []     # the last instruction of each block
+        block = 0
+        for k in range(count):
+            block_of[k] = block
+            if leader[k + 1]:
+                ends.append(k)
+                block += 1
+        if count and not leader[count]:
+            ends.append(count - 1)
+        blocks = len(ends)
+        block_successors: list[list[int]] = [[] for _ in range(blocks)]
+        block_predecessors: list[list[int]] = [[] for _ in range(blocks)]
+        for b, k in enumerate(ends):
+            for n, _ in successors[k]:
+                block_successors[b].append(block_of[n])
+                block_predecessors[block_of[n]].append(b)
+        # Every checked variable is a bit; per block and kind of access, the variables whose
+        # first access in the block is of that kind, and those the block accesses at all.
+        bit_of = {name: 1 << i for i, name in enumerate(checked)}
+        first_in = {kind: [0] * blocks for kind in _ACCESS_KINDS}
+        accessed = [0] * blocks
+        first_kind: dict[tuple[str, int], str] = {}   # (variable, instruction) -> its first access there
+        last_kind: dict[tuple[str, int], str] = {}
+        pairs_of: dict[str, set] = {}
         for name in checked:
-            places = set(by_name[name])
-            pairs: set = set()
-            origins = [(s, "start", [s]) for s in self.starts]
+            bit = bit_of[name]
+            pairs = pairs_of[name] = set()
             for k in by_name[name]:
                 own = [a for n, a in accesses[k] if n == name]
                 pairs.update((a, b) for a, b in zip(own, own[1:], strict=False) if a != b)
-                origins.append((k, own[-1], successors[k]))
-            for _, kind, work in origins:
-                seen: set[int] = set()
-                work = list(work)
-                while work:
-                    pos = work.pop()
-                    if pos in seen:
-                        continue
-                    seen.add(pos)
-                    if pos in places:
-                        first = next(a for n, a in accesses[pos] if n == name)
-                        if first != kind:
-                            pairs.add((kind, first))
-                        continue
-                    work.extend(successors[pos])
-                budget -= len(seen)
-                if budget < 0:
-                    return None
+                first_kind[name, k], last_kind[name, k] = own[0], own[-1]
+                b = block_of[k]
+                if not accessed[b] & bit:
+                    accessed[b] |= bit
+                    first_in[own[0]][b] |= bit
+        # For each block and kind, the variables of which an access of that kind comes first
+        # on some path from the block's beginning (the block's own first access, else one after).
+        met = {kind: list(first_in[kind]) for kind in _ACCESS_KINDS}
+        work = list(range(blocks))
+        queued = [True] * blocks
+        budget = MAX_ACCESS_STEPS
+        while work:
+            b = work.pop()
+            queued[b] = False
+            budget -= 1
+            if budget < 0:
+                return None
+            changed = False
+            for kind in _ACCESS_KINDS:
+                found = met[kind]
+                later = 0
+                for n in block_successors[b]:
+                    later |= found[n]
+                value = first_in[kind][b] | (later & ~accessed[b])
+                if value != found[b]:
+                    found[b] = value
+                    changed = True
+            if changed:
+                for p in block_predecessors[b]:
+                    if not queued[p]:
+                        queued[p] = True
+                        work.append(p)
+        after = {kind: [0] * blocks for kind in _ACCESS_KINDS}   # the same from a block's end
+        for b in range(blocks):
+            for kind in _ACCESS_KINDS:
+                found = met[kind]
+                for n in block_successors[b]:
+                    after[kind][b] |= found[n]
+        orders: dict[str, set] = {}
+        for name in checked:
+            bit = bit_of[name]
+            pairs = pairs_of[name]
+            for s in self.starts:
+                pairs.update(("start", kind) for kind in _ACCESS_KINDS if met[kind][block_of[s]] & bit)
+            places = by_name[name]
+            for i, k in enumerate(places):
+                last = last_kind[name, k]
+                if i + 1 < len(places) and block_of[places[i + 1]] == block_of[k]:
+                    first = first_kind[name, places[i + 1]]
+                    if first != last:
+                        pairs.add((last, first))
+                    continue
+                pairs.update((last, kind) for kind in _ACCESS_KINDS
+                             if kind != last and after[kind][block_of[k]] & bit)
             orders[name] = pairs
         return orders
 
@@ -127,16 +210,23 @@ class EventExtraction:
         falls_through = True
         precall = None               # 3.11: PRECALL pops the arguments, CALL the callee
         starts = set(self.starts) | self.targets
+        events = self.events
+        effects = _STACK_EFFECTS
         for k, ins in enumerate(self.instructions):
-            if k in starts or not falls_through:
+            if not falls_through or k in starts:
                 owner, loaded, depth = {}, {}, 0
-            effect = _stack_effect(ins.opcode, ins.arg if ins.opcode >= dis.HAVE_ARGUMENT else None)
+            op = ins.opname
+            opcode = ins.opcode
+            arg = ins.arg if opcode >= _HAVE_ARGUMENT else None
+            effect = effects.get((opcode, arg), _MISSING)
+            if effect is _MISSING:
+                effect = _stack_effect(opcode, arg)
             if effect is None:
                 owner, loaded, effect = {}, {}, 0
             after = depth + effect
-            if ins.opname == "PRECALL":
+            if op == "PRECALL":
                 precall = (owner.get(after - 2), owner.get(after))
-            elif self.events[k] == ("CALL",):
+            elif events[k] == _CALL:
                 first, arguments = precall if precall is not None else (
                     owner.get(after - 1), owner.get(after - 1 + _callee_slots(ins)))
                 label = (
@@ -144,20 +234,28 @@ class EventExtraction:
                     if first is not None else ""
                 )
                 if label:
-                    self.events[k] = ("CALL", label)
+                    events[k] = ("CALL", label)
                 precall = None
-            # a fused load begins the values it pushes, even where it pops as many (a store first)
-            pops, first_name = _FUSED_LOADS.get(ins.opname, (0, 0))
-            base = min(depth - pops, after)
-            for slot in [s for s in owner if s >= base]:
-                del owner[slot]
-                loaded.pop(slot, None)
-            for slot in range(base if pops else depth, after):
-                owner[slot] = k
-                if ins.opname in _FUSED_LOADS:
+            # (every slot with an owner is below ``depth``: the values popped lose theirs)
+            fused = _FUSED_LOADS.get(op)
+            if fused is None:
+                for slot in range(after if after < depth else depth, depth):
+                    if owner.pop(slot, None) is not None:
+                        loaded.pop(slot, None)
+                for slot in range(depth, after):
+                    owner[slot] = k
+            else:
+                # a fused load begins the values it pushes, even where it pops as many (a store first)
+                pops, first_name = fused
+                base = min(depth - pops, after)
+                for slot in range(base, depth):
+                    owner.pop(slot, None)
+                    loaded.pop(slot, None)
+                for slot in range(base if pops else depth, after):
+                    owner[slot] = k
                     loaded[slot] = first_name + slot - base
             depth = after
-            falls_through = ins.opname not in _UNCONDITIONAL and ins.opname not in _TERMINATOR_OPS
+            falls_through = op not in _UNCONDITIONAL and op not in _TERMINATOR_OPS
 
     def call_labels(self) -> set[str]:
         return {e[1] for e in self.events if e is not None and e[0] == "CALL" and len(e) > 1}
@@ -207,20 +305,27 @@ class EventExtraction:
         starts: dict[int, int] = {}   # index of an instruction making a constant -> where its operands begin
         for k, ins in enumerate(self.instructions):
             op = ins.opname
-            if op in ("LOAD_CONST", "LOAD_SMALL_INT"):
+            kind = _FOLD_KINDS.get(op)
+            if kind is None:
+                kind = _FOLD_KINDS[op] = (
+                    _CONSTANT if op in ("LOAD_CONST", "LOAD_SMALL_INT") else _UNARY_OPERATOR if op in _UNARY
+                    else _BINARY_OPERATOR if op.startswith("BINARY_") else _OTHER)
+            if kind == _OTHER:
+                continue
+            if kind == _CONSTANT:
                 starts[k] = k
                 self.constants[k] = ins.argval
                 continue
-            if op in _UNARY and k - 1 in starts:
+            if kind == _UNARY_OPERATOR and k - 1 in starts:
                 starts[k] = starts[k - 1]
                 operands = [k - 1]
-            elif (op == "BINARY_OP" or op.startswith("BINARY_")) and k - 1 in starts \
+            elif kind == _BINARY_OPERATOR and k - 1 in starts \
                     and carried.get(starts[k - 1], starts[k - 1] - 1) in starts:
                 right = starts[k - 1]
                 left = carried.get(right, right - 1)
                 starts[k] = right if right in carried else starts[left]
                 operands = [left, k - 1]
-            elif (op == "BINARY_OP" or op.startswith("BINARY_")) and carried.get(k) in starts \
+            elif kind == _BINARY_OPERATOR and carried.get(k) in starts \
                     and starts[carried[k]] - 1 in starts:
                 # the constant test's jump lands on the operator itself (``True // (9 or x)``)
                 right = carried[k]

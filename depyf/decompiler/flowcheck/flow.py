@@ -39,22 +39,34 @@ class Flow(
             if ins.opname in ("CACHE", "EXTENDED_ARG"):
                 pending.append(ins.offset)
                 continue
-            for offset in pending + [ins.offset]:
-                self.index[offset] = len(self.instructions)
-            pending = []
+            k = len(self.instructions)
+            if pending:
+                for offset in pending:
+                    self.index[offset] = k
+                pending = []
+            self.index[ins.offset] = k
             self.instructions.append(ins)
         self.gave_up = False
-        self.targets = {self.index[ins.argval] for ins in self.instructions
-                        if ins.opcode in _JUMPS and ins.argval in self.index}
-        self.events = [self._event(ins) for ins in self.instructions]
+        index = self.index
+        # instruction -> the instruction its jump goes to (None: no jump, or out of the code)
+        self._jump_targets = [index.get(ins.argval) if ins.opcode in _JUMPS else None
+                              for ins in self.instructions]
+        self.targets = set(self._jump_targets)
+        self.targets.discard(None)
+        self.events = []
+        for ins in self.instructions:
+            known = _EVENT_OPNAMES.get(ins.opname)
+            if known is None:
+                known = _is_event(ins.opname)
+            self.events.append(self._event(ins) if known else None)
         self._constant_builds: set[int] = set()   # the loads and calls of ``float('nan')`` and the like
         if constant_builders:
             self._drop_constant_builds(constant_builders)
         self._future_import: set[int] = set()   # the instructions of ``from __future__ import ...``
         self._drop_future_imports()
         self.constants: dict[int, object] = {}   # instruction index -> the constant it leaves
-        # the walk from the starts (reachable instructions, the ways into each), kept while the
-        # constants it was taken with stand
+        # the walk from the starts (reachable instructions, the ways into each jump target), kept
+        # while the constants it was taken with stand
         self._walked: tuple[set[int], dict[int, list[int]]] | None = None
         self._drop_folded_constants()
         self._cache: dict[tuple[int, bool], set] = {}
@@ -94,18 +106,25 @@ class Flow(
         return carried
 
     def _walk(self, handler_of: dict[int, int] | None = None) -> tuple[set[int], dict[int, list[int]]]:
-        """The instructions reachable from the starts, and for each the instructions leading to it.
+        """The instructions reachable from the starts, and for each jump target reached the
+        instructions leading to it.
         With ``handler_of`` (instruction -> its exception handler), a handler becomes a start once
         code it protects is reached; 3.10's handlers are added by ``_successors`` on the way."""
         seen: set[int] = set()
         entries: dict[int, list[int]] = defaultdict(list)
         todo = list(self.starts)
+        cache = self._successor_cache
+        targets = self.targets
         while todo:
             k = todo.pop()
             if k not in seen:
                 seen.add(k)
-                for n, _ in self._successors(k):
-                    entries[n].append(k)
+                found = cache.get(k)
+                if found is None:
+                    found = cache[k] = self._find_successors(k)
+                for n, _ in found:
+                    if n in targets:
+                        entries[n].append(k)
                     todo.append(n)
                 handler = handler_of.get(k) if handler_of else None
                 if handler is not None and handler not in seen:
@@ -174,7 +193,7 @@ class Flow(
         op = ins.opname
         if op in _TERMINAL:
             return []
-        target = self.index.get(ins.argval) if ins.opcode in _JUMPS else None
+        target = self._jump_targets[k]
         if op in _UNCONDITIONAL:
             return [(target, "")] if target is not None else []
         nxt = [(k + 1, "")] if k + 1 < len(self.instructions) else []
@@ -256,12 +275,14 @@ class Flow(
         if key in self._cache:
             return self._cache[key]
         found: set = set()
+        events, cache, successors = self.events, self._successor_cache, self._successors
         if not decisions:
             seen: set[int] = set()
             work = [k]
             while work:
-                for nxt, _ in self._successors(work.pop()):
-                    if self.events[nxt] is not None:
+                pos = work.pop()
+                for nxt, _ in cache.get(pos) or successors(pos):
+                    if events[nxt] is not None:
                         found.add(((), nxt))
                     elif nxt not in seen:
                         seen.add(nxt)
@@ -272,9 +293,9 @@ class Flow(
         explored = 0
         while stack:
             pos, path, visited = stack.pop()
-            for nxt, decision in self._successors(pos):
+            for nxt, decision in cache.get(pos) or successors(pos):
                 step = path + (decision,) if decision else path
-                if self.events[nxt] is not None:
+                if events[nxt] is not None:
                     found.add((step, nxt))
                 elif nxt in visited:
                     found.add((step, -1))
@@ -314,3 +335,18 @@ class Flow(
                     if nxt >= 0 and nxt not in done:
                         todo.append(nxt)
         return out
+
+
+_EVENT_OPNAMES: dict[str, bool] = {}
+
+
+def _is_event(opname: str) -> bool:
+    """Can an instruction of this name be an event (``Flow._event`` names it)? Remembered."""
+    found = _EVENT_OPNAMES.get(opname)
+    if found is None:
+        found = _EVENT_OPNAMES[opname] = (
+            opname in _NAME_EVENTS or opname in ("IS_OP", "CONTAINS_OP") or opname in _OPERATOR_EVENTS
+            or opname in _SLICE_OPS or opname in _CALLS or opname in _RETURNS or opname in _PLAIN_EVENTS
+            or opname.startswith("BINARY_") or opname.startswith("INPLACE_")
+        )
+    return found

@@ -136,7 +136,7 @@ _GLOBAL_READS = {"LOAD_GLOBAL", "LOAD_NAME", "LOAD_FROM_DICT_OR_GLOBALS"}
 _REBINDABLE_READS = _GLOBAL_READS | {"LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF"}
 
 
-# Instructions followed, over all variables, before the access order check gives up on a code
+# Blocks of straight-line code visited before the access order check gives up on a code
 MAX_ACCESS_STEPS = 400_000
 
 
