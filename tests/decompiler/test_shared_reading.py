@@ -13,7 +13,7 @@ import depyf
 from depyf.decompiler import instructions, traversal
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.flowcheck import Flow, _without_decisions
-from depyf.decompiler.flowcheck.tables import _ACCESSES, _TEMPORARY
+from depyf.decompiler.flowcheck.tables import _TEMPORARY
 from depyf.decompiler.rebuild import _compiled_alone, rebuild_code
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -163,13 +163,9 @@ def test_successors_without_decisions_are_the_strict_pairs_without_them():
 
 def _orders_instruction_by_instruction(flow: Flow) -> dict[str, set]:
     """``Flow.access_orders`` by its definition: from each start and each access of a variable,
-    follow every path instruction by instruction up to the next access of it."""
-    accesses = {}
-    for k, ins in enumerate(flow.instructions):
-        kinds = _ACCESSES.get(ins.opname)
-        if kinds is not None and k not in flow._future_import:
-            names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,) * len(kinds)
-            accesses[k] = [(str(n), kind) for n, kind in zip(names, kinds, strict=True)]
+    follow every path instruction by instruction up to the next access of it.
+    (Which instructions access what is ``Flow.accesses``, shared.)"""
+    accesses = flow.accesses()
     places = collections.defaultdict(list)
     for k, found in accesses.items():
         for name in dict.fromkeys(n for n, _ in found):

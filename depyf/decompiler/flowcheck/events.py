@@ -51,15 +51,10 @@ class EventExtraction:
                     found[str(name)].add(binding)
         return found
 
-    def access_orders(self) -> dict[str, set] | None:
-        """For each local or cell variable both read and written (or deleted), which kind of
-        access (read, write, del; or the start) can come right before which other kind, along any
-        path. Repeats of one kind are one (a decompiler may read a variable twice where the
-        bytecode kept a copy on the stack). None when following them would take too long.
-
-        A call may rebind any global or cell (``global``, ``nonlocal`` in what it runs): for
-        those read here, each call is an access too, so a value read before a call and used
-        after it must not turn into source that reads it after the call."""
+    def accesses(self) -> dict[int, list[tuple[str, str]]]:
+        """Instruction -> the (variable, kind of access) it makes, in order, for ``access_orders``:
+        reads, writes and deletes of locals and cells, reads of globals, and, where the code reads a
+        global or cell, each call as a possible rebinding of every such variable."""
         accesses: dict[int, list[tuple[str, str]]] = {}
         rebindable: set[str] = set()
         calls = []
@@ -82,6 +77,18 @@ class EventExtraction:
         if rebindable:
             for k in calls:
                 accesses[k] = [(name, "call") for name in sorted(rebindable)]
+        return dict(sorted(accesses.items()))   # in the order of the code, as walks expect
+
+    def access_orders(self) -> dict[str, set] | None:
+        """For each local or cell variable both read and written (or deleted), which kind of
+        access (read, write, del; or the start) can come right before which other kind, along any
+        path. Repeats of one kind are one (a decompiler may read a variable twice where the
+        bytecode kept a copy on the stack). None when following them would take too long.
+
+        A call may rebind any global or cell (``global``, ``nonlocal`` in what it runs): for
+        those read here, each call is an access too, so a value read before a call and used
+        after it must not turn into source that reads it after the call."""
+        accesses = self.accesses()
         by_name: dict[str, list[int]] = defaultdict(list)
         kinds_of: dict[str, set[str]] = defaultdict(set)
         for k, found in accesses.items():
