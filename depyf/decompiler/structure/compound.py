@@ -43,11 +43,23 @@ class CompoundConditions:
             consumed.add(self.cfg.block_of[p])
         return target
 
-    def compound(self, cond, t, f, members: set[int], stack: list, ctx: Context, keep=()):
+    def _past_jump(self, p: int | None) -> int | None:
+        """``past_lone_jump(p)``, remembered per position (it reads only the graph)."""
+        memo = self._past_jumps
+        if p not in memo:
+            memo[p] = self.past_lone_jump(p)
+        return memo[p]
+
+    def compound(self, cond, t, f, members: set[int], stack: list, ctx: Context, keep=(),
+                 kept_places: frozenset | None = None):
         """Fold the condition blocks that only ``members`` reach into (cond, true, false, members).
 
+        ``kept_places``: ``keep`` and where each of its lone jumps leads, passed down by the calls
+        that extend ``keep`` (a chain of n tests would otherwise look through all of it at each).
         A call that folds nothing is remembered (``_compound_key``): an ``elif`` chain asks the same
         question once per branch, each time about every test after it."""
+        if kept_places is None:
+            kept_places = frozenset(keep) | {self._past_jump(k) for k in keep}
         self.compound_calls += 1
         if self.compound_calls > COMPOUND_CALLS_PER_BLOCK * len(self.cfg.blocks) + 16_384:
             # nested conditional expressions in a test are searched once per way to read them
@@ -68,7 +80,8 @@ class CompoundConditions:
                     and set(self.cfg.blocks[pc.block].preds) <= members
                 ):
                     cx, t2, f2, sub = self.compound(
-                        pc.cond, pc.true, pc.false, set(members) | {pc.block}, stack, ctx, keep=keep
+                        pc.cond, pc.true, pc.false, set(members) | {pc.block}, stack, ctx, keep=keep,
+                        kept_places=kept_places,
                     )
                     cond = bool_op(ast.Or, bool_op(ast.And, cond, ast.Constant(False)), cx)
                     t, f, members = t2, f2, sub
@@ -78,8 +91,8 @@ class CompoundConditions:
                 other = f if side == "t" else t
                 if x in keep or self.classify(x, ctx) is not ExitKind.GOTO:
                     continue
-                x = self.past_lone_jump(x)
-                if x in keep or any(self.past_lone_jump(k) == x for k in keep):
+                x = self._past_jump(x)
+                if x in kept_places:
                     continue        # (an outcome of an enclosing test lands there too)
                 pc = self.pure_condition(x, stack, members, ctx)
                 through = (
@@ -98,6 +111,7 @@ class CompoundConditions:
                     stack,
                     ctx,
                     keep=tuple(keep) + (other,),
+                    kept_places=kept_places | {other, self._past_jump(other)},
                 )
                 same = self.same_place
                 if same(t2, f2) and not same(t2, other):
@@ -148,15 +162,17 @@ class CompoundConditions:
         n = len(self.instrs)
         lo = min((low[self.cfg.block_of[p]] for p in (t, f) if p is not None and 0 <= p < n), default=0)
 
-        def inside(p) -> bool:
-            return p is None or not 0 <= p < n or self.cfg.block_of[p] >= lo
-
+        # a place lies in the region when it is no instruction or its block is ``lo`` or later:
+        # blocks are runs of positions in order, so when it is at or past the start of ``lo``
+        start = self.cfg.blocks[lo].start if self.cfg.blocks else 0
+        past = self._past_jumps     # (a kept lone jump counts where it leads: ``kept_places``)
         values = (tuple(stack), ctx.loop, ctx.layers)
         self._pinned.append(values)      # ids below stay those of live objects
         handlers = None if self._one_handler else frozenset(self._block_handlers[m] for m in members)
+        kept = frozenset(p for p in keep if p is None or p < 0 or p >= start or past.get(p, p) >= start)
         return (t, f, tuple(map(id, values[0])), id(ctx.loop), tuple(map(id, ctx.layers)), handlers,
-                frozenset(m for m in members if m >= lo), frozenset(p for p in keep if inside(p)),
-                frozenset(p for p in ctx.stops if inside(p)))
+                frozenset(m for m in members if m >= lo), kept,
+                frozenset(p for p in ctx.stops if p is None or p < 0 or p >= start))
 
     def _lone_jump(self, block) -> bool:
         return block.end == block.start + 1 and self.instrs[block.start].opname == "JUMP"
@@ -173,13 +189,28 @@ class CompoundConditions:
                     low = min(low, *self.cfg.blocks[p].preds, p)
         return low
 
+    def _lands_on_successors(self, block) -> bool:
+        """Can the search land on (test, or ask about the predecessors of) a successor of ``block``?
+        Only the outcomes of a test and where short jumping blocks lead (lone jumps, a chained
+        comparison's exits) are landed on; other code is only read through, as a value inside a
+        test (``4 * (a if c else b) > 0``), whose predecessors nothing asks about."""
+        return block.end - block.start <= 2 or self.instrs[block.end - 1].opname in CONDITIONAL_JUMPS
+
     @functools.cached_property
     def _region_low(self) -> list[int]:
-        """For each block, the smallest block index among the blocks it reaches by normal flow
-        (itself included) and what ``compound`` looks at there (``_looked_at_low``). Strongly connected
-        components first (iterative Tarjan), whose successors are finished before them."""
+        """For each block, the smallest block index among what ``compound`` may look at from
+        there: the blocks it reaches by normal flow (itself included) and, of the blocks it may land
+        on (itself and the successors of the blocks in ``_lands_on_successors``), what the search
+        asks about there (``_looked_at_low``: their predecessors too). Code after the branches of
+        an ``elif`` chain is reached through its bodies, never landed on: its many predecessors
+        (every body) do not widen the region of each test. Strongly connected components first
+        (iterative Tarjan), whose successors are finished before them."""
         blocks = self.cfg.blocks
-        own = [self._looked_at_low(b) for b in blocks]
+        looked = [self._looked_at_low(b) for b in blocks]
+        own = [
+            min([b.index] + [looked[s] for s in b.succs]) if self._lands_on_successors(b) else b.index
+            for b in blocks
+        ]
         low_link, order, on_stack, comp_of = {}, {}, set(), {}
         stack: list[int] = []
         result = list(own)
@@ -223,7 +254,7 @@ class CompoundConditions:
                                 value = min(value, result[s])
                     for x in members:
                         result[x] = value
-        return result
+        return [min(r, low) for r, low in zip(result, looked, strict=True)]
 
     def conditional_condition(self, cond, t, f, members: set[int], stack: list, ctx: Context, keep=()):
         """``(a if cond else b)`` as a condition: both branches test and jump to the same two places.
