@@ -4,6 +4,7 @@ expressions used as conditions)."""
 from __future__ import annotations
 
 import ast
+import bisect
 import dataclasses
 import functools
 
@@ -12,6 +13,47 @@ from depyf.decompiler.instructions import CONDITIONAL_JUMPS
 from depyf.decompiler.structure.model import Context, ExitKind
 
 COMPOUND_CALLS_PER_BLOCK = 64   # condition searches allowed per basic block (beyond a fixed 16,384)
+
+
+class Kept:
+    """The places ``compound`` leaves alone: where the outcomes of the enclosing tests go.
+
+    ``places`` are the positions, ``landings`` those and where each of their lone jumps leads (a
+    search landing there is an outcome of an enclosing test too). ``order`` holds (landing, place)
+    pairs sorted, so the places that matter to a region (``from_place``) are found without looking
+    through those of the tests before it: a chain of n tests keeps n places at its end."""
+
+    __slots__ = ("places", "landings", "order", "unplaced")
+
+    def __init__(self, places: frozenset, landings: frozenset, order: list, unplaced: bool) -> None:
+        self.places, self.landings, self.order, self.unplaced = places, landings, order, unplaced
+
+    @classmethod
+    def of(cls, places, past_jump) -> Kept:
+        return cls(frozenset(), frozenset(), [], False).extended(places, past_jump)
+
+    def extended(self, places, past_jump) -> Kept:
+        order = list(self.order)
+        unplaced = self.unplaced
+        new = set()
+        for p in places:
+            if p in self.places or p in new:
+                continue
+            new.add(p)
+            if p is None:
+                unplaced = True
+            else:
+                bisect.insort(order, (past_jump(p), p))
+        landings = {past_jump(p) for p in new} | new
+        return Kept(self.places | new, self.landings | landings, order, unplaced)
+
+    def __contains__(self, p) -> bool:
+        return p in self.places
+
+    def from_place(self, start: int) -> frozenset:
+        """The places that are no position, or lead to ``start`` or later (a lone jump leads forward)."""
+        found = frozenset(p for _, p in self.order[bisect.bisect_left(self.order, (start,)):])
+        return found | {None} if self.unplaced else found
 
 
 class CompoundConditions:
@@ -50,16 +92,15 @@ class CompoundConditions:
             memo[p] = self.past_lone_jump(p)
         return memo[p]
 
-    def compound(self, cond, t, f, members: set[int], stack: list, ctx: Context, keep=(),
-                 kept_places: frozenset | None = None):
+    def compound(self, cond, t, f, members: set[int], stack: list, ctx: Context, keep=()):
         """Fold the condition blocks that only ``members`` reach into (cond, true, false, members).
 
-        ``kept_places``: ``keep`` and where each of its lone jumps leads, passed down by the calls
-        that extend ``keep`` (a chain of n tests would otherwise look through all of it at each).
-        A call that folds nothing is remembered (``_compound_key``): an ``elif`` chain asks the same
-        question once per branch, each time about every test after it."""
-        if kept_places is None:
-            kept_places = frozenset(keep) | {self._past_jump(k) for k in keep}
+        ``keep``: the places the outcomes of enclosing tests go to (a ``Kept``, built from a tuple
+        of positions on the first call and extended by the calls it makes). A call that folds
+        nothing is remembered (``_compound_key``): an ``elif`` chain asks the same question once
+        per branch, each time about every test after it."""
+        if not isinstance(keep, Kept):
+            keep = Kept.of(keep, self._past_jump)
         self.compound_calls += 1
         if self.compound_calls > COMPOUND_CALLS_PER_BLOCK * len(self.cfg.blocks) + 16_384:
             # nested conditional expressions in a test are searched once per way to read them
@@ -81,7 +122,6 @@ class CompoundConditions:
                 ):
                     cx, t2, f2, sub = self.compound(
                         pc.cond, pc.true, pc.false, set(members) | {pc.block}, stack, ctx, keep=keep,
-                        kept_places=kept_places,
                     )
                     cond = bool_op(ast.Or, bool_op(ast.And, cond, ast.Constant(False)), cx)
                     t, f, members = t2, f2, sub
@@ -92,7 +132,7 @@ class CompoundConditions:
                 if x in keep or self.classify(x, ctx) is not ExitKind.GOTO:
                     continue
                 x = self._past_jump(x)
-                if x in kept_places:
+                if x in keep.landings:
                     continue        # (an outcome of an enclosing test lands there too)
                 pc = self.pure_condition(x, stack, members, ctx)
                 through = (
@@ -110,8 +150,7 @@ class CompoundConditions:
                     set(members) | pc.consumed,
                     stack,
                     ctx,
-                    keep=tuple(keep) + (other,),
-                    kept_places=kept_places | {other, self._past_jump(other)},
+                    keep=keep.extended((other,), self._past_jump),
                 )
                 same = self.same_place
                 if same(t2, f2) and not same(t2, other):
@@ -165,11 +204,10 @@ class CompoundConditions:
         # a place lies in the region when it is no instruction or its block is ``lo`` or later:
         # blocks are runs of positions in order, so when it is at or past the start of ``lo``
         start = self.cfg.blocks[lo].start if self.cfg.blocks else 0
-        past = self._past_jumps     # (a kept lone jump counts where it leads: ``kept_places``)
         values = (tuple(stack), ctx.loop, ctx.layers)
         self._pinned.append(values)      # ids below stay those of live objects
         handlers = None if self._one_handler else frozenset(self._block_handlers[m] for m in members)
-        kept = frozenset(p for p in keep if p is None or p < 0 or p >= start or past.get(p, p) >= start)
+        kept = keep.from_place(start)
         return (t, f, tuple(map(id, values[0])), id(ctx.loop), tuple(map(id, ctx.layers)), handlers,
                 frozenset(m for m in members if m >= lo), kept,
                 frozenset(p for p in ctx.stops if p is None or p < 0 or p >= start))
@@ -289,7 +327,7 @@ class CompoundConditions:
             # each branch folds only the tests that it alone (with the test before) reaches:
             # a test both reach comes after the conditional expression
             sub = self.compound(pc.cond, pc.true, pc.false, set(members) | pc.consumed | through, stack, ctx,
-                                keep=tuple(keep) + (t, f))
+                                keep=keep.extended((t, f), self._past_jump))
             if taken & set(sub[3]) - set(members):
                 return None
             taken |= set(sub[3])
