@@ -100,3 +100,13 @@ def test_the_nearest_common_post_dominator_is_the_first_node_of_one_chain_on_the
     for a in nodes:
         for b in nodes:
             assert common_post_dominator(a, b, ipdom) == _first_common(a, b, ipdom)
+
+
+def test_an_if_on_one_or_of_8000_tests_decompiles_to_the_same_function():
+    # CPython compiles it; the condition search recurses once per test, past the frames of the
+    # main thread's limit: the code is read again in a thread with a big stack, not refused
+    tests = " or ".join(f"x == {i}" for i in range(8000))
+    original = _function(f"def f(x):\n    if {tests}:\n        return 1\n    return 2\n")
+    rebuilt = _function(depyf.decompile(original))
+    for x in (-5, 0, 1, 4000, 7999, 8000):
+        assert rebuilt(x) == original(x)
