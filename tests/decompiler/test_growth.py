@@ -56,11 +56,27 @@ def _compound_calls(source: str, monkeypatch) -> int:
     return calls
 
 
-@pytest.mark.parametrize("shape", [_elif_chain, _ifexp_chain])
+def _elif_chains_in_a_row(n: int) -> str:
+    """Two ``elif`` chains, the second's first test the join of all the first's branches."""
+    arms = "\n".join(f"    {'if' if i == 0 else 'elif'} x == {i}:\n        y += {i}" for i in range(n))
+    chain = f"{arms}\n    else:\n        y -= 1\n"
+    return f"def f(x):\n    y = 0\n{chain}{chain}    return y\n"
+
+
+@pytest.mark.parametrize("shape", [_elif_chain, _ifexp_chain, _elif_chains_in_a_row])
 def test_the_condition_search_grows_linearly_with_a_chain_of_tests(shape, monkeypatch):
     # a search that looked at every later test of the chain again for each test would make n**2 / 2 calls
     small, large = (_compound_calls(shape(n), monkeypatch) for n in (40, 160))
     assert large <= 5 * small
+
+
+def test_two_elif_chains_of_1000_branches_in_a_row_decompile_to_the_same_function():
+    # the second chain's first test is where all 1,000 branches of the first go on: the search
+    # from each test of the first chain lands on none of them, and its calls are remembered
+    original = _function(_elif_chains_in_a_row(1000))
+    rebuilt = _function(depyf.decompile(original))
+    for x in (-5, 0, 1, 500, 999, 1000):
+        assert rebuilt(x) == original(x)
 
 
 def test_a_conditional_expression_chain_1000_deep_decompiles_to_the_same_function():
@@ -84,3 +100,13 @@ def test_the_nearest_common_post_dominator_is_the_first_node_of_one_chain_on_the
     for a in nodes:
         for b in nodes:
             assert common_post_dominator(a, b, ipdom) == _first_common(a, b, ipdom)
+
+
+def test_an_if_on_one_or_of_8000_tests_decompiles_to_the_same_function():
+    # CPython compiles it; the condition search recurses once per test, past the frames of the
+    # main thread's limit: the code is read again in a thread with a big stack, not refused
+    tests = " or ".join(f"x == {i}" for i in range(8000))
+    original = _function(f"def f(x):\n    if {tests}:\n        return 1\n    return 2\n")
+    rebuilt = _function(depyf.decompile(original))
+    for x in (-5, 0, 1, 4000, 7999, 8000):
+        assert rebuilt(x) == original(x)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import contextvars
 import sys
+import threading
 import types
 
 from depyf.decompiler import opaque, traversal
@@ -88,11 +90,57 @@ def code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None = 
     return code_to_source_and_constants(code, defaults)[0]
 
 
+# Code nested deeper than 6,000 frames allow (an ``if`` on one ``or`` of 10,000 tests: the condition
+# search recurses once per test) is read again in a thread of its own with a big stack
+DEEP_RECURSION_LIMIT = 120_000
+DEEP_STACK_BYTES = 1 << 30
+
+
 def code_to_source_and_constants(code: types.CodeType, defaults: dict[str, ast.expr] | None = None
                                  ) -> tuple[str, dict[str, object]]:
     """The source, and the objects its placeholder names stand for (constants no literal spells)."""
+    if opaque.active():
+        return _source_and_constants(code, defaults, 6000)
+    try:
+        return _source_and_constants(code, defaults, 6000, deep_retry=True)
+    except _TooDeep:
+        return _in_deep_thread(lambda: _source_and_constants(code, defaults, DEEP_RECURSION_LIMIT))
+
+
+class _TooDeep(Exception):
+    """The outermost reading ran out of frames: it is read again with more."""
+
+
+def _in_deep_thread(work):
+    """``work()`` in a thread with a stack of ``DEEP_STACK_BYTES`` (the recursion limit it sets is
+    only reached there), in a copy of the caller's context; its result or its exception."""
+    outcome: list = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, work()))
+        except BaseException as exc:  # noqa: BLE001 (handed to the caller as it is)
+            outcome.append((False, exc))
+
+    context = contextvars.copy_context()
+    previous = threading.stack_size()
+    threading.stack_size(DEEP_STACK_BYTES)
+    try:
+        thread = threading.Thread(target=context.run, args=(run,), name="depyf-deep-code")
+        thread.start()
+    finally:
+        threading.stack_size(previous)
+    thread.join()
+    ok, value = outcome[0]
+    if ok:
+        return value
+    raise value
+
+
+def _source_and_constants(code: types.CodeType, defaults: dict[str, ast.expr] | None, frames: int,
+                          deep_retry: bool = False) -> tuple[str, dict[str, object]]:
     limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 6000))  # long elif chains recurse once per branch
+    sys.setrecursionlimit(max(limit, frames))  # long elif chains recurse once per branch
     try:
         outermost = not opaque.active()
         with opaque.collecting(code) as placeholders:
@@ -101,7 +149,11 @@ def code_to_source_and_constants(code: types.CodeType, defaults: dict[str, ast.e
             if header:
                 source = "\n".join(header) + "\n" + source
             return source, dict(placeholders.objects)
-    except (RecursionError, MemoryError):
+    except RecursionError:
+        if deep_retry:
+            raise _TooDeep from None
+        raise DecompilationError("code nested too deeply to decompile", qualname=_qualname(code)) from None
+    except MemoryError:
         raise DecompilationError("code nested too deeply to decompile", qualname=_qualname(code)) from None
     finally:
         sys.setrecursionlimit(limit)

@@ -4,6 +4,7 @@ expressions used as conditions)."""
 from __future__ import annotations
 
 import ast
+import bisect
 import dataclasses
 import functools
 
@@ -12,6 +13,47 @@ from depyf.decompiler.instructions import CONDITIONAL_JUMPS
 from depyf.decompiler.structure.model import Context, ExitKind
 
 COMPOUND_CALLS_PER_BLOCK = 64   # condition searches allowed per basic block (beyond a fixed 16,384)
+
+
+class Kept:
+    """The places ``compound`` leaves alone: where the outcomes of the enclosing tests go.
+
+    ``places`` are the positions, ``landings`` those and where each of their lone jumps leads (a
+    search landing there is an outcome of an enclosing test too). ``order`` holds (landing, place)
+    pairs sorted, so the places that matter to a region (``from_place``) are found without looking
+    through those of the tests before it: a chain of n tests keeps n places at its end."""
+
+    __slots__ = ("places", "landings", "order", "unplaced")
+
+    def __init__(self, places: frozenset, landings: frozenset, order: list, unplaced: bool) -> None:
+        self.places, self.landings, self.order, self.unplaced = places, landings, order, unplaced
+
+    @classmethod
+    def of(cls, places, past_jump) -> Kept:
+        return cls(frozenset(), frozenset(), [], False).extended(places, past_jump)
+
+    def extended(self, places, past_jump) -> Kept:
+        order = list(self.order)
+        unplaced = self.unplaced
+        new = set()
+        for p in places:
+            if p in self.places or p in new:
+                continue
+            new.add(p)
+            if p is None:
+                unplaced = True
+            else:
+                bisect.insort(order, (past_jump(p), p))
+        landings = {past_jump(p) for p in new} | new
+        return Kept(self.places | new, self.landings | landings, order, unplaced)
+
+    def __contains__(self, p) -> bool:
+        return p in self.places
+
+    def from_place(self, start: int) -> frozenset:
+        """The places that are no position, or lead to ``start`` or later (a lone jump leads forward)."""
+        found = frozenset(p for _, p in self.order[bisect.bisect_left(self.order, (start,)):])
+        return found | {None} if self.unplaced else found
 
 
 class CompoundConditions:
@@ -43,11 +85,22 @@ class CompoundConditions:
             consumed.add(self.cfg.block_of[p])
         return target
 
+    def _past_jump(self, p: int | None) -> int | None:
+        """``past_lone_jump(p)``, remembered per position (it reads only the graph)."""
+        memo = self._past_jumps
+        if p not in memo:
+            memo[p] = self.past_lone_jump(p)
+        return memo[p]
+
     def compound(self, cond, t, f, members: set[int], stack: list, ctx: Context, keep=()):
         """Fold the condition blocks that only ``members`` reach into (cond, true, false, members).
 
-        A call that folds nothing is remembered (``_compound_key``): an ``elif`` chain asks the same
-        question once per branch, each time about every test after it."""
+        ``keep``: the places the outcomes of enclosing tests go to (a ``Kept``, built from a tuple
+        of positions on the first call and extended by the calls it makes). A call that folds
+        nothing is remembered (``_compound_key``): an ``elif`` chain asks the same question once
+        per branch, each time about every test after it."""
+        if not isinstance(keep, Kept):
+            keep = Kept.of(keep, self._past_jump)
         self.compound_calls += 1
         if self.compound_calls > COMPOUND_CALLS_PER_BLOCK * len(self.cfg.blocks) + 16_384:
             # nested conditional expressions in a test are searched once per way to read them
@@ -68,7 +121,7 @@ class CompoundConditions:
                     and set(self.cfg.blocks[pc.block].preds) <= members
                 ):
                     cx, t2, f2, sub = self.compound(
-                        pc.cond, pc.true, pc.false, set(members) | {pc.block}, stack, ctx, keep=keep
+                        pc.cond, pc.true, pc.false, set(members) | {pc.block}, stack, ctx, keep=keep,
                     )
                     cond = bool_op(ast.Or, bool_op(ast.And, cond, ast.Constant(False)), cx)
                     t, f, members = t2, f2, sub
@@ -78,8 +131,8 @@ class CompoundConditions:
                 other = f if side == "t" else t
                 if x in keep or self.classify(x, ctx) is not ExitKind.GOTO:
                     continue
-                x = self.past_lone_jump(x)
-                if x in keep or any(self.past_lone_jump(k) == x for k in keep):
+                x = self._past_jump(x)
+                if x in keep.landings:
                     continue        # (an outcome of an enclosing test lands there too)
                 pc = self.pure_condition(x, stack, members, ctx)
                 through = (
@@ -97,7 +150,7 @@ class CompoundConditions:
                     set(members) | pc.consumed,
                     stack,
                     ctx,
-                    keep=tuple(keep) + (other,),
+                    keep=keep.extended((other,), self._past_jump),
                 )
                 same = self.same_place
                 if same(t2, f2) and not same(t2, other):
@@ -148,15 +201,16 @@ class CompoundConditions:
         n = len(self.instrs)
         lo = min((low[self.cfg.block_of[p]] for p in (t, f) if p is not None and 0 <= p < n), default=0)
 
-        def inside(p) -> bool:
-            return p is None or not 0 <= p < n or self.cfg.block_of[p] >= lo
-
+        # a place lies in the region when it is no instruction or its block is ``lo`` or later:
+        # blocks are runs of positions in order, so when it is at or past the start of ``lo``
+        start = self.cfg.blocks[lo].start if self.cfg.blocks else 0
         values = (tuple(stack), ctx.loop, ctx.layers)
         self._pinned.append(values)      # ids below stay those of live objects
         handlers = None if self._one_handler else frozenset(self._block_handlers[m] for m in members)
+        kept = keep.from_place(start)
         return (t, f, tuple(map(id, values[0])), id(ctx.loop), tuple(map(id, ctx.layers)), handlers,
-                frozenset(m for m in members if m >= lo), frozenset(p for p in keep if inside(p)),
-                frozenset(p for p in ctx.stops if inside(p)))
+                frozenset(m for m in members if m >= lo), kept,
+                frozenset(p for p in ctx.stops if p is None or p < 0 or p >= start))
 
     def _lone_jump(self, block) -> bool:
         return block.end == block.start + 1 and self.instrs[block.start].opname == "JUMP"
@@ -173,13 +227,28 @@ class CompoundConditions:
                     low = min(low, *self.cfg.blocks[p].preds, p)
         return low
 
+    def _lands_on_successors(self, block) -> bool:
+        """Can the search land on (test, or ask about the predecessors of) a successor of ``block``?
+        Only the outcomes of a test and where short jumping blocks lead (lone jumps, a chained
+        comparison's exits) are landed on; other code is only read through, as a value inside a
+        test (``4 * (a if c else b) > 0``), whose predecessors nothing asks about."""
+        return block.end - block.start <= 2 or self.instrs[block.end - 1].opname in CONDITIONAL_JUMPS
+
     @functools.cached_property
     def _region_low(self) -> list[int]:
-        """For each block, the smallest block index among the blocks it reaches by normal flow
-        (itself included) and what ``compound`` looks at there (``_looked_at_low``). Strongly connected
-        components first (iterative Tarjan), whose successors are finished before them."""
+        """For each block, the smallest block index among what ``compound`` may look at from
+        there: the blocks it reaches by normal flow (itself included) and, of the blocks it may land
+        on (itself and the successors of the blocks in ``_lands_on_successors``), what the search
+        asks about there (``_looked_at_low``: their predecessors too). Code after the branches of
+        an ``elif`` chain is reached through its bodies, never landed on: its many predecessors
+        (every body) do not widen the region of each test. Strongly connected components first
+        (iterative Tarjan), whose successors are finished before them."""
         blocks = self.cfg.blocks
-        own = [self._looked_at_low(b) for b in blocks]
+        looked = [self._looked_at_low(b) for b in blocks]
+        own = [
+            min([b.index] + [looked[s] for s in b.succs]) if self._lands_on_successors(b) else b.index
+            for b in blocks
+        ]
         low_link, order, on_stack, comp_of = {}, {}, set(), {}
         stack: list[int] = []
         result = list(own)
@@ -223,7 +292,7 @@ class CompoundConditions:
                                 value = min(value, result[s])
                     for x in members:
                         result[x] = value
-        return result
+        return [min(r, low) for r, low in zip(result, looked, strict=True)]
 
     def conditional_condition(self, cond, t, f, members: set[int], stack: list, ctx: Context, keep=()):
         """``(a if cond else b)`` as a condition: both branches test and jump to the same two places.
@@ -258,7 +327,7 @@ class CompoundConditions:
             # each branch folds only the tests that it alone (with the test before) reaches:
             # a test both reach comes after the conditional expression
             sub = self.compound(pc.cond, pc.true, pc.false, set(members) | pc.consumed | through, stack, ctx,
-                                keep=tuple(keep) + (t, f))
+                                keep=keep.extended((t, f), self._past_jump))
             if taken & set(sub[3]) - set(members):
                 return None
             taken |= set(sub[3])

@@ -46,6 +46,7 @@ class Structurer(
         self._pdoms: dict[int | None, dict[int, int]] = {}
         self._unfolded: set[tuple] = set()     # compound calls that fold nothing (see compound)
         self._pinned: list = []
+        self._past_jumps: dict = {}            # position -> past_lone_jump (see compound)
         self._else_trials: set[int] = set()    # loops being read as while/else (see while_else_without_copy)
         self.back_edge_targets = self._back_edge_targets()
         self.while_tests = self.find_while_tests()
