@@ -110,3 +110,20 @@ def test_an_if_on_one_or_of_8000_tests_decompiles_to_the_same_function():
     rebuilt = _function(depyf.decompile(original))
     for x in (-5, 0, 1, 4000, 7999, 8000):
         assert rebuilt(x) == original(x)
+
+
+def test_deep_code_is_refused_by_name_where_no_thread_with_a_bigger_stack_starts(monkeypatch):
+    # WebAssembly builds of CPython have no threads: deep code is refused with DecompilationError,
+    # not a RuntimeError from threading
+    import threading
+
+    from depyf.decompiler.errors import DecompilationError
+
+    def no_threads(size=None):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading, "stack_size", no_threads)
+    tests = " or ".join(f"x == {i}" for i in range(8000))
+    original = _function(f"def f(x):\n    if {tests}:\n        return 1\n    return 2\n")
+    with pytest.raises(DecompilationError, match="nested too deeply"):
+        depyf.decompile(original)

@@ -104,11 +104,20 @@ def code_to_source_and_constants(code: types.CodeType, defaults: dict[str, ast.e
     try:
         return _source_and_constants(code, defaults, 6000, deep_retry=True)
     except _TooDeep:
-        return _in_deep_thread(lambda: _source_and_constants(code, defaults, DEEP_RECURSION_LIMIT))
+        try:
+            return _in_deep_thread(lambda: _source_and_constants(code, defaults, DEEP_RECURSION_LIMIT))
+        except _NoDeepThread:
+            raise DecompilationError("code nested too deeply to decompile (no thread with a bigger "
+                                     "stack can be started here)", qualname=_qualname(code)) from None
 
 
 class _TooDeep(Exception):
     """The outermost reading ran out of frames: it is read again with more."""
+
+
+class _NoDeepThread(Exception):
+    """This interpreter cannot start a thread with a bigger stack (WebAssembly builds have no
+    threads; some platforms refuse the size)."""
 
 
 def _in_deep_thread(work):
@@ -123,11 +132,16 @@ def _in_deep_thread(work):
             outcome.append((False, exc))
 
     context = contextvars.copy_context()
-    previous = threading.stack_size()
-    threading.stack_size(DEEP_STACK_BYTES)
+    try:
+        previous = threading.stack_size()
+        threading.stack_size(DEEP_STACK_BYTES)
+    except (RuntimeError, ValueError):
+        raise _NoDeepThread from None
     try:
         thread = threading.Thread(target=context.run, args=(run,), name="depyf-deep-code")
         thread.start()
+    except RuntimeError:
+        raise _NoDeepThread from None
     finally:
         threading.stack_size(previous)
     thread.join()
