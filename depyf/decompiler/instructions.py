@@ -66,7 +66,9 @@ class ExceptionEntry:
 
 POP_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
 CONDITIONAL_JUMPS = POP_JUMPS | {"JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"}
-JUMPS = CONDITIONAL_JUMPS | {"JUMP", "FOR_ITER", "ASYNC_FOR_ITER"}
+# A ``for`` loop's header: the next item, or a jump past the loop once the iterator is exhausted.
+FOR_ITERS = frozenset({"FOR_ITER", "ASYNC_FOR_ITER"})
+JUMPS = CONDITIONAL_JUMPS | {"JUMP"} | FOR_ITERS
 TERMINATORS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
 
 
@@ -416,7 +418,7 @@ def hoist_break_tails(out: list[Instr], fits, made) -> None:
                 or (e + 1 < len(out) and out[e + 1].offset == back.offset + 1):
             continue
         h = next((k for k, ins in enumerate(out) if ins.offset >= back.target), e)
-        if out[h].opname in ("FOR_ITER", "ASYNC_FOR_ITER") \
+        if out[h].opname in FOR_ITERS \
                 or any(ins.target is not None and ins.target > back.offset for ins in out[h:e + 1]):
             continue    # the loop has an exit: the code after it is there
         targets = {ins.target for ins in out if ins.target is not None}
@@ -506,7 +508,7 @@ def _inside_inner_loop(out: list[Instr], h: int, e: int, r: int) -> bool:
     """Is ``r`` inside a loop nested in the loop from ``h`` to ``e``?"""
     at, head = out[r].offset, out[h].offset
     return any(ins.target is not None and (ins.opname == "JUMP" and head < ins.target <= at < ins.offset
-                                           or ins.opname in ("FOR_ITER", "ASYNC_FOR_ITER")
+                                           or ins.opname in FOR_ITERS
                                            and ins.offset < at < ins.target)
                for ins in out[h + 1:e])
 

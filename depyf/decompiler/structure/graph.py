@@ -4,6 +4,7 @@ unconditional jumps."""
 from __future__ import annotations
 
 from depyf.decompiler.dominators import EXIT, common_post_dominator, post_dominators
+from depyf.decompiler.instructions import FOR_ITERS
 from depyf.decompiler.structure.model import Context, Loop
 
 
@@ -19,7 +20,7 @@ class GraphAnalysis:
         found: dict[int, list[int]] = {}
         idom = None
         for i, ins in enumerate(self.instrs):
-            if ins.target is not None and ins.opname not in ("FOR_ITER", "ASYNC_FOR_ITER") \
+            if ins.target is not None and ins.opname not in FOR_ITERS \
                     and not ins.extra.get("no_interrupt"):
                 t = self.cfg.pos(ins.target)
                 if t is not None and t <= i and self.cfg.block_of[i] in self.cfg.reachable:

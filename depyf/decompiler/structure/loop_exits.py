@@ -3,7 +3,7 @@ laid out after it."""
 
 from __future__ import annotations
 
-from depyf.decompiler.instructions import POP_JUMPS
+from depyf.decompiler.instructions import FOR_ITERS, POP_JUMPS
 from depyf.decompiler.structure.model import ENDS_FUNCTION, Context
 
 
@@ -125,7 +125,7 @@ class LoopExits:
         alone: a ``break`` pops the iterator before it jumps, so code entered with the iterator
         still on the stack is the body's (``if c: return a`` laid out after the except clauses
         3.12+ put at the end of the function)."""
-        if self.instrs[header].opname not in ("FOR_ITER", "ASYNC_FOR_ITER"):
+        if self.instrs[header].opname not in FOR_ITERS:
             return found
         dropped = set()
         for p in found:
@@ -222,7 +222,7 @@ class LoopExits:
             if not p < q <= p + 64 or self.cfg.handler_at[p] != self.cfg.handler_at[q]:
                 return False
             return all(ins.target is None and ins.opname not in ENDS_FUNCTION
-                       and ins.opname not in ("RERAISE", "FOR_ITER", "ASYNC_FOR_ITER")
+                       and ins.opname != "RERAISE" and ins.opname not in FOR_ITERS
                        and self.cfg.handler_at[p + k] == self.cfg.handler_at[p]
                        for k, ins in enumerate(self.instrs[p:q]))
         return {p for p in found if not any(runs_into(p, q) for q in found)}

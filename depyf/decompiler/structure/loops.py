@@ -7,7 +7,7 @@ import ast
 from depyf.decompiler import values as v
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.expressions import negate
-from depyf.decompiler.instructions import CONDITIONAL_JUMPS, POP_JUMPS
+from depyf.decompiler.instructions import CONDITIONAL_JUMPS, FOR_ITERS, POP_JUMPS
 from depyf.decompiler.structure.conditions import _continues_chain
 from depyf.decompiler.structure.model import TRY_NODES, Context, Loop, WhileTest
 
@@ -36,7 +36,7 @@ class LoopBuilder:
                     return self.while_loop(pos, ctx, stack, out, inverted)
                 return False
             return self.while_loop(pos, ctx, stack, out, None, sources=inner)
-        if ins.opname in ("FOR_ITER", "ASYNC_FOR_ITER"):
+        if ins.opname in FOR_ITERS:
             return self.for_loop(pos, ctx, stack, out)
         if inverted is not None:
             # jumps back to the test from after the loop's bottom: an enclosing ``while True``
