@@ -72,6 +72,31 @@ JUMPS = CONDITIONAL_JUMPS | {"JUMP"} | FOR_ITERS
 TERMINATORS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
 
 
+@dataclass(frozen=True)
+class Features:
+    """How one CPython's compiler lays out structured code: each flag names a quirk that the layout
+    of its bytecode shows and that reading it back must undo. Each version module exports its
+    ``FEATURES``; the structuring asks ``features().<flag>``, never the version."""
+
+    # Small blocks that end the function (``return x`` after a try statement or a loop) are copied
+    # into each path that reaches them instead of being jumped to.
+    copies_return_tails: bool
+    # A ``while`` loop's test is copied to the bottom of its body: the end of the body runs the copy,
+    # only a written ``continue`` jumps back to the test at the top.
+    copies_loop_tests: bool
+    # Except clauses are moved after the code that follows the try statement (to the end of the
+    # function), which they jump back to.
+    handlers_laid_out_last: bool
+    # Conditional jumps take exact bools (a ``TO_BOOL`` converts first), so a block of jumps alone
+    # raises nothing and may lie outside its handler's range.
+    jumps_cannot_raise: bool
+
+
+def features() -> Features:
+    """The layout features of the running CPython's compiler."""
+    return _version_module().FEATURES
+
+
 @functools.cache
 def _version_module():
     major, minor = sys.version_info[:2]
