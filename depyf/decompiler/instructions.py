@@ -315,21 +315,6 @@ def check_opcodes(code: types.CodeType) -> None:
         i += 2
 
 
-# 3.13+: conditional jumps take exact bools (TO_BOOL, dropped by normalisation, converts first), so
-# a block of jumps alone cannot raise; before, a jump calls ``__bool__`` itself.
-JUMPS_CANNOT_RAISE = sys.version_info >= (3, 13)
-
-
-@functools.cache
-def copies_loop_tests() -> bool:
-    """Does the running compiler copy a ``while`` loop's test to the bottom of its body?
-
-    3.10 to 3.13 do (the end of the body runs the copy; only a written ``continue`` jumps back to
-    the test at the top), 3.14 does not. Asked of the compiler itself rather than kept per version."""
-    probe = compile("while a:\n    b()\n", "<probe>", "exec")
-    return sum(ins.argval == "a" for ins in dis.get_instructions(probe)) > 1
-
-
 def handled_opnames() -> frozenset[str]:
     """Raw opnames of the running CPython that the normalisation layer accepts."""
     return frozenset(_version_module().HANDLED)

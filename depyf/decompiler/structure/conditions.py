@@ -8,7 +8,7 @@ import functools
 
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.expressions import bool_op
-from depyf.decompiler.instructions import CONDITIONAL_JUMPS, JUMPS_CANNOT_RAISE, POP_JUMPS
+from depyf.decompiler.instructions import CONDITIONAL_JUMPS, POP_JUMPS, features
 from depyf.decompiler.structure.model import Context, PureCondition
 
 _SMALL_VALUE = 32    # instructions a conditional expression inside a test may span (bounds trial reads)
@@ -84,7 +84,7 @@ class ConditionReader:
         # a block of jumps alone raises nothing (3.13+): 3.13 may leave one out of its handler's range
         block = self.cfg.block_at(pos)
         return (
-            JUMPS_CANNOT_RAISE
+            features().jumps_cannot_raise
             and block.start == pos
             and all(
                 ins.opname in POP_JUMPS or ins.opname == "JUMP"

@@ -6,7 +6,7 @@ import ast
 import functools
 
 from depyf.decompiler import values as v
-from depyf.decompiler.instructions import JUMPS_CANNOT_RAISE, POP_JUMPS
+from depyf.decompiler.instructions import POP_JUMPS, features
 from depyf.decompiler.pseudo_statements import ReraiseStmt
 from depyf.decompiler.structure.model import NO_HANDLER, TRY_NODES, Context, Layer, RegionKind, TryStar
 
@@ -22,7 +22,7 @@ class TryBuilder:
         the handler's range (they cannot raise), so this test inside a ``with`` or ``try`` body
         is still the body's, not a way out of it."""
         block = self.cfg.block_at(pos)
-        return JUMPS_CANNOT_RAISE and block.start == pos and block.end == pos + 1 \
+        return features().jumps_cannot_raise and block.start == pos and block.end == pos + 1 \
             and self.instrs[pos].opname in POP_JUMPS and 0 < pos < len(self.instrs) - 1 \
             and self.covered(pos - 1, layer) and self.covered(pos + 1, layer)
 
