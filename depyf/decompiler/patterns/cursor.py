@@ -84,8 +84,8 @@ class Cursor:
         ctx.count += 1
 
     def same_code(self, a: int, b: int) -> bool:
-        """The code at ``a`` and ``b`` is one piece of code that the compiler copied (3.12+ copies
-        small blocks that end the function instead of jumping to them)."""
+        """The code at ``a`` and ``b`` is one piece of code that the compiler copied (a compiler that copies
+        return tails copies small blocks that end the function instead of jumping to them)."""
         for _ in range(64):
             if a >= len(self.instrs) or b >= len(self.instrs):
                 return False

@@ -50,7 +50,8 @@ class FinallyCopies:
         h, last = span
         k = p
         cont = None
-        # the copy may be shared by several exits, which jump to it (3.10 keeps one copy so)
+        # the copy may be shared by several exits, which jump to it (as a compiler with a block
+        # stack lays it out)
         while h < last and self.instrs[h].opname != "JUMP" and k < len(self.instrs) \
                 and self.instrs[k].opname == "JUMP":
             t = self.cfg.pos(self.instrs[k].target)
@@ -69,7 +70,7 @@ class FinallyCopies:
                 k += 1
                 continue
             if a.opname == "RERAISE" and h + 1 == last and joins is not None and k == joins:
-                # 3.12+ copied the final RERAISE to the end of an if in the body; the inline copy
+                # the final RERAISE copied to the end of an if in the body (a copied tail); the inline copy
                 # falls through to where its test's other branch jumps
                 cont = k
                 h += 1

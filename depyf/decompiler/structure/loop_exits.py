@@ -14,11 +14,12 @@ class LoopExits:
         """Positions where a jump out of the loop is ``break`` (and where those breaks land).
 
         Code laid out inside the loop's range counts as the loop's (inline code ending in break or
-        continue), except a place where the enclosing statement ends (``ctx.stops``): 3.12+ lays the
-        code after a try statement before its handlers, so such a place can sit inside the range,
-        and a jump from the loop straight to it can only be ``break``. Likewise a jump to the next
-        round of the enclosing loop (``ctx.next_rounds``): ``continue`` binds to the innermost loop, so
-        it is a ``break`` that 3.12+ threaded through the end of the enclosing loop's body.
+        continue), except a place where the enclosing statement ends (``ctx.stops``): with
+        ``handlers_laid_out_last`` the code after a try statement comes before its handlers, so such a
+        place can sit inside the range, and a jump from the loop straight to it can only be ``break``.
+        Likewise a jump to the next round of the enclosing loop (``ctx.next_rounds``): ``continue``
+        binds to the innermost loop, so it is a ``break`` threaded through the end of the enclosing
+        loop's body.
         """
         stops, outer_next = ctx.stops, ctx.next_rounds
         last = max(self.cfg.blocks[b].end for b in blocks)
@@ -40,8 +41,8 @@ class LoopExits:
 
         # the loop inside a protected region: code after the region (its finally copy, the code
         # after the try statement) is protected by the handlers outside it alone (the region's
-        # handler is, by its cleanup handler). 3.12+ lays the except clauses of a try in the
-        # loop's body out after that code, and a jump there from the loop can only be ``break``
+        # handler is, by its cleanup handler). ``handlers_laid_out_last`` puts the except clauses of a
+        # try in the loop's body after that code, and a jump there from the loop can only be ``break``
         # (``try: while True: ... break ... finally: ...``)
         chain = self.cfg.handler_chain(header)
         region = ctx.layers[-1].target if ctx.layers else None
@@ -103,7 +104,7 @@ class LoopExits:
                     and self.cfg.handler_at[hp] is not None:
                 own_cleanups.add(self.cfg.handler_at[hp].target)
         if own_cleanups and outer_next:
-            # ``break`` in an except clause of a try in the loop, threaded by 3.12+ through the end
+            # ``break`` in an except clause of a try in the loop, threaded through the end
             # of the enclosing loop's body to its next round: the clause leaves its handler's
             # cleanup range (POP_EXCEPT, the iterator popped) and jumps there
             for index, block in enumerate(self.cfg.blocks):
@@ -124,7 +125,7 @@ class LoopExits:
         """Drop code that ends the function and that a ``for`` loop's body enters by a test
         alone: a ``break`` pops the iterator before it jumps, so code entered with the iterator
         still on the stack is the body's (``if c: return a`` laid out after the except clauses
-        3.12+ put at the end of the function)."""
+        laid out at the end of the function)."""
         if self.instrs[header].opname not in FOR_ITERS:
             return found
         dropped = set()
@@ -142,8 +143,8 @@ class LoopExits:
         """The blocks laid out in ``[header, last)`` that the loop reaches (by jumps or by raising),
         not through its exit.
 
-        Other code can lie in that range: 3.12+ lays every except clause out at the end of the
-        function, so an earlier loop's clauses can sit between this loop's blocks, and the code
+        Other code can lie in that range: ``handlers_laid_out_last`` puts every except clause at the end
+        of the function, so an earlier loop's clauses can sit between this loop's blocks, and the code
         after the loop before them (its jump to the enclosing loop's next round is no ``break``)."""
         exit_block = self.cfg.block_of[exit_pos] if exit_pos is not None else None
         return self.cfg.reach(blocks, lambda b: b in blocks or b != exit_block
@@ -216,7 +217,7 @@ class LoopExits:
 
     def without_inline_exits(self, found: set[int]) -> set[int]:
         """Drop exits whose code runs straight into another exit: the tail of an ``if`` that ends in
-        ``break`` laid out after the loop (3.14 no longer copies the test to the bottom, so the
+        ``break`` laid out after the loop (without ``copies_loop_tests`` the test is not at the bottom, so the
         last body statement can fall into the code after the loop)."""
         def runs_into(p: int, q: int) -> bool:
             if not p < q <= p + 64 or self.cfg.handler_at[p] != self.cfg.handler_at[q]:

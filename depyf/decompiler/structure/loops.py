@@ -52,8 +52,8 @@ class LoopBuilder:
 
     def in_clause_of_try_within(self, x: int, lo: int, hi: int) -> bool:
         """Whether ``x`` is in an except clause of a try statement protecting code in ``[lo, hi]``
-        (3.12+ lays the clauses out after the loop's bottom: their jump back to the test at the
-        top is that loop's ``continue``, not an enclosing loop's next round). The jump itself
+        (``handlers_laid_out_last`` puts the clauses after the loop's bottom: their jump back to the test
+        at the top is that loop's ``continue``, not an enclosing loop's next round). The jump itself
         follows the clause's POP_EXCEPT, outside the handlers: what precedes its block is inside."""
         block = self.cfg.blocks[self.cfg.block_of[x]]
         chain = set(self.cfg.handler_chain(x))
@@ -91,7 +91,7 @@ class LoopBuilder:
         if not isinstance(iterator, v.Iterator):
             raise self.error(pos, "for loop without an iterator")
         if self.yields_each_item(pos, exit_pos):
-            # ``(*row for row in rows)`` (3.15+): every item of ``row`` is yielded as it comes
+            # ``(*row for row in rows)``: every item of ``row`` is yielded as it comes
             stack.pop()
             out.append(ast.Expr(ast.Yield(ast.Starred(iterator.iterable, ast.Load()))))
             return exit_pos
@@ -118,7 +118,7 @@ class LoopBuilder:
             return [], exit_pos
         if exit_pos in ctx.next_rounds and exit_pos == ctx.loop.header:
             # the loop's exit is the enclosing loop's next round, its breaks land elsewhere:
-            # the else clause is ``continue`` (3.12+ jumps straight to the enclosing FOR_ITER)
+            # the else clause is ``continue`` (a jump straight to the enclosing FOR_ITER)
             return [self.continue_stmt(exit_pos, ctx)], break_target
         orelse = self.emit(exit_pos, ctx.with_stops(break_target), list(stack))
         if break_target in ctx.next_rounds:

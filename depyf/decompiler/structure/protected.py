@@ -18,8 +18,8 @@ class TryBuilder:
         return layer.target in self.cfg.handler_chain(pos)
 
     def test_left_out(self, pos: int, layer: Layer) -> bool:
-        """A lone conditional jump between two covered instructions: 3.13+ leaves jumps out of
-        the handler's range (they cannot raise), so this test inside a ``with`` or ``try`` body
+        """A lone conditional jump between two covered instructions: with ``jumps_cannot_raise``,
+        jumps may lie out of the handler's range, so this test inside a ``with`` or ``try`` body
         is still the body's, not a way out of it."""
         block = self.cfg.block_at(pos)
         return features().jumps_cannot_raise and block.start == pos and block.end == pos + 1 \
@@ -168,7 +168,7 @@ class TryBuilder:
         orelse: list = []
         if after is not None and h_after is not None and after != h_after:
             # the else clause ends where the except clauses go on, or at its own copy of that
-            # place when it is a small returning block 3.12+ copied
+            # place when it is a copied return tail
             orelse = self.emit(
                 after, ctx.with_stops(h_after, *self.return_copies(h_after)), list(entry_stack)
             )

@@ -17,8 +17,8 @@ class ValueFlows:
     """Values computed by branching code (``a if c else b``, ``a and b``, ``a < b < c``)."""
 
     def value_before_copied_tails(self, t: int, f: int, ctx: Context, stack: list) -> tuple | None:
-        """A conditional expression whose branches never meet: 3.12+ copied the small returning
-        code after it into both (``return s[:m.start() if m else None].strip()``).
+        """A conditional expression whose branches never meet: the small returning code after it
+        was copied into both (``return s[:m.start() if m else None].strip()``).
 
         Each branch is straight-line code ending the function; the longest common tail that
         leaves each branch pushing exactly one value (and running no statement) is the code after
@@ -102,7 +102,7 @@ class ValueFlows:
 
     def chain_in_copied_tails(self, start: int, stop: int, end: int, stmts: list, left, middle) -> bool:
         """The last comparison of a chain in value position whose right operand is a conditional
-        expression, 3.12+ having copied the comparison and the returning code after the chain into
+        expression, the compiler having copied the comparison and the returning code after the chain into
         both of its branches: ``stmts`` (read from ``start``) is that one returning statement, with
         the comparison of ``middle``; merged here with ``left`` into the whole chain.
 
