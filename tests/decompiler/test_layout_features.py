@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dis
 
+import depyf
 from depyf.decompiler.instructions import Features, features
 
 
@@ -41,3 +42,24 @@ def test_handlers_laid_out_last():
 def test_jumps_cannot_raise():
     instrs = _instructions("def f(a):\n    if a:\n        b()\n")
     assert features().jumps_cannot_raise == any(ins.opname == "TO_BOOL" for ins in instrs)
+
+
+ASYNC_FOR_BREAK_IN_FINALLY = """\
+async def f(xs):
+    async for x in xs:
+        try:
+            if x:
+                break
+        finally:
+            g()
+    return 1
+"""
+
+
+def test_a_break_out_of_async_for_through_finally_is_a_break():
+    """A ``break`` that pops the iterator and runs the copied code after the loop is a ``break`` in
+    an ``async for`` as in a ``for`` loop (it read as ``return 1`` inside the loop where the
+    compiler copies return tails)."""
+    namespace: dict = {}
+    exec(compile(ASYNC_FOR_BREAK_IN_FINALLY, "<source>", "exec"), namespace)
+    assert depyf.decompile(namespace["f"]).strip() == ASYNC_FOR_BREAK_IN_FINALLY.strip()

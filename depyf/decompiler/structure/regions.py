@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from depyf.decompiler.instructions import FOR_ITERS
 from depyf.decompiler.structure.model import NO_CONTINUATION, Context, ExitKind, Layer, RegionKind, Sentinel
 
 
@@ -166,7 +167,7 @@ class RegionExits:
             p += 1
             pops += 1
             ins = self.instrs[p]
-        if pops == 1 and ctx.loop is not None and self.instrs[ctx.loop.header].opname == "FOR_ITER" \
+        if pops == 1 and ctx.loop is not None and self.instrs[ctx.loop.header].opname in FOR_ITERS \
                 and self.same_return_block(p, ctx.loop.after):
             return ExitKind.BREAK  # pops the iterator, then runs a copy of the code after the loop
         if pops and ins.opname == "LOAD_CONST" and p + 1 < len(self.instrs) \
