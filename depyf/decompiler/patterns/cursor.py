@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from depyf.decompiler.instructions import Instr
+from depyf.decompiler.instructions import Instr, copy_key
 from depyf.decompiler.patterns.model import (
     _NAME_LOADS,
     _NAME_STORES,
@@ -90,15 +90,10 @@ class Cursor:
             if a >= len(self.instrs) or b >= len(self.instrs):
                 return False
             x, y = self.instrs[a], self.instrs[b]
-            if x.opname != y.opname:
+            if copy_key(x) != copy_key(y):
                 return False
-            if x.target is not None or y.target is not None:
-                if x.target != y.target:
-                    return False
-                if x.opname == "JUMP":
-                    return True
-            elif x.argval != y.argval and not (x.argval != x.argval and y.argval != y.argval):
-                return False
+            if x.opname == "JUMP":
+                return True
             if x.opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
                 return True
             a, b = a + 1, b + 1

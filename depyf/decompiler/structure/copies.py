@@ -4,6 +4,7 @@ one place."""
 
 from __future__ import annotations
 
+from depyf.decompiler.instructions import copy_key
 from depyf.decompiler.structure.model import ENDS_FUNCTION
 
 # Instructions that may make up a small block copied into each path that reaches it: no
@@ -76,8 +77,7 @@ class CopiedCode:
         targets and exception handlers?"""
         if p + n > len(self.instrs) or q + n > len(self.instrs):
             return False
-        return all(_copy_key(self.instrs[p + k]) == _copy_key(self.instrs[q + k])
-                   and self.instrs[p + k].target == self.instrs[q + k].target
+        return all(copy_key(self.instrs[p + k]) == copy_key(self.instrs[q + k])
                    and self.cfg.handler_at[p + k] == self.cfg.handler_at[q + k] for k in range(n))
 
     def return_copies(self, q: int | None) -> set[int]:
@@ -133,13 +133,9 @@ class CopiedCode:
                 break
         if not copy or copy[-1].opname not in ENDS_FUNCTION:
             return None
-        key = [_copy_key(ins) for ins in copy]
+        key = [copy_key(ins) for ins in copy]
         n = len(copy)
         found = [p for p in range(start + 1, stop - n + 1)
-                 if [_copy_key(x) for x in self.instrs[p:p + n]] == key]
+                 if [copy_key(x) for x in self.instrs[p:p + n]] == key]
         return found[0] if len(found) == 1 else None
 
-
-def _copy_key(ins) -> tuple:
-    """What two copies of an instruction share (constants compared by their repr: ``0 == False``)."""
-    return ins.opname, ins.arg, repr(ins.argval)

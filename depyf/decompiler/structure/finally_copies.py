@@ -4,7 +4,7 @@ statement, which are skipped."""
 from __future__ import annotations
 
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.structure.copies import _copy_key
+from depyf.decompiler.instructions import copy_key
 from depyf.decompiler.structure.model import ENDS_FUNCTION
 
 
@@ -136,7 +136,7 @@ class FinallyCopies:
             if a.opname == "RERAISE" and a.argval == 0 and _target_of(self.cfg.handler_at[h]) == own_cleanup:
                 exits.add(k)      # the end of the finally body
                 continue
-            if _copy_key(a) != _copy_key(b) and not (a.target is not None and a.opname == b.opname):
+            if copy_key(a) != copy_key(b) and not (a.target is not None and a.opname == b.opname):
                 if a.opname in ("POP_TOP", "POP_EXCEPT"):
                     work.append((h + 1, k))     # the handler's own bookkeeping before leaving
                     continue

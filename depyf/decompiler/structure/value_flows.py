@@ -8,8 +8,8 @@ import ast
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.executor import replace_in
 from depyf.decompiler.expressions import bool_op
+from depyf.decompiler.instructions import copy_key
 from depyf.decompiler.structure.conditions import _continues_chain
-from depyf.decompiler.structure.copies import _copy_key
 from depyf.decompiler.structure.model import ENDS_FUNCTION, Context
 
 
@@ -30,8 +30,8 @@ class ValueFlows:
         common = 0
         # a copy keeps the line of the code it copies: equal code on other lines was written twice
         # (``if n: return f(a), 0`` / ``else: return g(a), 0`` is no ``(f if n else g)(a)``)
-        while common < min(len(a), len(b)) and _copy_key(self.instrs[a[-1 - common]]) \
-                == _copy_key(self.instrs[b[-1 - common]]) \
+        while common < min(len(a), len(b)) and copy_key(self.instrs[a[-1 - common]]) \
+                == copy_key(self.instrs[b[-1 - common]]) \
                 and self.instrs[a[-1 - common]].lineno == self.instrs[b[-1 - common]].lineno:
             common += 1
         for n in range(min(common, len(a) - 1, len(b) - 1), 0, -1):
