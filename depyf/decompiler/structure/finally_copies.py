@@ -63,7 +63,7 @@ class FinallyCopies:
             if k >= len(self.instrs):
                 raise self.error(p, "finally body copy not found on exit")
             a, b = self.instrs[h], self.instrs[k]
-            if a.opname == b.opname and (a.target is not None or a.argval == b.argval):
+            if a.opname == b.opname and (a.target is not None or copy_key(a) == copy_key(b)):
                 if a.target is not None and self.cfg.pos(a.target) == last and b.target is not None:
                     joins = self.cfg.pos(b.target)
                 h += 1

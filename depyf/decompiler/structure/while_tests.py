@@ -3,7 +3,7 @@ of a ``while`` loop to its bottom."""
 
 from __future__ import annotations
 
-from depyf.decompiler.instructions import CONDITIONAL_JUMPS
+from depyf.decompiler.instructions import CONDITIONAL_JUMPS, copy_key
 from depyf.decompiler.structure.model import WhileTest
 
 # Instructions a while test's copies are widened over (see ``Structurer.widen_copied_test``).
@@ -54,7 +54,7 @@ class WhileTests:
                 ia, ib = self.instrs[a], self.instrs[b]
                 if (ia.target is None) != (ib.target is None):
                     break
-                if ia.target is None and (ia.opname != ib.opname or ia.argval != ib.argval):
+                if ia.target is None and copy_key(ia) != copy_key(ib):
                     break
                 # jumps inside the test (``and``/``or`` values, a chain's exit) land alike in both copies
                 same_value_jump = ia.opname == ib.opname \
