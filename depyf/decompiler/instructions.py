@@ -66,18 +66,18 @@ class ExceptionEntry:
 
 POP_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
 CONDITIONAL_JUMPS = POP_JUMPS | {"JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"}
+# A ``for`` loop's header: the next item, or a jump past the loop once the iterator is exhausted.
+FOR_ITERS = frozenset({"FOR_ITER", "ASYNC_FOR_ITER"})
+JUMPS = CONDITIONAL_JUMPS | {"JUMP"} | FOR_ITERS
+TERMINATORS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
+
+
 def copy_key(ins: Instr) -> tuple:
     """What all copies of one instruction share, so what makes two pieces of code copies of one
     (the compiler copies small tails into each path that reaches them): the operation, its value
     (by repr: ``0 == False``, but they are different constants) and where it jumps (a jump's raw
     argument is relative to where it lies, its target is not)."""
     return ins.opname, repr(ins.argval), ins.target
-
-
-# A ``for`` loop's header: the next item, or a jump past the loop once the iterator is exhausted.
-FOR_ITERS = frozenset({"FOR_ITER", "ASYNC_FOR_ITER"})
-JUMPS = CONDITIONAL_JUMPS | {"JUMP"} | FOR_ITERS
-TERMINATORS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
 
 
 @dataclass(frozen=True)
