@@ -6,7 +6,8 @@ from __future__ import annotations
 import dis
 
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.instructions import Instr, chain_operand_copies, copy_key, hoist_break_tails
+from depyf.decompiler.instructions import Instr, copy_key
+from depyf.decompiler.versions.copied_tails import chain_operand_copies, hoist_break_tails
 from depyf.decompiler.versions.v3_10.block_flow import _exit_call_length
 
 _NOT_IN_TAIL = frozenset({"PUSH_EXC_INFO", "POP_EXCEPT", "RERAISE", "CHECK_EXC_MATCH", "YIELD_VALUE",

@@ -10,9 +10,9 @@ from depyf.decompiler.instructions import (
     ExceptionEntry,
     Instr,
     async_for_entries_to_outer,
-    chain_operand_copies,
     copy_key,
 )
+from depyf.decompiler.versions.copied_tails import chain_operand_copies
 from depyf.decompiler.versions.v3_12.tables import _INVERTED, _OR_POP
 
 
