@@ -4,7 +4,7 @@ unconditional jumps."""
 from __future__ import annotations
 
 from depyf.decompiler.dominators import EXIT, common_post_dominator, post_dominators
-from depyf.decompiler.instructions import FOR_ITERS
+from depyf.decompiler.instructions import FOR_ITERS, features
 from depyf.decompiler.structure.model import Context, Loop
 
 
@@ -117,6 +117,7 @@ class GraphAnalysis:
         ``handlers_laid_out_last`` the code after a try statement comes before its handler, which jumps
         back to it).
         """
+        backward = backward and features().handlers_laid_out_last
         for _ in range(16):
             if p is None or p >= len(self.instrs):
                 return p

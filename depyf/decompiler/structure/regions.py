@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from depyf.decompiler.instructions import FOR_ITERS
+from depyf.decompiler.instructions import FOR_ITERS, features
 from depyf.decompiler.structure.model import NO_CONTINUATION, Context, ExitKind, Layer, RegionKind, Sentinel
 
 
@@ -32,7 +32,8 @@ class RegionExits:
             return True
         if kind is None:
             exit_to = self.follow_jumps(first_exit)
-            if exit_to is not None and exit_to < len(self.instrs) and self.instrs[exit_to].opname == "JUMP":
+            if features().handlers_laid_out_last and exit_to is not None and exit_to < len(self.instrs) \
+                    and self.instrs[exit_to].opname == "JUMP":
                 back = self.cfg.pos(self.instrs[exit_to].target)
                 if (
                     back is not None
