@@ -7,7 +7,7 @@ import ast
 from depyf.decompiler import values as v
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.expressions import negate
-from depyf.decompiler.instructions import CONDITIONAL_JUMPS, FOR_ITERS, POP_JUMPS
+from depyf.decompiler.instructions import CONDITIONAL_JUMPS, FOR_ITERS, POP_JUMPS, features
 from depyf.decompiler.structure.conditions import _continues_chain
 from depyf.decompiler.structure.model import TRY_NODES, Context, Loop, WhileTest
 
@@ -55,6 +55,8 @@ class LoopBuilder:
         (``handlers_laid_out_last`` puts the clauses after the loop's bottom: their jump back to the test
         at the top is that loop's ``continue``, not an enclosing loop's next round). The jump itself
         follows the clause's POP_EXCEPT, outside the handlers: what precedes its block is inside."""
+        if not features().handlers_laid_out_last:
+            return False
         block = self.cfg.blocks[self.cfg.block_of[x]]
         chain = set(self.cfg.handler_chain(x))
         if self.instrs[block.start].opname == "POP_EXCEPT":
