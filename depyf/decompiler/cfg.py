@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from depyf.decompiler.instructions import (
+    FOR_ITERS,
     TERMINATORS,
     ExceptionEntry,
     Instr,
@@ -75,7 +76,7 @@ class ControlFlowGraph:
         n = len(self.instrs)
         leaders = {0}
         for i, ins in enumerate(self.instrs):
-            if ins.opname in ("FOR_ITER", "ASYNC_FOR_ITER"):
+            if ins.opname in FOR_ITERS:
                 leaders.add(i)  # a loop header even when no back edge reaches it
             if ins.target is not None:
                 t = self.pos(ins.target)

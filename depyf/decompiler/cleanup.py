@@ -56,8 +56,9 @@ def hoist_copied_returns(body: list[ast.stmt]) -> list[ast.stmt]:
     """A ``return <constant>`` copied into the ends of a try statement or a with body, back to
     one ``return`` after the statement.
 
-    3.10 and 3.12+ copy the small returning block after a try statement into the end of its body
-    and of each except clause (3.10 into a with body too, after the exit call). A constant return
+    Compilers that copy return tails (``Features.copies_return_tails``) copy the small returning block
+    after a try statement into the end of its body and of each except clause (some into a with body
+    too, after the exit call). A constant return
     can neither raise nor have effects, so running it inside or after the statement is the same;
     every clause that does not end in the copy must end otherwise (return, raise...), or it
     would now reach the return instead of falling off.
@@ -88,9 +89,9 @@ def _constant_copy(stmt: ast.stmt) -> bool:
 def share_copied_returns(body: list[ast.stmt]) -> list[ast.stmt]:
     """``if c: A; return x`` then ``B; return x`` -> ``if c: A else: B`` then one ``return x``.
 
-    3.10 and 3.12+ copy a small ``return`` statement into every branch that reaches it; the
-    copies keep the statement's source line, so two equal returns on one line were one return
-    in the source. Working from the end rebuilds an elif chain branch by branch, and
+    Compilers that copy return tails copy a small ``return`` statement into every branch that
+    reaches it; the copies keep the statement's source line, so two equal returns on one line were
+    one return in the source. Working from the end rebuilds an elif chain branch by branch, and
     ``if c: return a`` before ``return b`` on the same line is ``return a if c else b``.
     """
     if len(body) < 2 or not _is_copied_return(body[-1]):
@@ -99,7 +100,7 @@ def share_copied_returns(body: list[ast.stmt]) -> list[ast.stmt]:
     for k in range(len(body) - 2, -1, -1):
         stmt = body[k]
         if k == len(body) - 2 and _conditional_return(stmt, final):
-            # ``return a if c else b``: 3.12+ copies the RETURN into both arms
+            # ``return a if c else b``: the RETURN copied into both arms
             merged = ast.Return(ast.IfExp(stmt.test, stmt.body[0].value, final.value))
             merged.source_line = final.source_line
             body = body[:k] + [merged]
@@ -177,8 +178,9 @@ def _conditional_test(stmt: ast.If) -> ast.If:
     """``if c: (if a: B) else: (if y: B)`` -> ``if (a if c else y): B`` when both ``B`` are
     copies of one piece of code ending in a return.
 
-    3.10 copies a small block that returns into each path that reaches it, so the test of an
-    ``if`` that is a conditional expression reads as two ifs with the same body.
+    A compiler that copies return tails copies a small block that returns into each path that
+    reaches it, so the test of an ``if`` that is a conditional expression reads as two ifs with the
+    same body.
     """
     if len(stmt.body) != 1 or len(stmt.orelse) != 1:
         return stmt

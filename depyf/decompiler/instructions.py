@@ -66,8 +66,43 @@ class ExceptionEntry:
 
 POP_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
 CONDITIONAL_JUMPS = POP_JUMPS | {"JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"}
-JUMPS = CONDITIONAL_JUMPS | {"JUMP", "FOR_ITER", "ASYNC_FOR_ITER"}
+# A ``for`` loop's header: the next item, or a jump past the loop once the iterator is exhausted.
+FOR_ITERS = frozenset({"FOR_ITER", "ASYNC_FOR_ITER"})
+JUMPS = CONDITIONAL_JUMPS | {"JUMP"} | FOR_ITERS
 TERMINATORS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
+
+
+def copy_key(ins: Instr) -> tuple:
+    """What all copies of one instruction share, so what makes two pieces of code copies of one
+    (the compiler copies small tails into each path that reaches them): the operation, its value
+    (by repr: ``0 == False``, but they are different constants) and where it jumps (a jump's raw
+    argument is relative to where it lies, its target is not)."""
+    return ins.opname, repr(ins.argval), ins.target
+
+
+@dataclass(frozen=True)
+class Features:
+    """How one CPython's compiler lays out structured code: each flag names a quirk that the layout
+    of its bytecode shows and that reading it back must undo. Each version module exports its
+    ``FEATURES``; the structuring asks ``features().<flag>``, never the version."""
+
+    # Small blocks that end the function (``return x`` after a try statement or a loop) are copied
+    # into each path that reaches them instead of being jumped to.
+    copies_return_tails: bool
+    # A ``while`` loop's test is copied to the bottom of its body: the end of the body runs the copy,
+    # only a written ``continue`` jumps back to the test at the top.
+    copies_loop_tests: bool
+    # Except clauses are moved after the code that follows the try statement (to the end of the
+    # function), which they jump back to.
+    handlers_laid_out_last: bool
+    # Conditional jumps take exact bools (a ``TO_BOOL`` converts first), so a block of jumps alone
+    # raises nothing and may lie outside its handler's range.
+    jumps_cannot_raise: bool
+
+
+def features() -> Features:
+    """The layout features of the running CPython's compiler."""
+    return _version_module().FEATURES
 
 
 @functools.cache
@@ -303,21 +338,6 @@ def _opcode_steps() -> tuple[list[bool], list[int]]:
     return unknown, steps
 
 
-# 3.13+: conditional jumps take exact bools (TO_BOOL, dropped by normalisation, converts first), so
-# a block of jumps alone cannot raise; before, a jump calls ``__bool__`` itself.
-JUMPS_CANNOT_RAISE = sys.version_info >= (3, 13)
-
-
-@functools.cache
-def copies_loop_tests() -> bool:
-    """Does the running compiler copy a ``while`` loop's test to the bottom of its body?
-
-    3.10 to 3.13 do (the end of the body runs the copy; only a written ``continue`` jumps back to
-    the test at the top), 3.14 does not. Asked of the compiler itself rather than kept per version."""
-    probe = compile("while a:\n    b()\n", "<probe>", "exec")
-    return sum(ins.argval == "a" for ins in dis.get_instructions(probe)) > 1
-
-
 def handled_opnames() -> frozenset[str]:
     """Raw opnames of the running CPython that the normalisation layer accepts."""
     return frozenset(_version_module().HANDLED)
@@ -363,167 +383,6 @@ def async_for_entries_to_outer(table: list[ExceptionEntry], async_handlers: set[
         if outer is not None:
             entries.append(ExceptionEntry(e.start, e.end, outer.target, outer.depth, outer.lasti))
     return entries
-
-
-def chain_operand_copies(out: list[Instr], k: int, end: int, key) -> dict[int, tuple[int, int]]:
-    """Copies of a chained comparison's last comparison and of the returning code after it, made in
-    the branches of a conditional expression that computes the last operand
-    (``return a < b <= (c if x else d)``): 3.10 and 3.12+ copy a small returning block into each
-    path that jumps to it, so the branches no longer meet before the comparison as in 3.11.
-
-    ``k`` is a failing test of the chain (JUMP_IF_FALSE_OR_POP) and ``end`` the return that ends the
-    code reached by falling through to the chain's exit (the original, or the copy kept). A return
-    between ``k`` and ``end`` is not in the source (the chain is one expression): it ends a copy of
-    the code before ``end``, equal by ``key``, which becomes a jump to that code. A copy is at most
-    8 straight-line instructions; neither it nor the code it copies reaches back past a place a
-    jump lands on, and the copied code does not start where a conditional jump from before the
-    copy lands (the start of the other branch, when both branches compute the same value).
-    Returns ``{first: (last, target offset)}`` for each copy, which the caller replaces by a jump.
-    """
-    landing: dict[int, list[int]] = {}  # offset -> positions of the jumps that land there
-    for j, ins in enumerate(out):
-        if ins.target is not None:
-            landing.setdefault(ins.target, []).append(j)
-    found: dict[int, tuple[int, int]] = {}
-    for r in range(k + 1, end):
-        if out[r].opname != "RETURN_VALUE":
-            continue
-        n = 0   # out[r - n + 1:r + 1] copies out[end - n + 1:end + 1]
-        while n < 8 and r - n > k and end - n > r and key(out[r - n]) == key(out[end - n]) \
-                and out[r - n].target is None and out[end - n].target is None:
-            if n and (out[r - n + 1].offset in landing or out[end - n + 1].offset in landing):
-                break   # both start at most where a jump lands (where the branches meet)
-            if any(j < r and out[j].opname in POP_JUMPS for j in landing.get(out[end - n].offset, ())):
-                break   # the start of the other branch
-            n += 1
-        at = end - n + 1
-        if n >= 2 and any(out[x].opname in ("COMPARE_OP", "IS_OP", "CONTAINS_OP") for x in range(at, end)):
-            found[r - n + 1] = (r, out[at].offset)
-    return found
-
-
-_NO_FALL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
-
-
-def hoist_break_tails(out: list[Instr], fits, made) -> None:
-    """Put back the code after a ``while True`` loop that 3.10 and 3.12+ only keep as copies in
-    its breaks.
-
-    A ``break`` jumps to the code after the loop; where that is a small block ending in a return,
-    the compiler copies it into the break, and when nothing else reaches it (the loop has no other
-    exit) the block after the loop is gone. A break that leaves an except clause, a try/finally or
-    a with runs POP_EXCEPT, the finally body or the with's exit first, then the copy: as source
-    that is only ``break`` (``return x`` there reads ``x`` before leaving, so what follows is the
-    return alone). Such copies (straight-line code of at least two instructions that starts with
-    a load or a delete of a name and ends in a return, right after a copy of a region's exit,
-    outside loops nested in this one, and ``fits(first, return, back jump)``) in a loop that is no
-    for loop and has no other exit, all alike, become jumps to one copy placed after the loop's
-    closing jump (or after the last handler that jumps back into the loop, as 3.12+ lays out a
-    with's handler) at the odd offset after it, which is 3.11's layout; ``made(new, copied, back
-    jump)`` is told of each instruction of that copy. ``return 3`` in a try/finally loads its
-    constant after the finally body: where copies differ, those that only return a constant stay
-    (one other kind of copy must remain).
-    """
-    exits = _region_exit_copies(out)
-    for e in range(len(out) - 1, -1, -1):
-        back = out[e]
-        if back.opname != "JUMP" or back.target is None or back.target > back.offset \
-                or (e + 1 < len(out) and out[e + 1].offset == back.offset + 1):
-            continue
-        h = next((k for k, ins in enumerate(out) if ins.offset >= back.target), e)
-        if out[h].opname in ("FOR_ITER", "ASYNC_FOR_ITER") \
-                or any(ins.target is not None and ins.target > back.offset for ins in out[h:e + 1]):
-            continue    # the loop has an exit: the code after it is there
-        targets = {ins.target for ins in out if ins.target is not None}
-        tails: list[tuple[int, int]] = []
-        for r in range(h, e):
-            if out[r].opname != "RETURN_VALUE" or _inside_inner_loop(out, h, e, r):
-                continue
-            s = _tail_after_exit_copy(out, h, r, exits, targets)
-            if s is not None and 1 <= r - s <= 6 and fits(s, r, back) and (
-                    out[s].opname.startswith(("LOAD_", "DELETE_")) and out[s].opname != "DELETE_ATTR"
-                    or out[s].opname.startswith("BUILD_") and out[s].argval == 0):
-                tails.append((s, r))
-        groups: dict[tuple, list[tuple[int, int]]] = {}
-        for s, r in tails:
-            key = tuple((ins.opname, repr(ins.argval), ins.lineno) for ins in out[s:r + 1])
-            groups.setdefault(key, []).append((s, r))
-        if len(groups) > 1:     # a constant is returned after the finally body: ``return 3`` in the try
-            groups = {key: found for key, found in groups.items()
-                      if [op for op, _, _ in key] != ["LOAD_CONST", "RETURN_VALUE"]}
-        if len(groups) != 1:
-            continue
-        tails = next(iter(groups.values()))
-        # past the handlers laid out after the closing jump that jump back into the loop (3.12+
-        # puts a with's handler there): the loop ends with the last of them
-        last = max([q for q in range(e + 1, len(out)) if out[q].opname == "JUMP" and out[q].target is not None
-                    and out[h].offset <= out[q].target <= back.offset] + [e])
-        if last + 1 < len(out) and out[last + 1].offset == out[last].offset + 1:
-            continue
-        offset = out[last].offset + 1
-        s0, r0 = tails[0]
-        block = [Instr(ins.opname, offset, ins.arg, ins.argval, None, ins.lineno, ins.slots, dict(ins.extra))
-                 for ins in out[s0:r0 + 1]]
-        for new, old in zip(block, out[s0:r0 + 1], strict=True):
-            made(new, old, back)
-        out[last + 1:last + 1] = block
-        for s, r in reversed(tails):
-            jump = Instr("JUMP", out[s].offset, None, None, offset, out[s].lineno)
-            made(jump, out[s], out[s])
-            out[s:r + 1] = [jump]
-
-
-def _region_exit_copies(out: list[Instr]) -> list[list[tuple]]:
-    """What a path leaving a region runs before going on: an except clause's POP_EXCEPT, each
-    straight-line finally body (between a handler's PUSH_EXC_INFO and its ``RERAISE 0``) and a
-    with's exit call."""
-    found = [[("POP_EXCEPT", "None")],
-             [("LOAD_CONST", "None")] * 3 + [("CALL", "2"), ("POP_TOP", "None")],
-             [("LOAD_CONST", "None")] * 3 + [("CALL", "2"), ("AWAIT", "None"), ("POP_TOP", "None")]]
-    for p, ins in enumerate(out):
-        if ins.opname != "PUSH_EXC_INFO":
-            continue
-        q = p + 1
-        while (
-            q < len(out)
-            and out[q].target is None
-            and out[q].opname not in _NO_FALL
-            and out[q].opname not in ("PUSH_EXC_INFO", "POP_EXCEPT", "WITH_EXCEPT_START", "CHECK_EXC_MATCH")
-        ):
-            q += 1
-        if q > p + 1 and q < len(out) and out[q].opname == "RERAISE" and out[q].argval == 0:
-            found.append([(x.opname, repr(x.argval)) for x in out[p + 1:q]])
-    return found
-
-
-def _tail_after_exit_copy(out: list[Instr], h: int, r: int, exits: list[list[tuple]],
-                          targets: set) -> int | None:
-    """Where the code ending in the return at ``r`` starts right after a copy of a region's exit
-    (``_region_exit_copies``), the latest such place; None when there is none."""
-    p = r
-    while p > h and out[p - 1].target is None and out[p - 1].opname not in _NO_FALL \
-            and out[p].offset not in targets:
-        p -= 1
-    keys = [(x.opname, repr(x.argval)) for x in out[p:r + 1]]
-    for s in range(r, p, -1):
-        if any(out[x].offset in targets for x in range(s + 1, r + 1)):
-            break
-        if any(len(body) <= s - p and keys[s - p - len(body):s - p] == body for body in exits):
-            if keys[s - p - 1][0] == "POP_EXCEPT" and s + 3 <= r and out[s].opname == "LOAD_CONST" \
-                    and out[s].argval is None and out[s + 1].opname.startswith("STORE_") \
-                    and out[s + 2].opname.startswith("DELETE_") and out[s + 1].argval == out[s + 2].argval:
-                return s + 3    # after the cleanup of ``except E as name``
-            return s
-    return None
-
-
-def _inside_inner_loop(out: list[Instr], h: int, e: int, r: int) -> bool:
-    """Is ``r`` inside a loop nested in the loop from ``h`` to ``e``?"""
-    at, head = out[r].offset, out[h].offset
-    return any(ins.target is not None and (ins.opname == "JUMP" and head < ins.target <= at < ins.offset
-                                           or ins.opname in ("FOR_ITER", "ASYNC_FOR_ITER")
-                                           and ins.offset < at < ins.target)
-               for ins in out[h + 1:e])
 
 
 # Import the running version's module with the decompiler rather than during the first

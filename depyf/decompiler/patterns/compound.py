@@ -57,8 +57,8 @@ class CompoundPatterns:
             if self.op() == "JUMP":
                 self.fail_jump(self.expect("JUMP"))
             else:
-                # the enclosing failure's pop chain goes on right here (3.12+ lays the last
-                # alternative's failure into it), or a copy of where it goes
+                # the enclosing failure's pop chain goes on right here (the compiler may lay
+                # the last alternative's failure into it), or a copy of where it goes
                 self.fail_from(self.p)
             self.S.append(x)                        # on the paths that matched
             break
@@ -176,8 +176,8 @@ class CompoundPatterns:
 
     def elements(self, count: int) -> list[ast.pattern]:
         """Patterns for the items of the tuple on top (a class's attributes, a mapping's values):
-        unpacked (3.11+), or each read by ``COPY 1; LOAD_CONST i; BINARY_SUBSCR`` and the tuple
-        popped after them (3.10: the items not read are wildcards)."""
+        unpacked, or each read by ``COPY 1; LOAD_CONST i; BINARY_SUBSCR`` and the tuple popped after
+        them (the items not read are wildcards)."""
         if self.op() == "UNPACK_SEQUENCE":
             if self.expect("UNPACK_SEQUENCE").argval != count:
                 raise NoMatch("tuple of another count")
@@ -272,7 +272,7 @@ class CompoundPatterns:
             self.S.append(rest_val)
             rest = self.capture()
         elif self.op() == "COPY_DICT_WITHOUT_KEYS":
-            # 3.10: [subject, keys] -> [subject, rest]; rest is captured, then the subject popped
+            # [subject, keys] -> [subject, rest]; rest is captured, then the subject popped
             self.p += 1
             self.S[-1] = Val()
             rest = self.capture()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from depyf.decompiler.instructions import Instr
+from depyf.decompiler.instructions import Instr, copy_key
 from depyf.decompiler.patterns.model import (
     _NAME_LOADS,
     _NAME_STORES,
@@ -84,21 +84,16 @@ class Cursor:
         ctx.count += 1
 
     def same_code(self, a: int, b: int) -> bool:
-        """The code at ``a`` and ``b`` is one piece of code that the compiler copied (3.12+ copies
-        small blocks that end the function instead of jumping to them)."""
+        """The code at ``a`` and ``b`` is one piece of code that the compiler copied (a compiler that copies
+        return tails copies small blocks that end the function instead of jumping to them)."""
         for _ in range(64):
             if a >= len(self.instrs) or b >= len(self.instrs):
                 return False
             x, y = self.instrs[a], self.instrs[b]
-            if x.opname != y.opname:
+            if copy_key(x) != copy_key(y):
                 return False
-            if x.target is not None or y.target is not None:
-                if x.target != y.target:
-                    return False
-                if x.opname == "JUMP":
-                    return True
-            elif x.argval != y.argval and not (x.argval != x.argval and y.argval != y.argval):
-                return False
+            if x.opname == "JUMP":
+                return True
             if x.opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
                 return True
             a, b = a + 1, b + 1

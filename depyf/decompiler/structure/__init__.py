@@ -3,8 +3,9 @@
 ``Structurer.emit`` walks the code from a position, letting the executor turn straight-line
 instructions into statements, and decides at each control instruction what statement it is:
 
-- loops: FOR_ITER headers, and targets of backward jumps (``while``); 3.11+ duplicates a
-  ``while`` test at the bottom of the loop, which is recognised and folded back;
+- loops: FOR_ITER headers, and targets of backward jumps (``while``); a compiler that copies loop
+  tests (``Features.copies_loop_tests``) duplicates a ``while`` test at the bottom of the loop, which is
+  recognised and folded back;
 - conditionals: chains of conditional jumps are folded into ``and``/``or`` conditions, the join
   is the nearest common post-dominator of both branches inside the enclosing loop;
 - ``try``/``with``: the exception table tells which blocks each handler protects. Leaving a

@@ -8,7 +8,7 @@ import functools
 
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.expressions import bool_op
-from depyf.decompiler.instructions import CONDITIONAL_JUMPS, JUMPS_CANNOT_RAISE, POP_JUMPS
+from depyf.decompiler.instructions import CONDITIONAL_JUMPS, POP_JUMPS, features
 from depyf.decompiler.structure.model import Context, PureCondition
 
 _SMALL_VALUE = 32    # instructions a conditional expression inside a test may span (bounds trial reads)
@@ -81,10 +81,11 @@ class ConditionReader:
         here = self._handler_key(pos)
         if self._one_handler or all(keys[m] == here for m in members):
             return True
-        # a block of jumps alone raises nothing (3.13+): 3.13 may leave one out of its handler's range
+        # a block of jumps alone raises nothing (``jumps_cannot_raise``): it may lie out of its
+        # handler's range
         block = self.cfg.block_at(pos)
         return (
-            JUMPS_CANNOT_RAISE
+            features().jumps_cannot_raise
             and block.start == pos
             and all(
                 ins.opname in POP_JUMPS or ins.opname == "JUMP"
@@ -200,7 +201,7 @@ class ConditionReader:
         if block.end == p + 2 and self.instrs[p + 1].opname == "JUMP":
             return self.cfg.pos(self.instrs[p + 1].target)
         if self.is_return_copy(p + 1, block.end):
-            return p + 1        # 3.12+ copied the small return block after the chain into its exit
+            return p + 1        # the return block after the chain, copied into its exit
         return None
 
     def chain_operand(self, t: int, stack: list, ctx: Context | None, consumed: set[int]):

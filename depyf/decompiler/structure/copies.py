@@ -1,11 +1,13 @@
-"""Code the compilers copy into each path that reaches it: small returning blocks (3.10, 3.12+),
-exit sequences (3.10). Recognising two copies as one place."""
+"""Code the compilers copy into each path that reaches it: small returning blocks
+(``Features.copies_return_tails``), with the exit sequences before them. Recognising two copies as
+one place."""
 
 from __future__ import annotations
 
+from depyf.decompiler.instructions import copy_key
 from depyf.decompiler.structure.model import ENDS_FUNCTION
 
-# Instructions that may make up a small block 3.12+ copies into each path that reaches it: no
+# Instructions that may make up a small block copied into each path that reaches it: no
 # jumps and nothing touching the exception state, so two equal copies run the same way.
 STRAIGHT_OPS = frozenset({
     "LOAD_FAST", "LOAD_CONST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_CLASSDEREF",
@@ -22,14 +24,14 @@ class CopiedCode:
     """Small returning blocks and exit sequences copied into several paths."""
 
     def is_return_copy(self, p: int, end: int) -> bool:
-        """Is ``p`` up to ``end`` straight-line code ending in a return or raise (a block 3.12+ copies)?"""
+        """Is ``p`` up to ``end`` straight-line code ending in a return or raise (a copied return tail)?"""
         return self.copied_block_end(p) == end
 
     def copied_block_end(self, p: int, *, or_jump: bool = False) -> int | None:
         """Where the small block at ``p`` that the compilers copy ends (just after its return or
         raise, or with ``or_jump`` its unconditional jump): at most 8 straight-line instructions.
-        3.10 and 3.12+ copy such returning blocks into each path that reaches them; 3.10 copies
-        exit sequences too. None when ``p`` starts no such block."""
+        Compilers that copy return tails copy such blocks into each path that reaches them, some with
+        the exit sequences before them. None when ``p`` starts no such block."""
         for k in range(p, min(p + 8, len(self.instrs))):
             ins = self.instrs[k]
             if or_jump and ins.opname == "JUMP":
@@ -43,7 +45,7 @@ class CopiedCode:
     def one_return_copy(self, exits: list, prefer: int | None = None) -> set:
         """The places in ``exits``, with copies of one returning block counted once.
 
-        3.12+ copies a small block that returns (``return r`` after a try statement) to the end
+        A compiler that copies return tails copies ``return r`` after a try statement to the end
         of the try body and of each except clause, so their exits differ only in which copy they
         run. ``prefer`` (the try body's exit) stands for all when it is such a copy too.
         """
@@ -60,9 +62,9 @@ class CopiedCode:
         """Do ``p`` and ``q`` run copies of one exit sequence (``POP_EXCEPT``, a with's exit
         call...) to the same place?
 
-        3.10 copies the exit of an enclosing region into each path that leaves it: the end
-        of a with statement inside an except clause whose test is a conditional expression
-        leaves the clause by one copy per path, each then jumping to where the try statement
+        A compiler with a block stack copies the exit of an enclosing region into each path that
+        leaves it: the end of a with statement inside an except clause whose test is a conditional
+        expression leaves the clause by one copy per path, each then jumping to where the try statement
         goes on.
         """
         if p == q:
@@ -75,8 +77,7 @@ class CopiedCode:
         targets and exception handlers?"""
         if p + n > len(self.instrs) or q + n > len(self.instrs):
             return False
-        return all(_copy_key(self.instrs[p + k]) == _copy_key(self.instrs[q + k])
-                   and self.instrs[p + k].target == self.instrs[q + k].target
+        return all(copy_key(self.instrs[p + k]) == copy_key(self.instrs[q + k])
                    and self.cfg.handler_at[p + k] == self.cfg.handler_at[q + k] for k in range(n))
 
     def return_copies(self, q: int | None) -> set[int]:
@@ -89,7 +90,7 @@ class CopiedCode:
         """Is the code at ``p`` a copy of the code at ``q``: a few straight-line instructions
         (loads, stores, deletes, calls) ending in a return?
 
-        3.12+ copies a small block that returns (the code after a loop) into the paths that jump
+        A compiler that copies return tails copies the code after a loop into the paths that jump
         to it: a ``break`` that went through exit sequences lands on such a copy. Running the copy
         or breaking to the original is the same, as both end the function the same way.
         """
@@ -121,7 +122,7 @@ class CopiedCode:
 
     def copied_tail(self, start: int, stop: int, tail: int) -> int | None:
         """Where the code from ``start`` (before ``stop``) runs a copy of the straight-line code at
-        ``tail`` that ends the function: 3.12+ copies a small returning block into each path that
+        ``tail`` that ends the function: a compiler that copies return tails copies it into each path that
         reaches it, so a value's two paths no longer meet (``return (a < b < c), d``)."""
         copy = []
         for ins in self.instrs[tail:tail + 8]:    # (straight on, across changes of handler)
@@ -132,13 +133,9 @@ class CopiedCode:
                 break
         if not copy or copy[-1].opname not in ENDS_FUNCTION:
             return None
-        key = [_copy_key(ins) for ins in copy]
+        key = [copy_key(ins) for ins in copy]
         n = len(copy)
         found = [p for p in range(start + 1, stop - n + 1)
-                 if [_copy_key(x) for x in self.instrs[p:p + n]] == key]
+                 if [copy_key(x) for x in self.instrs[p:p + n]] == key]
         return found[0] if len(found) == 1 else None
 
-
-def _copy_key(ins) -> tuple:
-    """What two copies of an instruction share (constants compared by their repr: ``0 == False``)."""
-    return ins.opname, ins.arg, repr(ins.argval)

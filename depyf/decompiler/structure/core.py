@@ -8,6 +8,7 @@ import ast
 from depyf.decompiler.cfg import ControlFlowGraph
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.executor import Executor, Stop
+from depyf.decompiler.instructions import FOR_ITERS
 from depyf.decompiler.pseudo_statements import ReraiseStmt
 from depyf.decompiler.structure.compound import CompoundConditions
 from depyf.decompiler.structure.conditions import ConditionReader
@@ -190,6 +191,6 @@ class Structurer(
             return target
         if op in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
             return self.value_bool_op(i, ins, ctx, stack, out)
-        if op in ("FOR_ITER", "ASYNC_FOR_ITER"):
+        if op in FOR_ITERS:
             raise self.error(i, "FOR_ITER outside a loop header")
         return self.conditional(i, stop.condition, ctx, stack, out)

@@ -4,7 +4,7 @@ statement, which are skipped."""
 from __future__ import annotations
 
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.structure.copies import _copy_key
+from depyf.decompiler.instructions import copy_key
 from depyf.decompiler.structure.model import ENDS_FUNCTION
 
 
@@ -50,7 +50,8 @@ class FinallyCopies:
         h, last = span
         k = p
         cont = None
-        # the copy may be shared by several exits, which jump to it (3.10 keeps one copy so)
+        # the copy may be shared by several exits, which jump to it (as a compiler with a block
+        # stack lays it out)
         while h < last and self.instrs[h].opname != "JUMP" and k < len(self.instrs) \
                 and self.instrs[k].opname == "JUMP":
             t = self.cfg.pos(self.instrs[k].target)
@@ -62,14 +63,14 @@ class FinallyCopies:
             if k >= len(self.instrs):
                 raise self.error(p, "finally body copy not found on exit")
             a, b = self.instrs[h], self.instrs[k]
-            if a.opname == b.opname and (a.target is not None or a.argval == b.argval):
+            if a.opname == b.opname and (a.target is not None or copy_key(a) == copy_key(b)):
                 if a.target is not None and self.cfg.pos(a.target) == last and b.target is not None:
                     joins = self.cfg.pos(b.target)
                 h += 1
                 k += 1
                 continue
             if a.opname == "RERAISE" and h + 1 == last and joins is not None and k == joins:
-                # 3.12+ copied the final RERAISE to the end of an if in the body; the inline copy
+                # the final RERAISE copied to the end of an if in the body (a copied tail); the inline copy
                 # falls through to where its test's other branch jumps
                 cont = k
                 h += 1
@@ -135,7 +136,7 @@ class FinallyCopies:
             if a.opname == "RERAISE" and a.argval == 0 and _target_of(self.cfg.handler_at[h]) == own_cleanup:
                 exits.add(k)      # the end of the finally body
                 continue
-            if _copy_key(a) != _copy_key(b) and not (a.target is not None and a.opname == b.opname):
+            if copy_key(a) != copy_key(b) and not (a.target is not None and a.opname == b.opname):
                 if a.opname in ("POP_TOP", "POP_EXCEPT"):
                     work.append((h + 1, k))     # the handler's own bookkeeping before leaving
                     continue

@@ -4,6 +4,7 @@ unconditional jumps."""
 from __future__ import annotations
 
 from depyf.decompiler.dominators import EXIT, common_post_dominator, post_dominators
+from depyf.decompiler.instructions import FOR_ITERS, features
 from depyf.decompiler.structure.model import Context, Loop
 
 
@@ -13,13 +14,14 @@ class GraphAnalysis:
     def _back_edge_targets(self) -> dict[int, list[int]]:
         """Position of every loop head -> positions of the jumps back to it.
 
-        A backward jump is a loop's back edge when its target dominates it; 3.12+ also jumps back
-        to code it placed earlier (the code after a try statement, jumped to from its handlers).
+        A backward jump is a loop's back edge when its target dominates it; ``handlers_laid_out_last``
+        also means jumps back to code placed earlier (the code after a try statement, jumped to from
+        its handlers).
         """
         found: dict[int, list[int]] = {}
         idom = None
         for i, ins in enumerate(self.instrs):
-            if ins.target is not None and ins.opname not in ("FOR_ITER", "ASYNC_FOR_ITER") \
+            if ins.target is not None and ins.opname not in FOR_ITERS \
                     and not ins.extra.get("no_interrupt"):
                 t = self.cfg.pos(ins.target)
                 if t is not None and t <= i and self.cfg.block_of[i] in self.cfg.reachable:
@@ -111,9 +113,11 @@ class GraphAnalysis:
     def follow_trivial(self, p: int | None, backward: bool = False) -> int | None:
         """Follow blocks made only of POP_TOP and a forward JUMP; the position finally reached.
 
-        With ``backward``, also backward jumps that do not go to a loop's head (3.12+ puts the
-        code after a try statement before its handler and jumps back to it).
+        With ``backward``, also backward jumps that do not go to a loop's head (with
+        ``handlers_laid_out_last`` the code after a try statement comes before its handler, which jumps
+        back to it).
         """
+        backward = backward and features().handlers_laid_out_last
         for _ in range(16):
             if p is None or p >= len(self.instrs):
                 return p
@@ -166,7 +170,7 @@ class GraphAnalysis:
         """Do jumps to ``a`` and to ``b`` run the same code?
 
         The same position through unconditional jumps, or two copies of one small block that
-        returns (3.11+ copies ``return None`` and the like into each path that reaches it).
+        returns (compilers copy ``return None`` and the like into each path that reaches it).
         """
         if a == b:
             return True

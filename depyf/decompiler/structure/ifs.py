@@ -7,7 +7,7 @@ import ast
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.executor import replace_everywhere, replace_in
 from depyf.decompiler.expressions import negate
-from depyf.decompiler.instructions import copies_loop_tests
+from depyf.decompiler.instructions import FOR_ITERS, features
 from depyf.decompiler.structure.conditions import _continues_chain
 from depyf.decompiler.structure.model import BranchExit, BranchWay, Context, ExitKind
 
@@ -89,8 +89,8 @@ class IfBuilder:
         loop = ctx.loop
         if target is not None and target < len(self.instrs) and self.instrs[target].opname == "JUMP":
             target = self.cfg.pos(self.instrs[target].target)   # (``continue`` is a jump back)
-        node.to_top = loop is not None and target == loop.header and copies_loop_tests() \
-            and self.instrs[loop.header].opname not in ("FOR_ITER", "ASYNC_FOR_ITER")
+        node.to_top = loop is not None and target == loop.header and features().copies_loop_tests \
+            and self.instrs[loop.header].opname not in FOR_ITERS
         return node
 
     def resolve_exit(self, pos, ctx, stack) -> BranchExit:

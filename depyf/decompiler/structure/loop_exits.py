@@ -3,7 +3,7 @@ laid out after it."""
 
 from __future__ import annotations
 
-from depyf.decompiler.instructions import POP_JUMPS
+from depyf.decompiler.instructions import FOR_ITERS, POP_JUMPS
 from depyf.decompiler.structure.model import ENDS_FUNCTION, Context
 
 
@@ -15,16 +15,17 @@ class LoopExits:
         """Positions where a jump out of the loop is ``break`` (and where those breaks land).
 
         Code laid out inside the loop's range counts as the loop's (inline code ending in break or
-        continue), except a place where the enclosing statement ends (``ctx.stops``): 3.12+ lays the
-        code after a try statement before its handlers, so such a place can sit inside the range,
-        and a jump from the loop straight to it can only be ``break``. Likewise a jump to the next
-        round of the enclosing loop (``ctx.next_rounds``): ``continue`` binds to the innermost loop, so
-        it is a ``break`` that 3.12+ threaded through the end of the enclosing loop's body.
+        continue), except a place where the enclosing statement ends (``ctx.stops``): with
+        ``handlers_laid_out_last`` the code after a try statement comes before its handlers, so such a
+        place can sit inside the range, and a jump from the loop straight to it can only be ``break``.
+        Likewise a jump to the next round of the enclosing loop (``ctx.next_rounds``): ``continue``
+        binds to the innermost loop, so it is a ``break`` threaded through the end of the enclosing
+        loop's body.
 
         With ``code_after_body`` (a ``while True`` loop read again when the reading above fails),
         code laid out between the loop's body and the except clauses of a try in it is not the
-        loop's either: 3.12+ puts the code after the loop there, and the clauses' ``break``s go
-        to it (see ``after_clause_left``).
+        loop's either: with ``handlers_laid_out_last`` the code after the loop can sit there, and
+        the clauses' ``break``s go to it (see ``after_clause_left``).
         """
         stops, outer_next = ctx.stops, ctx.next_rounds
         last = max(self.cfg.blocks[b].end for b in blocks)
@@ -55,8 +56,8 @@ class LoopExits:
 
         # the loop inside a protected region: code after the region (its finally copy, the code
         # after the try statement) is protected by the handlers outside it alone (the region's
-        # handler is, by its cleanup handler). 3.12+ lays the except clauses of a try in the
-        # loop's body out after that code, and a jump there from the loop can only be ``break``
+        # handler is, by its cleanup handler). ``handlers_laid_out_last`` puts the except clauses of a
+        # try in the loop's body after that code, and a jump there from the loop can only be ``break``
         # (``try: while True: ... break ... finally: ...``)
         chain = self.cfg.handler_chain(header)
         region = ctx.layers[-1].target if ctx.layers else None
@@ -132,7 +133,7 @@ class LoopExits:
                     and self.cfg.handler_at[hp] is not None:
                 own_cleanups.add(self.cfg.handler_at[hp].target)
         if own_cleanups and outer_next:
-            # ``break`` in an except clause of a try in the loop, threaded by 3.12+ through the end
+            # ``break`` in an except clause of a try in the loop, threaded through the end
             # of the enclosing loop's body to its next round: the clause leaves its handler's
             # cleanup range (POP_EXCEPT, the iterator popped) and jumps there
             for index, block in enumerate(self.cfg.blocks):
@@ -152,9 +153,10 @@ class LoopExits:
     def after_clause_left(self, p: int, q: int) -> bool:
         """Does ``p`` leave an except clause (``POP_EXCEPT``) for code at ``q`` that ends the
         function, computing its value only then? Such code is what follows a ``while True`` loop
-        (it never goes back to the loop), reached by a ``break`` in the clause; 3.12+ lays it out
-        inside the loop's range. (A clause's own ``return x`` computes ``x`` before it leaves; a
-        constant is loaded after leaving either way, and reads as the clause's ``return``.)"""
+        (it never goes back to the loop), reached by a ``break`` in the clause; with
+        ``handlers_laid_out_last`` it can be laid out inside the loop's range. (A clause's own
+        ``return x`` computes ``x`` before it leaves; a constant is loaded after leaving either
+        way, and reads as the clause's ``return``.)"""
         if self.instrs[p].opname != "POP_EXCEPT" or q >= len(self.instrs) \
                 or self.instrs[q].opname == "LOAD_CONST":
             return False
@@ -165,8 +167,8 @@ class LoopExits:
         """Drop code that ends the function and that a ``for`` loop's body enters by a test
         alone: a ``break`` pops the iterator before it jumps, so code entered with the iterator
         still on the stack is the body's (``if c: return a`` laid out after the except clauses
-        3.12+ put at the end of the function)."""
-        if self.instrs[header].opname not in ("FOR_ITER", "ASYNC_FOR_ITER"):
+        laid out at the end of the function)."""
+        if self.instrs[header].opname not in FOR_ITERS:
             return found
         dropped = set()
         for p in found:
@@ -183,8 +185,8 @@ class LoopExits:
         """The blocks laid out in ``[header, last)`` that the loop reaches (by jumps or by raising),
         not through its exit.
 
-        Other code can lie in that range: 3.12+ lays every except clause out at the end of the
-        function, so an earlier loop's clauses can sit between this loop's blocks, and the code
+        Other code can lie in that range: ``handlers_laid_out_last`` puts every except clause at the end
+        of the function, so an earlier loop's clauses can sit between this loop's blocks, and the code
         after the loop before them (its jump to the enclosing loop's next round is no ``break``)."""
         exit_block = self.cfg.block_of[exit_pos] if exit_pos is not None else None
         return self.cfg.reach(blocks, lambda b: b in blocks or b != exit_block
@@ -257,13 +259,13 @@ class LoopExits:
 
     def without_inline_exits(self, found: set[int]) -> set[int]:
         """Drop exits whose code runs straight into another exit: the tail of an ``if`` that ends in
-        ``break`` laid out after the loop (3.14 no longer copies the test to the bottom, so the
+        ``break`` laid out after the loop (without ``copies_loop_tests`` the test is not at the bottom, so the
         last body statement can fall into the code after the loop)."""
         def runs_into(p: int, q: int) -> bool:
             if not p < q <= p + 64 or self.cfg.handler_at[p] != self.cfg.handler_at[q]:
                 return False
             return all(ins.target is None and ins.opname not in ENDS_FUNCTION
-                       and ins.opname not in ("RERAISE", "FOR_ITER", "ASYNC_FOR_ITER")
+                       and ins.opname != "RERAISE" and ins.opname not in FOR_ITERS
                        and self.cfg.handler_at[p + k] == self.cfg.handler_at[p]
                        for k, ins in enumerate(self.instrs[p:q]))
         return {p for p in found if not any(runs_into(p, q) for q in found)}

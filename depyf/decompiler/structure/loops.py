@@ -7,7 +7,7 @@ import ast
 from depyf.decompiler import values as v
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.expressions import negate
-from depyf.decompiler.instructions import CONDITIONAL_JUMPS, POP_JUMPS
+from depyf.decompiler.instructions import CONDITIONAL_JUMPS, FOR_ITERS, POP_JUMPS, features
 from depyf.decompiler.structure.conditions import _continues_chain
 from depyf.decompiler.structure.model import TRY_NODES, Context, Loop, WhileTest
 
@@ -36,7 +36,7 @@ class LoopBuilder:
                     return self.while_loop(pos, ctx, stack, out, inverted)
                 return False
             return self.while_loop(pos, ctx, stack, out, None, sources=inner)
-        if ins.opname in ("FOR_ITER", "ASYNC_FOR_ITER"):
+        if ins.opname in FOR_ITERS:
             return self.for_loop(pos, ctx, stack, out)
         if inverted is not None:
             # jumps back to the test from after the loop's bottom: an enclosing ``while True``
@@ -52,9 +52,11 @@ class LoopBuilder:
 
     def in_clause_of_try_within(self, x: int, lo: int, hi: int) -> bool:
         """Whether ``x`` is in an except clause of a try statement protecting code in ``[lo, hi]``
-        (3.12+ lays the clauses out after the loop's bottom: their jump back to the test at the
-        top is that loop's ``continue``, not an enclosing loop's next round). The jump itself
+        (``handlers_laid_out_last`` puts the clauses after the loop's bottom: their jump back to the test
+        at the top is that loop's ``continue``, not an enclosing loop's next round). The jump itself
         follows the clause's POP_EXCEPT, outside the handlers: what precedes its block is inside."""
+        if not features().handlers_laid_out_last:
+            return False
         block = self.cfg.blocks[self.cfg.block_of[x]]
         chain = set(self.cfg.handler_chain(x))
         if self.instrs[block.start].opname == "POP_EXCEPT":
@@ -91,7 +93,7 @@ class LoopBuilder:
         if not isinstance(iterator, v.Iterator):
             raise self.error(pos, "for loop without an iterator")
         if self.yields_each_item(pos, exit_pos):
-            # ``(*row for row in rows)`` (3.15+): every item of ``row`` is yielded as it comes
+            # ``(*row for row in rows)``: every item of ``row`` is yielded as it comes
             stack.pop()
             out.append(ast.Expr(ast.Yield(ast.Starred(iterator.iterable, ast.Load()))))
             return exit_pos
@@ -118,7 +120,7 @@ class LoopBuilder:
             return [], exit_pos
         if exit_pos in ctx.next_rounds and exit_pos == ctx.loop.header:
             # the loop's exit is the enclosing loop's next round, its breaks land elsewhere:
-            # the else clause is ``continue`` (3.12+ jumps straight to the enclosing FOR_ITER)
+            # the else clause is ``continue`` (a jump straight to the enclosing FOR_ITER)
             return [self.continue_stmt(exit_pos, ctx)], break_target
         orelse = self.emit(exit_pos, ctx.with_stops(break_target), list(stack))
         if break_target in ctx.next_rounds:
@@ -183,7 +185,7 @@ class LoopBuilder:
             body = self.while_true_body(pos, breaks, break_target, blocks, ctx, stack, wraps_while)
         except DecompilationError as first:
             # read again with the code laid out between the body and the except clauses of a try
-            # in it as the code after the loop (3.12+), where the clauses' breaks go
+            # in it as the code after the loop (``handlers_laid_out_last``), where the clauses' breaks go
             again = self.exits_of(blocks, pos, None, ctx, code_after_body=True)
             if again == breaks:
                 raise

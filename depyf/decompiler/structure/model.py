@@ -7,7 +7,7 @@ import ast
 import enum
 from dataclasses import dataclass, field
 
-TryStar = getattr(ast, "TryStar", ast.Try)  # ``try``/``except*`` (CPython 3.11+)
+TryStar = getattr(ast, "TryStar", ast.Try)  # ``try``/``except*`` (where ``ast`` has it)
 
 TRY_NODES = (ast.Try, TryStar)
 
@@ -98,7 +98,7 @@ class BranchExit:
 
 @dataclass(frozen=True)
 class WhileTest:
-    """A while loop's test that 3.11+ copied to the bottom of the loop (``WhileTests.find_while_tests``),
+    """A while loop's test copied to the bottom of the loop (``copies_loop_tests``; ``find_while_tests``),
     or that a while loop with an else clause runs at its header alone."""
 
     test_end: int                    # the top copy's last conditional jump

@@ -6,7 +6,7 @@ import ast
 import functools
 
 from depyf.decompiler import values as v
-from depyf.decompiler.instructions import JUMPS_CANNOT_RAISE, POP_JUMPS
+from depyf.decompiler.instructions import POP_JUMPS, features
 from depyf.decompiler.pseudo_statements import ReraiseStmt
 from depyf.decompiler.structure.model import NO_HANDLER, TRY_NODES, Context, Layer, RegionKind, TryStar
 
@@ -18,11 +18,11 @@ class TryBuilder:
         return layer.target in self.cfg.handler_chain(pos)
 
     def test_left_out(self, pos: int, layer: Layer) -> bool:
-        """A lone conditional jump between two covered instructions: 3.13+ leaves jumps out of
-        the handler's range (they cannot raise), so this test inside a ``with`` or ``try`` body
+        """A lone conditional jump between two covered instructions: with ``jumps_cannot_raise``,
+        jumps may lie out of the handler's range, so this test inside a ``with`` or ``try`` body
         is still the body's, not a way out of it."""
         block = self.cfg.block_at(pos)
-        return JUMPS_CANNOT_RAISE and block.start == pos and block.end == pos + 1 \
+        return features().jumps_cannot_raise and block.start == pos and block.end == pos + 1 \
             and self.instrs[pos].opname in POP_JUMPS and 0 < pos < len(self.instrs) - 1 \
             and self.covered(pos - 1, layer) and self.covered(pos + 1, layer)
 
@@ -168,7 +168,7 @@ class TryBuilder:
         orelse: list = []
         if after is not None and h_after is not None and after != h_after:
             # the else clause ends where the except clauses go on, or at its own copy of that
-            # place when it is a small returning block 3.12+ copied
+            # place when it is a copied return tail
             orelse = self.emit(
                 after, ctx.with_stops(h_after, *self.return_copies(h_after)), list(entry_stack)
             )

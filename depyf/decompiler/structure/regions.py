@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from depyf.decompiler.instructions import FOR_ITERS, features
 from depyf.decompiler.structure.model import NO_CONTINUATION, Context, ExitKind, Layer, RegionKind, Sentinel
 
 
@@ -26,21 +27,23 @@ class RegionExits:
         goes_on = continuation not in (None, NO_CONTINUATION) \
             and (dest == continuation or self.same_return_block(dest, continuation))
         if kind is ExitKind.RETURN and goes_on:
-            # 3.10's copy of the code after the try statement, falling on from the clause
+            # a copy of the code after the try statement (a copied return tail), falling on from the clause
             first.normal_exits.append(first.continuation)
             return True
         if kind is None:
             exit_to = self.follow_jumps(first_exit)
-            if exit_to is not None and exit_to < len(self.instrs) and self.instrs[exit_to].opname == "JUMP":
+            if features().handlers_laid_out_last and exit_to is not None and exit_to < len(self.instrs) \
+                    and self.instrs[exit_to].opname == "JUMP":
                 back = self.cfg.pos(self.instrs[exit_to].target)
                 if (
                     back is not None
                     and back < exit_to
                     and (back not in self.back_edge_targets or self.instrs[exit_to].extra.get("no_interrupt"))
                 ):
-                    # to code laid out before the handler (3.12+); a jump that skips the
-                    # interrupt check is never a ``continue``, even to a loop's header (3.14
-                    # lays a while loop right after the try body, test first)
+                    # to code laid out before the handler (``handlers_laid_out_last``); a jump that
+                    # skips the interrupt check is never a ``continue``, even to a loop's header
+                    # (without ``copies_loop_tests``, a while loop right after the try body
+                    # starts with its test)
                     exit_to = self.follow_jumps(back)
             if continuation is None or dest is None or self.final_kind(dest, ctx) is not ExitKind.RETURN:
                 first.normal_exits.append(exit_to)
@@ -49,7 +52,8 @@ class RegionExits:
                 first.normal_exits.append(first.continuation if p != first_exit else exit_to)
                 return True
             # a jump to a return other than where the try statement goes on: the clause's own
-            # (3.10 copies a clause's returns into each path to them; depyf shares the copies)
+            # (a compiler that copies return tails copies a clause's returns into each path to them;
+            # the version module shares the copies)
             p, kind = dest, ExitKind.RETURN
         if kind is ExitKind.RETURN:
             q = p
@@ -68,9 +72,9 @@ class RegionExits:
 
     def body_continuation(self, layer: Layer, ctx: Context) -> int | None:
         """Where a try body that seems to go on at several places goes on, when all of them but
-        one are blocks that return without computing anything (``return <constant>``): 3.10 puts
-        a constant return after the body's POP_BLOCK, outside the handler's range, and its copies
-        become jumps to one (see ``depyf.decompiler.versions.v3_10``). Those are the body's own
+        one are blocks that return without computing anything (``return <constant>``): a compiler
+        with a block stack puts a constant return after the body's POP_BLOCK, outside the handler's
+        range, and the version module makes its copies jumps to one. Those are the body's own
         returns; None when the exits need no second reading."""
         places = self.one_return_copy(layer.normal_exits)
         if len(places) < 2 or None in places:
@@ -164,9 +168,9 @@ class RegionExits:
             p += 1
             pops += 1
             ins = self.instrs[p]
-        if pops == 1 and ctx.loop is not None and self.instrs[ctx.loop.header].opname == "FOR_ITER" \
+        if pops == 1 and ctx.loop is not None and self.instrs[ctx.loop.header].opname in FOR_ITERS \
                 and self.same_return_block(p, ctx.loop.after):
-            return ExitKind.BREAK  # pops the iterator, then runs 3.12+'s copy of the code after the loop
+            return ExitKind.BREAK  # pops the iterator, then runs a copy of the code after the loop
         if pops and ins.opname == "LOAD_CONST" and p + 1 < len(self.instrs) \
                 and self.instrs[p + 1].opname == "RETURN_VALUE":
             return ExitKind.RETURN  # ``return <constant>`` inside for loops: their iterators popped first

@@ -8,8 +8,8 @@ import ast
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.executor import replace_in
 from depyf.decompiler.expressions import bool_op
+from depyf.decompiler.instructions import copy_key
 from depyf.decompiler.structure.conditions import _continues_chain
-from depyf.decompiler.structure.copies import _copy_key
 from depyf.decompiler.structure.model import ENDS_FUNCTION, Context
 
 
@@ -17,8 +17,8 @@ class ValueFlows:
     """Values computed by branching code (``a if c else b``, ``a and b``, ``a < b < c``)."""
 
     def value_before_copied_tails(self, t: int, f: int, ctx: Context, stack: list) -> tuple | None:
-        """A conditional expression whose branches never meet: 3.12+ copied the small returning
-        code after it into both (``return s[:m.start() if m else None].strip()``).
+        """A conditional expression whose branches never meet: the small returning code after it
+        was copied into both (``return s[:m.start() if m else None].strip()``).
 
         Each branch is straight-line code ending the function; the longest common tail that
         leaves each branch pushing exactly one value (and running no statement) is the code after
@@ -30,8 +30,8 @@ class ValueFlows:
         common = 0
         # a copy keeps the line of the code it copies: equal code on other lines was written twice
         # (``if n: return f(a), 0`` / ``else: return g(a), 0`` is no ``(f if n else g)(a)``)
-        while common < min(len(a), len(b)) and _copy_key(self.instrs[a[-1 - common]]) \
-                == _copy_key(self.instrs[b[-1 - common]]) \
+        while common < min(len(a), len(b)) and copy_key(self.instrs[a[-1 - common]]) \
+                == copy_key(self.instrs[b[-1 - common]]) \
                 and self.instrs[a[-1 - common]].lineno == self.instrs[b[-1 - common]].lineno:
             common += 1
         for n in range(min(common, len(a) - 1, len(b) - 1), 0, -1):
@@ -102,7 +102,7 @@ class ValueFlows:
 
     def chain_in_copied_tails(self, start: int, stop: int, end: int, stmts: list, left, middle) -> bool:
         """The last comparison of a chain in value position whose right operand is a conditional
-        expression, 3.12+ having copied the comparison and the returning code after the chain into
+        expression, the compiler having copied the comparison and the returning code after the chain into
         both of its branches: ``stmts`` (read from ``start``) is that one returning statement, with
         the comparison of ``middle``; merged here with ``left`` into the whole chain.
 

@@ -1,8 +1,9 @@
-"""The tests 3.11+ copies from the top of a ``while`` loop to its bottom."""
+"""The tests a compiler that copies loop tests (``Features.copies_loop_tests``) copies from the top
+of a ``while`` loop to its bottom."""
 
 from __future__ import annotations
 
-from depyf.decompiler.instructions import CONDITIONAL_JUMPS
+from depyf.decompiler.instructions import CONDITIONAL_JUMPS, copy_key
 from depyf.decompiler.structure.model import WhileTest
 
 # Instructions a while test's copies are widened over (see ``Structurer.widen_copied_test``).
@@ -16,7 +17,7 @@ class WhileTests:
     """Finding the two copies of each while test."""
 
     def find_while_tests(self) -> dict[int, WhileTest]:
-        """Top-of-loop tests that 3.11+ duplicated at the bottom of ``while`` loops.
+        """Top-of-loop tests duplicated at the bottom of ``while`` loops.
 
         Maps the top test's first position to its ``WhileTest``.
         """
@@ -39,7 +40,7 @@ class WhileTests:
                 # ``POP_JUMP_IF_TRUE body`` (the trampoline after it)
                 end -= 3
             else:
-                # the same, 3.12+: the trampoline runs a copy of the returning code after the loop
+                # the same with a copied return tail: the trampoline runs a copy of the code after the loop
                 j = self.cfg.block_at(end).start if end >= 0 else -1
                 if j >= 2 and ins[j].opname == "POP_TOP" and self.is_return_copy(j + 1, body_start) \
                         and ins[j - 1].opname == "JUMP" and self.cfg.pos(ins[j - 1].target) == body_start \
@@ -53,7 +54,7 @@ class WhileTests:
                 ia, ib = self.instrs[a], self.instrs[b]
                 if (ia.target is None) != (ib.target is None):
                     break
-                if ia.target is None and (ia.opname != ib.opname or ia.argval != ib.argval):
+                if ia.target is None and copy_key(ia) != copy_key(ib):
                     break
                 # jumps inside the test (``and``/``or`` values, a chain's exit) land alike in both copies
                 same_value_jump = ia.opname == ib.opname \

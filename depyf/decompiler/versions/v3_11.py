@@ -8,6 +8,7 @@ import types
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import (
     ExceptionEntry,
+    Features,
     Instr,
     async_for_entries_to_outer,
     forward_offsets,
@@ -45,6 +46,8 @@ _SAME = {
     "RETURN_GENERATOR", "BINARY_OP",
 }
 HANDLED = frozenset(_DROP | set(_JUMPS) | _SAME)
+FEATURES = Features(copies_return_tails=False, copies_loop_tests=True, handlers_laid_out_last=False,
+                    jumps_cannot_raise=False)
 _CONVERSIONS = {0: None, 1: "s", 2: "r", 3: "a"}
 
 

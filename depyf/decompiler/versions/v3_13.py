@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import types
 
-from depyf.decompiler.instructions import ExceptionEntry, Instr
+from depyf.decompiler.instructions import ExceptionEntry, Features, Instr
 from depyf.decompiler.versions import v3_12
 from depyf.decompiler.versions.v3_12 import CONVERSIONS
 
@@ -36,6 +36,8 @@ SPECIAL = frozenset({
 REMOVED = frozenset({"KW_NAMES", "FORMAT_VALUE"})
 INVISIBLE = frozenset({"TO_BOOL"})
 HANDLED = frozenset((v3_12.HANDLED - REMOVED) | SPECIAL | INVISIBLE)
+FEATURES = Features(copies_return_tails=True, copies_loop_tests=True, handlers_laid_out_last=True,
+                    jumps_cannot_raise=True)
 
 
 class Translator(v3_12.Translator):

@@ -30,7 +30,7 @@ import bisect
 import dis
 import types
 
-from depyf.decompiler.instructions import ExceptionEntry, Instr
+from depyf.decompiler.instructions import ExceptionEntry, Features, Instr
 from depyf.decompiler.versions import v3_12, v3_13
 from depyf.decompiler.versions.v3_12 import CONVERSIONS
 
@@ -50,6 +50,8 @@ REMOVED = frozenset(
 )
 INVISIBLE = frozenset({"TO_BOOL", "NOT_TAKEN"})
 HANDLED = frozenset((v3_13.HANDLED - REMOVED) | SPECIAL | INVISIBLE)
+FEATURES = Features(copies_return_tails=True, copies_loop_tests=False, handlers_laid_out_last=True,
+                    jumps_cannot_raise=True)
 
 _SUBSCRIPT = "[]"
 EXTRA = "X"  # a slot the model does not have (3.14: a with's ``self``; 3.15 adds iterators' slots)

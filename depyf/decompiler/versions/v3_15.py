@@ -29,6 +29,7 @@ from depyf.decompiler.versions import v3_12, v3_14
 from depyf.decompiler.versions.v3_14 import EXTRA, VALUE
 
 HANDLED = v3_14.HANDLED - {"GET_YIELD_FROM_ITER"}
+FEATURES = v3_14.FEATURES
 
 GENEXPR = "G"  # a generator-expression function waiting for its iterable
 ASYNC_GENEXPR = "A"  # the same for an asynchronous generator expression

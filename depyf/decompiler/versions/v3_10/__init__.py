@@ -43,8 +43,12 @@ stack through the blocks to find the exception handlers and their kinds; tails.p
 and exit tails the compiler copies.
 """
 
+from depyf.decompiler.instructions import Features
 from depyf.decompiler.versions.v3_10.translate import HANDLED, normalize
 
+FEATURES = Features(copies_return_tails=True, copies_loop_tests=True, handlers_laid_out_last=False,
+                    jumps_cannot_raise=False)
+
 __all__ = [
-    "HANDLED", "normalize"
+    "FEATURES", "HANDLED", "normalize"
 ]

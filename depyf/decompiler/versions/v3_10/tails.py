@@ -6,7 +6,8 @@ from __future__ import annotations
 import dis
 
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.instructions import Instr, chain_operand_copies, hoist_break_tails
+from depyf.decompiler.instructions import Instr, copy_key
+from depyf.decompiler.versions.copied_tails import chain_operand_copies, hoist_break_tails
 from depyf.decompiler.versions.v3_10.block_flow import _exit_call_length
 
 _NOT_IN_TAIL = frozenset({"PUSH_EXC_INFO", "POP_EXCEPT", "RERAISE", "CHECK_EXC_MATCH", "YIELD_VALUE",
@@ -37,8 +38,7 @@ def _share_return_tails(out: list[Instr], marks: dict[int, object], breaks: dict
         k = 0
         while m + k < len(out) and q + k < len(out) and k < 64:
             a, b = out[m + k], out[q + k]
-            if (a.opname, repr(a.argval), a.lineno, cover[id(a)], depth_of.get(id(a))) != \
-                    (b.opname, repr(b.argval), b.lineno, cover[id(b)], depth_of.get(id(b))) \
+            if _placed_key(a, cover, depth_of) != _placed_key(b, cover, depth_of) \
                     or a.target is not None or b.target is not None or (k and a.offset in targets):
                 break
             if a.opname == "RETURN_VALUE":
@@ -85,7 +85,7 @@ def _share_return_tails(out: list[Instr], marks: dict[int, object], breaks: dict
     for m, (j, base, kind) in found.items():
         if m in used:
             continue
-        key = (tuple((ins.opname, repr(ins.argval), ins.lineno) for ins in out[m:j + 1]),
+        key = (tuple((*copy_key(ins), ins.lineno) for ins in out[m:j + 1]),
                tuple(cover[id(ins)] for ins in out[m:j + 1]), base, kind)
         tails.setdefault(key, {}).setdefault((m, j), []).append(m)
     for copies in sorted(tails.values(), key=lambda c: -max(j - first for first, j in c)):
@@ -105,13 +105,17 @@ def _share_return_tails(out: list[Instr], marks: dict[int, object], breaks: dict
         out[m:j + 1] = [jump]
 
 
+def _placed_key(ins: Instr, cover: dict, depth_of: dict) -> tuple:
+    """``copy_key`` with what 3.10's copies keep of where they lie: the line, the handler, the depth."""
+    return *copy_key(ins), ins.lineno, cover[id(ins)], depth_of.get(id(ins))
+
+
 def _same_code(out: list[Instr], a: int, b: int, cover: dict, depth_of: dict) -> int | None:
     """Length of the straight-line code ending in a return or raise at ``a`` when ``b`` holds the same."""
     k = 0
     while a + k < len(out) and b + k < len(out) and k < 16:
         x, y = out[a + k], out[b + k]
-        if (x.opname, repr(x.argval), x.lineno, cover[id(x)], depth_of.get(id(x))) != \
-                (y.opname, repr(y.argval), y.lineno, cover[id(y)], depth_of.get(id(y))) \
+        if _placed_key(x, cover, depth_of) != _placed_key(y, cover, depth_of) \
                 or x.target is not None or y.target is not None:
             return None
         if x.opname in ("RETURN_VALUE", "RAISE_VARARGS"):
@@ -160,8 +164,8 @@ def _share_chain_exits(out: list[Instr], cover: dict, depth_of: dict) -> None:
                     replace[a] = (t - 1, out[t + 2].offset)
                 break
             if out[t - 1].opname == "RETURN_VALUE":
-                replace.update(chain_operand_copies(out, k, t - 1, lambda x: (
-                    x.opname, repr(x.argval), x.lineno, cover[id(x)], depth_of.get(id(x)))))
+                replace.update(chain_operand_copies(
+                    out, k, t - 1, lambda x: _placed_key(x, cover, depth_of)))
         elif ins.opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") and t + 1 < len(out) \
                 and out[t].opname == "POP_TOP" and out[t + 1].offset not in targets:
             last = next(

@@ -32,12 +32,16 @@ opcode translations (opcodes.py), the jump and layout normalisation (layout.py) 
 comprehensions (comprehensions.py, with the synthetic code objects of synthetic.py).
 """
 
+from depyf.decompiler.instructions import Features
 from depyf.decompiler.versions.v3_12.layout import share_chain_value_copies, share_duplicated_returns
 from depyf.decompiler.versions.v3_12.synthetic import synthetic_instructions
 from depyf.decompiler.versions.v3_12.tables import CONVERSIONS, DROP, HANDLED, JUMPS, SAME, SPECIAL
 from depyf.decompiler.versions.v3_12.translator import Translator, normalize
 
+FEATURES = Features(copies_return_tails=True, copies_loop_tests=True, handlers_laid_out_last=True,
+                    jumps_cannot_raise=False)
+
 __all__ = [
-    "CONVERSIONS", "DROP", "HANDLED", "JUMPS", "SAME", "SPECIAL", "Translator", "normalize",
+    "CONVERSIONS", "FEATURES", "DROP", "HANDLED", "JUMPS", "SAME", "SPECIAL", "Translator", "normalize",
     "share_chain_value_copies", "share_duplicated_returns", "synthetic_instructions"
 ]

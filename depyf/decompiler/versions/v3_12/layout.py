@@ -10,8 +10,9 @@ from depyf.decompiler.instructions import (
     ExceptionEntry,
     Instr,
     async_for_entries_to_outer,
-    chain_operand_copies,
+    copy_key,
 )
+from depyf.decompiler.versions.copied_tails import chain_operand_copies
 from depyf.decompiler.versions.v3_12.tables import _INVERTED, _OR_POP
 
 
@@ -220,21 +221,17 @@ def share_chain_value_copies(out: list[Instr]) -> None:
         tail = out[t + 2:t + 2 + m] if m is not None else []
         if not tail or any(x.target is not None or x.opname in _LEAVES for x in tail[:-1]) or t - m <= k \
                 or out[t - m - 1].opname not in _COMPARES \
-                or [_key(x) for x in out[t - m:t]] != [_key(x) for x in tail] \
+                or [copy_key(x) for x in out[t - m:t]] != [copy_key(x) for x in tail] \
                 or any(x.target is not None for x in out[t - m:t]):
             continue
         targeted = {x.target for x in out if x.target is not None}
         if any(x.offset in targeted for x in out[t - m:t]) or any(x.offset in targeted for x in tail[1:]):
             continue
-        replace.update(chain_operand_copies(out, k, t - 1, _key))
+        replace.update(chain_operand_copies(out, k, t - 1, copy_key))
         replace[t - m] = (t - 1, out[t + 2].offset)
     for a in sorted(replace, reverse=True):
         last, target = replace[a]
         out[a:last + 1] = [Instr("JUMP", out[a].offset, None, None, target, out[a].lineno, out[a].slots)]
-
-
-def _key(ins: Instr) -> tuple:
-    return ins.opname, repr(ins.argval)
 
 
 _COMPARES = frozenset({"COMPARE_OP", "IS_OP", "CONTAINS_OP"})

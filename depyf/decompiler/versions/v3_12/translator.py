@@ -10,10 +10,10 @@ from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import (
     ExceptionEntry,
     Instr,
-    hoist_break_tails,
     raw_exception_entries,
     raw_instructions,
 )
+from depyf.decompiler.versions.copied_tails import hoist_break_tails
 from depyf.decompiler.versions.v3_12.comprehensions import Comprehensions
 from depyf.decompiler.versions.v3_12.layout import (
     JumpLayout,

@@ -1,0 +1,65 @@
+"""The layout features each version module declares (``instructions.Features``) are what the running
+compiler does: each flag is checked against the bytecode of a small function compiled here."""
+
+from __future__ import annotations
+
+import dis
+
+import depyf
+from depyf.decompiler.instructions import Features, features
+
+
+def _instructions(source: str) -> list[dis.Instruction]:
+    module = compile(source, "<probe>", "exec")
+    code = next(c for c in module.co_consts if hasattr(c, "co_code"))
+    return list(dis.get_instructions(code))
+
+
+def _first_load(instrs: list[dis.Instruction], name: str) -> int:
+    return next(ins.offset for ins in instrs if ins.argval == name)
+
+
+def test_the_running_versions_features_are_declared():
+    assert isinstance(features(), Features)
+
+
+def test_copies_return_tails():
+    instrs = _instructions("def f(a):\n    try:\n        g()\n    except E:\n        h()\n    return a\n")
+    returns = sum(ins.opname == "RETURN_VALUE" for ins in instrs)
+    assert features().copies_return_tails == (returns > 1)
+
+
+def test_copies_loop_tests():
+    instrs = _instructions("def f():\n    while a:\n        b()\n")
+    assert features().copies_loop_tests == (sum(ins.argval == "a" for ins in instrs) > 1)
+
+
+def test_handlers_laid_out_last():
+    instrs = _instructions("def f():\n    try:\n        g()\n    except E:\n        h()\n    k()\n")
+    assert features().handlers_laid_out_last == (_first_load(instrs, "k") < _first_load(instrs, "h"))
+
+
+def test_jumps_cannot_raise():
+    instrs = _instructions("def f(a):\n    if a:\n        b()\n")
+    assert features().jumps_cannot_raise == any(ins.opname == "TO_BOOL" for ins in instrs)
+
+
+ASYNC_FOR_BREAK_IN_FINALLY = """\
+async def f(xs):
+    async for x in xs:
+        try:
+            if x:
+                break
+        finally:
+            g()
+    return 1
+"""
+
+
+def test_a_break_out_of_async_for_through_finally_is_a_break():
+    """A ``break`` that pops the iterator and runs the copied code after the loop is a ``break`` in
+    an ``async for`` as in a ``for`` loop (it read as ``return 1`` inside the loop where the
+    compiler copies return tails)."""
+    namespace: dict = {}
+    exec(compile(ASYNC_FOR_BREAK_IN_FINALLY, "<source>", "exec"), namespace)
+    assert depyf.decompile(namespace["f"]).strip() == ASYNC_FOR_BREAK_IN_FINALLY.strip()
