@@ -261,6 +261,10 @@ def cache_entries(code: types.CodeType) -> list[CacheEntryView]:
 
     out = []
     for entry in _debug_get_cache_entry_list(code):
+        if getattr(entry, "code", None) is None:
+            # invalidated (torch 2.15 leaves an entry whose guarded object was freed in the list
+            # with no code): nothing of it runs any more; its guards were read while it was alive
+            continue
         cid = getattr(entry, "compile_id", None)
         key = None
         if cid is not None and getattr(cid, "frame_id", None) is not None:
