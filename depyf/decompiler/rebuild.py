@@ -15,10 +15,36 @@ _SIGNIFICANT_FLAGS = 0x01 | 0x02 | 0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200
 
 _WRAPPER = "__depyf_wrapper__"
 _FUTURE_FLAGS = 0x1000000  # CO_FUTURE_ANNOTATIONS: annotations stay strings
-# The class that gives a method its ``__class__`` cell. A name of underscores only: inside a class
-# so named the compiler mangles no ``__private`` name (it would turn a global ``__x`` of the
-# source, such as Dynamo's ``__compiled_fn_1`` or a placeholder, into ``_depyf_class____x``).
-_CLASS = "_"
+# The class that gives a method its ``__class__`` cell is named with underscores only: inside a
+# class so named the compiler mangles no ``__private`` name (it would turn a global ``__x`` of the
+# source, such as Dynamo's ``__compiled_fn_1`` or a placeholder, into ``_depyf_class____x``). It is
+# the shortest such name the source does not use: a method that reads a global ``_`` (gettext's
+# alias) must not see the class in its place.
+
+
+def _class_name(tree: ast.Module) -> str:
+    used = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            used.add(node.id)
+        elif isinstance(node, ast.arg):
+            used.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            used.add(node.name)
+        elif isinstance(node, ast.alias):
+            used.add((node.asname or node.name).partition(".")[0])
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            used.update(node.names)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            used.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            used.add(node.rest)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            used.add(node.name)
+    name = "_"
+    while name in used:
+        name += "_"
+    return name
 
 
 def rebuild_code(original: types.CodeType, source: str, *, filename: str | None = None,
@@ -129,9 +155,10 @@ def _compile_function(original: types.CodeType, tree: ast.Module, filename: str,
     holder = body       # where the source's statements go: the wrapper, or a class in it
     if "__class__" in original.co_freevars:
         holder = []
-        body.append(ast.ClassDef(name=_CLASS, bases=[], keywords=[], body=holder, decorator_list=[],
+        class_name = _class_name(tree)
+        body.append(ast.ClassDef(name=class_name, bases=[], keywords=[], body=holder, decorator_list=[],
                                  type_params=[]) if _has_type_params() else
-                    ast.ClassDef(name=_CLASS, bases=[], keywords=[], body=holder, decorator_list=[]))
+                    ast.ClassDef(name=class_name, bases=[], keywords=[], body=holder, decorator_list=[]))
     wrapper_args = {"type_params": []} if _has_type_params() else {}
     wrapper = ast.FunctionDef(name=_WRAPPER, args=_no_args(), body=body, decorator_list=[], returns=None,
                               **wrapper_args)

@@ -351,3 +351,18 @@ def test_text_that_is_not_python_never_leaves_decompile(monkeypatch, verify):
     with pytest.raises(DecompilationError, match="not valid Python|does not compile") as info:
         depyf.decompile(f, verify=verify)
     assert "f" in info.value.qualname
+
+
+def test_super_method_that_reads_a_global_named_with_underscores_recompiles():
+    # argparse's ArgumentParser.__init__: super() and gettext's alias ``_`` in one method. The class
+    # that gives the recompiled code its __class__ cell must not take a name the method reads
+    namespace: dict = {}
+    exec(compile(  # noqa: S102
+        "_ = str.upper\n__ = str.lower\n"
+        "class Base:\n    def describe(self):\n        return 'Base'\n"
+        "class Named(Base):\n    def describe(self):\n        return _(super().describe()) + __('X')\n",
+        "<underscores>", "exec"), namespace)
+    method = namespace["Named"].describe
+    rec = BACKEND.recompile(method.__code__)
+    assert rec.code.co_freevars == method.__code__.co_freevars == ("__class__",)
+    assert with_code(method, rec.code)(namespace["Named"]()) == method(namespace["Named"]()) == "BASEx"

@@ -26,7 +26,7 @@ def _free_port() -> int:
 
 
 DISTRIBUTED_SCRIPT = textwrap.dedent("""
-    import os, torch
+    import os, sys, torch
     import torch.distributed as dist
 
     @torch.compile(backend="eager")
@@ -41,7 +41,9 @@ DISTRIBUTED_SCRIPT = textwrap.dedent("""
     dist.init_process_group("gloo")
     t = after_init(torch.ones(2)) * (dist.get_rank() + 1)
     dist.all_reduce(t)
-    print("RANK", dist.get_rank(), "SUM", t.tolist(), flush=True)
+    # one write per rank: both ranks share the pipe, and print() writes each piece apart
+    sys.stdout.write(f"RANK {dist.get_rank()} SUM {t.tolist()}\n")
+    sys.stdout.flush()
     dist.destroy_process_group()
 """)
 
