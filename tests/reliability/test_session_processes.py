@@ -42,7 +42,7 @@ DISTRIBUTED_SCRIPT = textwrap.dedent("""
     t = after_init(torch.ones(2)) * (dist.get_rank() + 1)
     dist.all_reduce(t)
     # one write per rank: both ranks share the pipe, and print() writes each piece apart
-    sys.stdout.write(f"RANK {dist.get_rank()} SUM {t.tolist()}\n")
+    sys.stdout.write(f"RANK {dist.get_rank()} SUM {t.tolist()}\\n")
     sys.stdout.flush()
     dist.destroy_process_group()
 """)
