@@ -65,6 +65,9 @@ class EventExtraction:
             if opname == "LOAD_ASSERTION_ERROR":
                 # ``assert``'s exception: source that raises it reads the global
                 opname, argval = "LOAD_GLOBAL", "AssertionError"
+            elif opname == "LOAD_COMMON_CONSTANT" and ins.argrepr.isidentifier():
+                # 3.14: ``assert``'s exception or a builtin (``all``, ``tuple``): a global in source
+                opname, argval = "LOAD_GLOBAL", ins.argrepr
             if opname in _REBINDABLE_READS:
                 rebindable.add(str(argval))
             elif opname in _CALLS:
