@@ -246,7 +246,7 @@ def _cache_entries(opname: str, op: int) -> int:
     table = getattr(dis, "_inline_cache_entries", None)
     if table is None:
         return 0
-    if isinstance(table, dict):
+    if hasattr(table, "get"):   # a mapping (by name from 3.13; 3.14's is not a dict)
         return table.get(opname, table.get(op, 0))
     return table[op] if op < len(table) else 0
 
