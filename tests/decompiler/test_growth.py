@@ -3,6 +3,7 @@ exception entries found in one pass that agree with a scan of the table."""
 
 from __future__ import annotations
 
+import sys
 import types
 
 import pytest
@@ -102,6 +103,7 @@ def test_the_nearest_common_post_dominator_is_the_first_node_of_one_chain_on_the
             assert common_post_dominator(a, b, ipdom) == _first_common(a, b, ipdom)
 
 
+@pytest.mark.skipif(sys.platform == "emscripten", reason="no threads under WebAssembly")
 def test_an_if_on_one_or_of_8000_tests_decompiles_to_the_same_function():
     # CPython compiles it; the condition search recurses once per test, past the frames of the
     # main thread's limit: the code is read again in a thread with a big stack, not refused
