@@ -506,13 +506,7 @@ def patch_joint_graph(on_graph: Callable[[Any], None]) -> Undo:
             pass
         return result
 
-    module.aot_dispatch_autograd_graph = aot_dispatch_autograd_graph
-
-    def undo() -> None:
-        if module.__dict__.get("aot_dispatch_autograd_graph") is aot_dispatch_autograd_graph:
-            module.aot_dispatch_autograd_graph = original
-
-    return undo
+    return _replace_attribute(module, "aot_dispatch_autograd_graph", original, aot_dispatch_autograd_graph)
 
 
 def patch_recompile_reasons(on_reasons: Callable[[types.CodeType, list[str]], None]) -> Undo:
@@ -539,13 +533,8 @@ def patch_recompile_reasons(on_reasons: Callable[[types.CodeType, list[str]], No
             pass
         return reasons
 
-    convert_frame.get_and_maybe_log_recompilation_reason = get_and_maybe_log_recompilation_reason
-
-    def undo() -> None:
-        if convert_frame.__dict__.get(original.__name__) is get_and_maybe_log_recompilation_reason:
-            convert_frame.get_and_maybe_log_recompilation_reason = original
-
-    return undo
+    return _replace_attribute(convert_frame, "get_and_maybe_log_recompilation_reason", original,
+                              get_and_maybe_log_recompilation_reason)
 
 
 # Python guard function -> the per-tensor guard text Dynamo only logged for it (see below).
@@ -619,13 +608,7 @@ def patch_tensor_guard_text() -> Undo:
             pass
         return guard_fn
 
-    manager_class.compile_check_fn = compile_check_fn
-
-    def undo() -> None:
-        if manager_class.__dict__.get("compile_check_fn") is compile_check_fn:
-            manager_class.compile_check_fn = original
-
-    return undo
+    return _replace_attribute(manager_class, "compile_check_fn", original, compile_check_fn)
 
 
 # --- structured trace -----------------------------------------------------------------------------
@@ -858,11 +841,17 @@ def _patch_aot_module_simplified(wrap: Callable[[str, Callable[..., Any]], Calla
             return original(mod, args, *rest, **kwargs)
         return original(mod, args, **_wrapped_compilers(kwargs, wrap))
 
-    common.aot_module_simplified = aot_module_simplified
+    return _replace_attribute(common, "aot_module_simplified", original, aot_module_simplified)
+
+
+def _replace_attribute(owner: Any, name: str, original: Any, replacement: Any) -> Callable[[], None]:
+    """Set ``owner.name`` to ``replacement``; the undo puts ``original`` back only while the
+    replacement is still there (a later patch by someone else is left alone)."""
+    setattr(owner, name, replacement)
 
     def undo() -> None:
-        if common.__dict__.get("aot_module_simplified") is aot_module_simplified:
-            common.aot_module_simplified = original
+        if owner.__dict__.get(name) is replacement:
+            setattr(owner, name, original)
 
     return undo
 
