@@ -40,6 +40,9 @@ test in ``tests/torch/test_adapter.py`` that fails on that release without it. S
   cache entry whose identity-checked object is freed, possibly before the next compilation: the
   guard function is read as ``convert_frame.GuardedCode`` pairs it with the code
   (``patch_guarded_code``).
+- 2.5 to 2.8 at least: a guard's user stack (the ``# x = a + 1`` behind each guard) is recorded
+  only while the ``guards`` log is on; depyf turns it on, quietly, where the user has not
+  (``keep_guard_user_lines``, decided by behaviour in ``guards_keep_user_stacks``).
 - 2.2 to 2.4: a resume function that carries a closure (the ``__class__`` cell of a method that
   calls ``super()``, a variable a nested function reads) is made in place (``LOAD_CLOSURE``,
   ``BUILD_TUPLE``, ``LOAD_CONST <code>``, ``MAKE_FUNCTION``) and called at once: the decompiler
@@ -609,6 +612,60 @@ def patch_tensor_guard_text() -> Undo:
         return guard_fn
 
     return _replace_attribute(manager_class, "compile_check_fn", original, compile_check_fn)
+
+
+def guards_keep_user_stacks() -> bool:
+    """Whether Dynamo records the user line behind each guard without being asked.
+
+    A guard's verbose text ends with ``# <user line>  # file:line in fn`` only where its
+    ``user_stack`` was recorded. Later releases (2.13) always record it; 2.5 to 2.8 at least record
+    it only while the ``guards`` log is on (``install_guard`` passes ``collect_debug_stack``, and
+    ``GuardsSet.add`` then skips the stack). Decided by behaviour: one guard is added to an empty
+    set with ``collect_debug_stack=False`` and its stack looked at."""
+    import inspect
+
+    from torch._dynamo.source import LocalSource
+    from torch._guards import Guard, GuardsSet
+
+    if "collect_debug_stack" not in inspect.signature(GuardsSet.add).parameters:
+        return True   # nothing to skip it with
+    probe = Guard(LocalSource("x"), lambda builder, guard: None)
+    GuardsSet().add(probe, collect_debug_stack=False)
+    return probe.user_stack is not None
+
+
+def keep_guard_user_lines() -> Undo:
+    """Make Dynamo record the user line behind each guard where it does so only while its
+    ``guards`` log is on (see ``guards_keep_user_stacks``).
+
+    Where the user has not enabled that log, it is turned on at DEBUG with propagation off and a
+    handler that drops every record, so nothing reaches the user's handlers or the console; the
+    undo puts level, propagation and handlers back while they are still as depyf left them."""
+    expect("torch._dynamo.guards.guards_log")
+    expect("torch._dynamo.guards.install_guard")
+    expect("torch._guards.GuardsSet.add", ("self", "guard"))
+    if guards_keep_user_stacks():
+        return lambda: None
+    from torch._dynamo import guards
+
+    logger = guards.guards_log
+    if logger.isEnabledFor(logging.DEBUG):
+        return lambda: None
+    level, propagate = logger.level, logger.propagate
+    drop = logging.NullHandler()
+    logger.addHandler(drop)
+    logger.setLevel(logging.DEBUG)
+    logger.propagate = False
+
+    def undo() -> None:
+        if drop not in logger.handlers:
+            return   # someone reconfigured the log since (torch._logging.set_logs): theirs now
+        logger.removeHandler(drop)
+        if logger.level == logging.DEBUG and logger.propagate is False:
+            logger.setLevel(level)
+            logger.propagate = propagate
+
+    return undo
 
 
 # --- structured trace -----------------------------------------------------------------------------

@@ -28,6 +28,7 @@ TRACE_FEATURE = "structured trace (joint graph files, recompilation reasons)"
 JOINT_GRAPH_FEATURE = "joint graph files"
 RECOMPILE_FEATURE = "recompilation reasons"
 TENSOR_GUARDS_FEATURE = "per-tensor guard text (dtype, size, stride)"
+GUARD_LINES_FEATURE = "user lines behind guards"
 
 
 class DumpSession:
@@ -102,6 +103,7 @@ class DumpSession:
                 "Inductor output code files",
                 lambda: adapter.patch_inductor_module_loader(self.graphs.on_inductor_module),
             ),
+            (GUARD_LINES_FEATURE, adapter.keep_guard_user_lines),
             ("compile caches off", self._disable_caches),
             ("child process count", lambda: count_child_processes(self._child_started)),
         ]

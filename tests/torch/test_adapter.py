@@ -312,6 +312,46 @@ def test_patch_tensor_guard_text_spells_out_each_tensor(capfd):
     assert "check_tensor(" not in capfd.readouterr().err  # the guards log reached no handler of the user's
 
 
+def test_keep_guard_user_lines_names_the_user_line_behind_each_tensor_guard(capfd):
+    # 2.5 to 2.8 record a guard's user stack only while the guards log is on; the dump needs it on
+    # every release for the "# x = a + 1" comment behind each guard of full_code.
+    @torch.compile(backend="eager")
+    def f(x, y):
+        z = x.sin() + 1
+        return z * y
+
+    before = adapter.state_snapshot()
+    undo = adapter.keep_guard_user_lines()
+    try:
+        f(torch.ones(2, 3), torch.ones(2, 3))
+    finally:
+        undo()
+    assert adapter.state_snapshot() == before
+    (entry,) = adapter.cache_entries(adapter.original_callable(f).__code__)
+    parts = [part for leaf in adapter.leaf_guards(entry.guard_manager) for part in leaf.parts]
+    x_guards = [part for part in parts if part.startswith("check_tensor(L['x']")]
+    assert x_guards and all("# z = x.sin() + 1" in part for part in x_guards), parts
+    assert "check_tensor(" not in capfd.readouterr().err  # the guards log reached no handler of the user's
+
+
+def test_keep_guard_user_lines_leaves_a_guards_log_the_user_enabled_alone():
+    import logging
+
+    from torch._dynamo import guards
+
+    logger = guards.guards_log
+    level, propagate = logger.level, logger.propagate
+    logger.setLevel(logging.DEBUG)
+    try:
+        handlers = list(logger.handlers)
+        undo = adapter.keep_guard_user_lines()
+        assert list(logger.handlers) == handlers and logger.propagate == propagate
+        undo()
+        assert logger.level == logging.DEBUG
+    finally:
+        logger.setLevel(level)
+
+
 def test_patch_inductor_module_loader_sees_output_code():
     loaded = []
     undo = adapter.patch_inductor_module_loader(lambda module, path: loaded.append((module, path)))
