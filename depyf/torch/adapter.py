@@ -47,6 +47,9 @@ test in ``tests/torch/test_adapter.py`` that fails on that release without it. S
   calls ``super()``, a variable a nested function reads) is made in place (``LOAD_CLOSURE``,
   ``BUILD_TUPLE``, ``LOAD_CONST <code>``, ``MAKE_FUNCTION``) and called at once: the decompiler
   names it with a placeholder and the recompiled code makes it from the same code object.
+- 2.2 to 2.5: no compile stance (``torch.compiler.set_stance``, 2.6): ``depyf.debug()`` stops new
+  compilations by installing Dynamo's compile callbacks as run-only mode
+  (``patch_compile_callbacks_to_run_only``).
 - 2.5: ``AotAutograd`` stores its backward-compiler wrapper in the backend's own settings, so from
   the second compilation on the backward compiler returns ``torch._dynamo.disable(compiled)``
   (``graph_runs_interpreted`` looks through it, as on 2.2).
@@ -1168,6 +1171,52 @@ def dynamo_callback_from_stance_patch(
             eval_frame._callback_from_stance = original
 
     return restore
+
+
+def has_compile_stance() -> bool:
+    """Whether Dynamo has compile stances (``torch.compiler.set_stance``, 2.6+)."""
+    return has("torch.compiler.set_stance") and has("torch._dynamo.eval_frame._callback_from_stance")
+
+
+def patch_compile_callbacks_to_run_only() -> Callable[[], None]:
+    """Until undone, Dynamo compiles nothing: every compile callback it installs is installed as
+    run-only mode instead (``False``, what ``torch._dynamo.run()`` sets), so code with a cache
+    entry whose guards pass runs its compiled code and everything else runs as plain Python, without
+    being marked as skipped. For releases without a compile stance (2.2 to 2.5), where
+    ``eager_on_recompile`` does this.
+
+    Private: Dynamo's contexts install their callback through one function of
+    ``torch._dynamo.eval_frame``: ``_maybe_set_eval_frame`` (2.5) or the ``set_eval_frame`` it
+    imported from ``torch._C._dynamo.eval_frame`` (2.2). What it returns stays torch's own (a
+    context entered before the patch may restore it after). On 2.2 and 2.3 the flag that lets cached
+    code compiled for any backend run in run-only mode
+    (``eval_frame.guarded_backend_cache.skip_backend_check_for_run_only_mode``) is set until undone.
+    Returns the function that removes the patch."""
+    eval_frame = importlib.import_module("torch._dynamo.eval_frame")
+    name = "_maybe_set_eval_frame" if "_maybe_set_eval_frame" in vars(eval_frame) else "set_eval_frame"
+    original = _debug_private("torch._dynamo.eval_frame", name)
+
+    def install_run_only(callback: Any) -> Any:
+        if callback is None or callback is False:
+            return original(callback)
+        return original(run_only_eval_frame)
+
+    install_run_only.__wrapped__ = original  # type: ignore[attr-defined]
+    undo_patch = _replace_attribute(eval_frame, name, original, install_run_only)
+    backend_cache = getattr(eval_frame, "guarded_backend_cache", None)
+    if backend_cache is None:
+        return undo_patch
+    init_backend_cache = getattr(eval_frame, "_maybe_init_guarded_backend_cache", None)  # 2.2 only
+    if callable(init_backend_cache):
+        init_backend_cache()
+    prior_skip = getattr(backend_cache, "skip_backend_check_for_run_only_mode", False)
+    backend_cache.skip_backend_check_for_run_only_mode = True
+
+    def undo() -> None:
+        undo_patch()
+        backend_cache.skip_backend_check_for_run_only_mode = prior_skip
+
+    return undo
 
 
 def run_outside_dynamo(fn: Callable[..., Any]) -> Callable[..., Any]:

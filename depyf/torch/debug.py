@@ -2,8 +2,9 @@
 
 Inside the block nothing new is compiled: code that already has compiled code runs it (from the
 dumped files, which ``prepare_debug`` linked), and a call that would need a new compilation
-runs as plain Python with a warning. The block pauses once in the debugger, listing the files to
-open, so breakpoints can be set in them before the compiled code runs.
+runs as plain Python with a warning (on torch 2.2 to 2.5, one warning at entry). The block
+pauses once in the debugger, listing the files to open, so breakpoints can be set in them before
+the compiled code runs.
 """
 
 from __future__ import annotations
@@ -90,7 +91,22 @@ def _hidden_from_dynamo() -> None:
 
 
 def _enter_no_compile(restore: contextlib.ExitStack) -> None:
-    """``eager_on_recompile`` stance, plus a warning for each call it runs uncompiled."""
+    """``eager_on_recompile`` stance, plus a warning for each call it runs uncompiled.
+
+    Without compile stances (torch 2.2 to 2.5) Dynamo's compile callbacks are installed as run-only
+    mode instead: the same effect, but a cache miss calls nothing of ours, so one warning at entry
+    says that such calls run uncompiled (a callback that declined a frame would mark its code as
+    skipped for good)."""
+    if not adapter.has_compile_stance():
+        try:
+            restore.callback(adapter.patch_compile_callbacks_to_run_only())
+        except Exception as exc:  # never break the program
+            _warn(f"new compilations are not prevented: {exc}")
+            return
+        _warn(f"torch {adapter.torch_version()} has no compile stance: a call that would need a new "
+              "compilation runs uncompiled inside the block, without a warning of its own. Call it under "
+              "depyf.prepare_debug() first to debug its compiled code.")
+        return
     try:
         import torch
 

@@ -24,15 +24,16 @@ from test_debugger_support import child_env  # noqa: E402
 pytestmark = pytest.mark.torch
 
 
-# torch 2.2 to 2.5 have no compile stance (``torch.compiler.set_stance``, 2.6): debug() warns that new
-# compilations are not prevented, and the private pieces of its stance patch are missing.
+# torch 2.2 to 2.5 have no compile stance (``torch.compiler.set_stance``, 2.6): debug() installs Dynamo's
+# compile callbacks as run-only mode instead, with one warning at entry, and the private pieces of its
+# stance patch are missing.
 HAS_STANCE = hasattr(torch.compiler, "set_stance") and hasattr(
     torch._dynamo.eval_frame, "_callback_from_stance"
 )
 needs_stance = pytest.mark.skipif(
     not HAS_STANCE,
     reason=f"torch {torch.__version__} has no compile stance "
-    "(torch.compiler.set_stance, torch 2.6+): debug() cannot stop new compilations",
+    "(torch.compiler.set_stance, torch 2.6+): the test of the run-only path runs instead",
 )
 
 
@@ -86,10 +87,34 @@ def test_nothing_new_compiles_inside_and_a_warning_says_so(counting_compile, cap
     assert len(compiled) == 2
 
 
+@pytest.mark.skipif(HAS_STANCE, reason="torch 2.6+ has a compile stance: the test above")
+def test_without_a_stance_nothing_new_compiles_inside_and_one_warning_says_so(counting_compile) -> None:
+    # torch 2.2 to 2.5: Dynamo's compile callbacks are installed as run-only mode inside the block
+    fn, compiled = counting_compile
+    x = torch.randn(4)
+    assert torch.equal(fn(x), x * 2 + 1)
+    assert len(compiled) == 1
+    eval_frame = torch._dynamo.eval_frame
+    installers = {name: vars(eval_frame).get(name) for name in ("_maybe_set_eval_frame", "set_eval_frame")}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with debug(pause=False):
+            assert torch.equal(fn(x), x * 2 + 1)  # cached compiled code still runs
+            y = torch.randn(3, 5, dtype=torch.float64)  # would need a recompilation
+            assert torch.equal(fn(y), y * 2 + 1)
+            assert torch.equal(fn(y), y * 2 + 1)
+    assert len(compiled) == 1
+    messages = [str(w.message) for w in caught if issubclass(w.category, DebugWarning)]
+    assert len(messages) == 1 and "no compile stance" in messages[0], messages
+    assert {name: vars(eval_frame).get(name) for name in installers} == installers
+    fn(y)  # compiles normally again once the block is left: the code was not marked as skipped
+    assert len(compiled) == 2
+
+
 def test_every_setting_is_restored(counting_compile) -> None:
     before = _torch_state()
     with debug(pause=False):
-        assert _torch_state() != before or not HAS_STANCE  # without a stance nothing is set
+        assert _torch_state() != before or not HAS_STANCE  # without a stance the setter is patched
     assert _torch_state() == before
     with pytest.raises(KeyError), debug(pause=False):
         raise KeyError("user error inside the block")
@@ -131,6 +156,24 @@ def test_no_pause_and_no_hang_without_a_terminal(tmp_path: Path) -> None:
 
 
 # --- one test per private API depyf.debug() uses ------------------------------------------------------
+
+
+def test_adapter_compile_callbacks_run_only_keep_cache_hits_and_compile_nothing(counting_compile) -> None:
+    fn, compiled = counting_compile
+    x = torch.randn(4)
+    fn(x)
+    before = _torch_state()
+    undo = adapter.patch_compile_callbacks_to_run_only()
+    try:
+        assert torch.equal(fn(x), x * 2 + 1)
+        y = torch.randn(2, 3, dtype=torch.float64)
+        assert torch.equal(fn(y), y * 2 + 1)
+        assert len(compiled) == 1
+    finally:
+        undo()
+    assert _torch_state() == before
+    fn(y)
+    assert len(compiled) == 2
 
 
 @needs_stance
