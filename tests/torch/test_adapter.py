@@ -329,7 +329,8 @@ def test_keep_guard_user_lines_names_the_user_line_behind_each_tensor_guard(capf
     assert adapter.state_snapshot() == before
     (entry,) = adapter.cache_entries(adapter.original_callable(f).__code__)
     parts = [part for leaf in adapter.leaf_guards(entry.guard_manager) for part in leaf.parts]
-    x_guards = [part for part in parts if part.startswith("check_tensor(L['x']")]
+    # the guards on x itself (2.2 checks every tensor in one ___check_tensors call: its hasattr guards)
+    x_guards = [part for part in parts if part.startswith(("check_tensor(L['x']", "hasattr(L['x']"))]
     assert x_guards and all("# z = x.sin() + 1" in part for part in x_guards), parts
     assert "check_tensor(" not in capfd.readouterr().err  # the guards log reached no handler of the user's
 
