@@ -20,5 +20,6 @@ names no CPython version (``tests/test_version_blind_modules.py``); version know
   handler and stack depth: the exits of try bodies, except clauses and with bodies, a ``break``'s
   copy of the code after its ``for`` loop, both exits of a chained comparison.
 
-Which code is a copy of which is decided by one key, ``instructions.copy_key``.
+Which code is a copy of which is decided by one key, ``instructions.copy_key``. Where a jump
+finally lands is found by one follower, ``jumps.follow_jumps``, which the structuring uses too.
 """
