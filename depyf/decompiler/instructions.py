@@ -87,6 +87,12 @@ COMPREHENSIONS = (Comprehension("<listcomp>", "list", "BUILD_LIST"),
 COMPREHENSION_KINDS = {c.name: c.kind for c in COMPREHENSIONS}
 
 
+# The longest piece of code, in model instructions, taken for a copy the compiler made of a small
+# block (a returning block copied into each path to it, the copies of a chained comparison's last
+# operand): the structuring and the layout passes look no further.
+COPIED_BLOCK_LIMIT = 8
+
+
 def copy_key(ins: Instr) -> tuple:
     """What all copies of one instruction share, so what makes two pieces of code copies of one
     (the compiler copies small tails into each path that reaches them): the operation, its value

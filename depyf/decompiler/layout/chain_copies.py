@@ -4,7 +4,7 @@ out as 3.12 and later do; each becomes a jump again, as 3.11 lays the code out."
 
 from __future__ import annotations
 
-from depyf.decompiler.instructions import Instr, copy_key
+from depyf.decompiler.instructions import COPIED_BLOCK_LIMIT, Instr, copy_key
 from depyf.decompiler.layout.copied_tails import chain_operand_copies
 
 _VALUE_JUMPS = ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP")
@@ -31,7 +31,8 @@ def share_chain_value_copies(out: list[Instr]) -> None:
                 or out[t + 1].opname != "POP_TOP":
             continue
         m = next(
-            (n for n in range(1, 9) if t + 2 + n <= len(out) and out[t + 1 + n].opname == "RETURN_VALUE"),
+            (n for n in range(1, COPIED_BLOCK_LIMIT + 1)
+             if t + 2 + n <= len(out) and out[t + 1 + n].opname == "RETURN_VALUE"),
             None,
         )
         tail = out[t + 2:t + 2 + m] if m is not None else []
