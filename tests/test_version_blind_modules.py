@@ -1,9 +1,12 @@
-"""Version knowledge lives in ``depyf.decompiler.versions`` (opcode translation, layout passes) and in
-the ``Features`` flags each version module exports. The structuring (``structure/``), the graph
+"""Version knowledge lives in ``depyf.decompiler.versions`` (opcode translation), in
+``depyf.decompiler.layout`` (the passes that undo one compiler's layout quirks) and in the
+``Features`` flags each version module exports. The structuring (``structure/``), the graph
 modules (``cfg``, ``dominators``), the conditions, ``cleanup`` and the pattern reader read one
 instruction model: none of them names a CPython version, in code, strings or comments; none imports
 a version module or tests ``sys.version_info``; none matches an opname that only some compilers emit
-(the normalisation turns those into the model's)."""
+(the normalisation turns those into the model's). The layout passes read the model too: they may
+say which compiler lays code out how, but import no version module, test no ``sys.version_info``
+and match no raw opname."""
 
 from __future__ import annotations
 
@@ -13,6 +16,8 @@ from pathlib import Path
 
 DECOMPILER = Path(__file__).resolve().parent.parent / "depyf" / "decompiler"
 VERSION_BLIND = ["structure", "patterns", "cfg.py", "dominators.py", "cleanup.py"]
+# read the model, and may name the compilers whose layout they undo
+MODEL_ONLY = ["layout"]
 
 # ``3.12``, ``3.12+``, ``v3_12`` (a module name), ``(3, 12)`` (a version_info tuple), ``py312``;
 # in code, strings and comments alike
@@ -28,10 +33,12 @@ _RAW_OPNAME = re.compile(
 )
 
 
-def version_names(source: str) -> list[str]:
-    """Where ``source`` names a CPython version: ``line: what``."""
+def version_names(source: str, *, prose: bool = True) -> list[str]:
+    """Where ``source`` names a CPython version: ``line: what``; with ``prose`` False, only in code
+    (version tests, imports of version modules, raw opnames), not a version number in a docstring
+    or a comment."""
     found = []
-    for m in _VERSION.finditer(source):
+    for m in _VERSION.finditer(source) if prose else ():
         line = source.count("\n", 0, m.start()) + 1
         found.append(f"{line}: {m.group()}")
     for node in ast.walk(ast.parse(source)):
@@ -54,9 +61,9 @@ def version_names(source: str) -> list[str]:
     return found
 
 
-def _modules() -> list[Path]:
+def _modules(names: list[str] = VERSION_BLIND) -> list[Path]:
     out = []
-    for name in VERSION_BLIND:
+    for name in names:
         path = DECOMPILER / name
         out.extend(sorted(path.rglob("*.py")) if path.is_dir() else [path])
     return out
@@ -66,6 +73,14 @@ def test_the_structuring_names_no_cpython_version():
     modules = _modules()
     assert DECOMPILER / "structure" / "conditions.py" in modules and DECOMPILER / "cfg.py" in modules
     found = {str(p.relative_to(DECOMPILER)): version_names(p.read_text(encoding="utf-8")) for p in modules}
+    assert {name: hits for name, hits in found.items() if hits} == {}
+
+
+def test_the_layout_passes_read_the_model_only():
+    modules = _modules(MODEL_ONLY)
+    assert DECOMPILER / "layout" / "copied_tails.py" in modules
+    found = {str(p.relative_to(DECOMPILER)): version_names(p.read_text(encoding="utf-8"), prose=False)
+             for p in modules}
     assert {name: hits for name, hits in found.items() if hits} == {}
 
 
@@ -81,3 +96,8 @@ def test_each_way_of_naming_a_version_is_reported():
     assert version_names("import sys\nNEW = sys.hexversion\n") == ["2: sys.hexversion"]
     assert version_names('if op == "JUMP_BACKWARD":\n    pass\n') == ["1: 'JUMP_BACKWARD'"]
     assert version_names('if op in ("JUMP", "FOR_ITER", "SETUP_ANNOTATIONS"):\n    pass\n') == []
+    # in code only: a docstring may say which compiler lays code out so
+    assert version_names('"""3.10 copies it."""\nimport sys\nOLD = sys.version_info < (3, 11)\n',
+                         prose=False) == ["3: sys.version_info"]
+    assert version_names("from depyf.decompiler.versions import v3_12\n", prose=False) == [
+        "1: from depyf.decompiler.versions import ..."]

@@ -72,6 +72,27 @@ JUMPS = CONDITIONAL_JUMPS | {"JUMP"} | FOR_ITERS
 TERMINATORS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
 
 
+class Comprehension(NamedTuple):
+    """A list, set or dict comprehension as the model has it (3.11's): a code object of its own."""
+
+    name: str   # the code object's ``co_name``
+    kind: str   # what it builds: "list", "set" or "dict"
+    build: str  # the instruction that starts it with the empty container (argval 0)
+
+
+COMPREHENSIONS = (Comprehension("<listcomp>", "list", "BUILD_LIST"),
+                  Comprehension("<setcomp>", "set", "BUILD_SET"),
+                  Comprehension("<dictcomp>", "dict", "BUILD_MAP"))
+# a comprehension's code object name -> what it builds
+COMPREHENSION_KINDS = {c.name: c.kind for c in COMPREHENSIONS}
+
+
+# The longest piece of code, in model instructions, taken for a copy the compiler made of a small
+# block (a returning block copied into each path to it, the copies of a chained comparison's last
+# operand): the structuring and the layout passes look no further.
+COPIED_BLOCK_LIMIT = 8
+
+
 def copy_key(ins: Instr) -> tuple:
     """What all copies of one instruction share, so what makes two pieces of code copies of one
     (the compiler copies small tails into each path that reaches them): the operation, its value

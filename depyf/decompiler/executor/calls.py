@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from depyf.decompiler import values as v
+from depyf.decompiler.instructions import COMPREHENSION_KINDS
 from depyf.decompiler.pseudo_statements import WithExitStmt
 
 
@@ -41,7 +42,7 @@ class Calls:
             return
         if isinstance(func, v.FunctionValue) and not kwnames and npos == 1 \
                 and isinstance(args[0], v.Iterator) and func.code.co_name.startswith("<") \
-                and func.code.co_name in ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"):
+                and (func.code.co_name in COMPREHENSION_KINDS or func.code.co_name == "<genexpr>"):
             stack.append(self.decompile_nested.comprehension(func, args[0].iterable, ins))
             return
         if not kwnames and npos == 1 and isinstance(args[0], (v.FunctionValue, v.ClassValue)) \

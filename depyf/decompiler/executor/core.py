@@ -19,9 +19,7 @@ from depyf.decompiler.executor.operators import Operators
 from depyf.decompiler.executor.ordering import Ordering
 from depyf.decompiler.executor.stack_reads import _DURING_GROUP
 from depyf.decompiler.expressions import load, store
-from depyf.decompiler.instructions import CONDITIONAL_JUMPS, Instr
-
-_COMPREHENSION_NAMES = {"<listcomp>": "list", "<setcomp>": "set", "<dictcomp>": "dict"}
+from depyf.decompiler.instructions import COMPREHENSION_KINDS, CONDITIONAL_JUMPS, Instr
 
 
 def _made_function(fn: v.FunctionValue) -> bool:
@@ -58,7 +56,7 @@ class Executor(
         self.instrs = instrs
         self.decompile_nested = decompile_nested  # callable(code) -> FunctionDef/ClassDef parts
         self.qualname = getattr(code, "co_qualname", code.co_name)
-        self.comp_kind = _COMPREHENSION_NAMES.get(code.co_name)
+        self.comp_kind = COMPREHENSION_KINDS.get(code.co_name)
         self.parallel: list = []   # pending (target, value) stores of a tuple assignment
         self.parallel_pending: list = []  # values on the stack when the group started
         self.current = 0

@@ -14,7 +14,7 @@ from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.executor import Executor
 from depyf.decompiler.expressions import load, negate
 from depyf.decompiler.filters import ALWAYS, NEVER, runs_through
-from depyf.decompiler.instructions import normalize
+from depyf.decompiler.instructions import COMPREHENSION_KINDS, normalize
 from depyf.decompiler.pseudo_statements import (
     AnnotationMarkStmt,
     AppendStmt,
@@ -225,7 +225,7 @@ class Nested:
         generators: list[ast.comprehension] = []
         element = self._generators(body, generators, code)
         generators[0].iter = iterable
-        kind = code.co_name
+        kind = COMPREHENSION_KINDS.get(code.co_name)     # None: a generator expression
         if code.co_flags & CO_COROUTINE:
             generators[0].is_async = generators[0].is_async or 0
         node = self._comprehension_node(kind, element, generators)
@@ -234,11 +234,11 @@ class Nested:
         return node
 
     def _comprehension_node(self, kind, element, generators):
-        if kind == "<listcomp>":
+        if kind == "list":
             return ast.ListComp(element[0], generators)
-        if kind == "<setcomp>":
+        if kind == "set":
             return ast.SetComp(element[0], generators)
-        if kind == "<dictcomp>":
+        if kind == "dict":
             return ast.DictComp(element[1], element[0], generators)
         return ast.GeneratorExp(element[0], generators)
 

@@ -10,6 +10,7 @@ import functools
 
 from depyf.decompiler.expressions import bool_op, negate
 from depyf.decompiler.instructions import CONDITIONAL_JUMPS
+from depyf.decompiler.layout.jumps import follow_jumps
 from depyf.decompiler.structure.model import Context, ExitKind
 
 COMPOUND_CALLS_PER_BLOCK = 64   # condition searches allowed per basic block (beyond a fixed 16,384)
@@ -340,10 +341,16 @@ class CompoundConditions:
             other = negate(cb)
         else:
             return None
+
+        def lone_jump(x: int) -> int | None:
+            """A block of one JUMP that only the blocks taken reach (it is taken too)."""
+            if self.instrs[x].opname != "JUMP" or not self.cfg.is_leader(x) \
+                    or self.cfg.block_at(x).end != x + 1 or self.cfg.block_of[x] in taken \
+                    or not set(self.cfg.block_at(x).preds) <= taken:
+                return None
+            taken.add(self.cfg.block_of[x])
+            return x
+
         for x in (ta, fa, tb, fb):  # the jumps from one branch's test to the other's targets
-            while x is not None and x < len(self.instrs) and self.instrs[x].opname == "JUMP" \
-                    and self.cfg.is_leader(x) and self.cfg.block_at(x).end == x + 1 \
-                    and self.cfg.block_of[x] not in taken and set(self.cfg.block_at(x).preds) <= taken:
-                taken.add(self.cfg.block_of[x])
-                x = self.cfg.pos(self.instrs[x].target)
+            follow_jumps(self.instrs, self.cfg.pos, x, back=True, steps=None, jump_at=lone_jump)
         return ast.IfExp(cond, ca, other), self.final_place(ta), self.final_place(fa), taken

@@ -4,7 +4,7 @@ one place."""
 
 from __future__ import annotations
 
-from depyf.decompiler.instructions import copy_key
+from depyf.decompiler.instructions import COPIED_BLOCK_LIMIT, copy_key
 from depyf.decompiler.structure.model import ENDS_FUNCTION
 
 # Instructions that may make up a small block copied into each path that reaches it: no
@@ -29,10 +29,11 @@ class CopiedCode:
 
     def copied_block_end(self, p: int, *, or_jump: bool = False) -> int | None:
         """Where the small block at ``p`` that the compilers copy ends (just after its return or
-        raise, or with ``or_jump`` its unconditional jump): at most 8 straight-line instructions.
+        raise, or with ``or_jump`` its unconditional jump): at most ``COPIED_BLOCK_LIMIT`` straight-line
+        instructions.
         Compilers that copy return tails copy such blocks into each path that reaches them, some with
         the exit sequences before them. None when ``p`` starts no such block."""
-        for k in range(p, min(p + 8, len(self.instrs))):
+        for k in range(p, min(p + COPIED_BLOCK_LIMIT, len(self.instrs))):
             ins = self.instrs[k]
             if or_jump and ins.opname == "JUMP":
                 return k + 1
@@ -125,7 +126,7 @@ class CopiedCode:
         ``tail`` that ends the function: a compiler that copies return tails copies it into each path that
         reaches it, so a value's two paths no longer meet (``return (a < b < c), d``)."""
         copy = []
-        for ins in self.instrs[tail:tail + 8]:    # (straight on, across changes of handler)
+        for ins in self.instrs[tail:tail + COPIED_BLOCK_LIMIT]:    # (straight on, across changes of handler)
             if ins.target is not None:
                 return None
             copy.append(ins)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import copy_key
+from depyf.decompiler.layout.jumps import follow_jumps
 from depyf.decompiler.structure.model import ENDS_FUNCTION
 
 
@@ -52,12 +53,8 @@ class FinallyCopies:
         cont = None
         # the copy may be shared by several exits, which jump to it (as a compiler with a block
         # stack lays it out)
-        while h < last and self.instrs[h].opname != "JUMP" and k < len(self.instrs) \
-                and self.instrs[k].opname == "JUMP":
-            t = self.cfg.pos(self.instrs[k].target)
-            if t is None or t <= k:
-                break
-            k = t
+        if h < last and self.instrs[h].opname != "JUMP":
+            k = follow_jumps(self.instrs, self.cfg.pos, k, steps=None)
         joins = None    # where the inline copy goes on when a test in the body skips to its end
         while h < last:
             if k >= len(self.instrs):

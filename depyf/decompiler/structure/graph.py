@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from depyf.decompiler.dominators import EXIT, common_post_dominator, post_dominators
 from depyf.decompiler.instructions import FOR_ITERS, features
+from depyf.decompiler.layout.jumps import follow_jumps
 from depyf.decompiler.structure.model import Context, Loop
 
 
@@ -118,53 +119,30 @@ class GraphAnalysis:
         back to it).
         """
         backward = backward and features().handlers_laid_out_last
-        for _ in range(16):
-            if p is None or p >= len(self.instrs):
-                return p
-            block = self.cfg.block_at(p)
-            ops = self.instrs[block.start:block.end]
-            if (
-                ops
-                and ops[-1].opname == "JUMP"
-                and all(o.opname in ("POP_TOP", "POP_EXCEPT") for o in ops[:-1])
-            ):
-                t = self.cfg.pos(ops[-1].target)
-                if t is None or t == p or (t < p and not (backward and t not in self.back_edge_targets)):
-                    return p
-                p = t
-                continue
-            return p
-        return p
+        back = (lambda t: t not in self.back_edge_targets) if backward else False
+        return follow_jumps(self.instrs, self.cfg.pos, p, back=back, jump_at=self._popping_jump)
+
+    def _popping_jump(self, p: int) -> int | None:
+        """The JUMP that ends the block at ``p`` when all before it in the block is POP_TOP or
+        POP_EXCEPT."""
+        block = self.cfg.block_at(p)
+        ops = self.instrs[block.start:block.end]
+        if ops and ops[-1].opname == "JUMP" and all(o.opname in ("POP_TOP", "POP_EXCEPT") for o in ops[:-1]):
+            return block.end - 1
+        return None
 
     def final_place(self, p: int | None) -> int | None:
         """Where control ends up from ``p`` through unconditional jumps (either direction)."""
-        seen = set()
-        while p is not None and p < len(self.instrs) and self.instrs[p].opname == "JUMP" and p not in seen:
-            seen.add(p)
-            p = self.cfg.pos(self.instrs[p].target)
-        return p
+        return follow_jumps(self.instrs, self.cfg.pos, p, back=True, steps=None)
 
     def follow_jumps(self, p: int | None) -> int | None:
         """Follow blocks that are a single forward JUMP."""
-        for _ in range(16):
-            if p is None or p >= len(self.instrs):
-                return p
-            ins = self.instrs[p]
-            if ins.opname != "JUMP":
-                return p
-            t = self.cfg.pos(ins.target)
-            if t is None or t <= p:
-                return p
-            p = t
-        return p
+        return follow_jumps(self.instrs, self.cfg.pos, p)
 
     def follow_any_jumps(self, p: int | None) -> int | None:
-        """Past unconditional jumps, forward or back."""
-        for _ in range(16):
-            if p is None or p >= len(self.instrs) or self.instrs[p].opname != "JUMP":
-                return p if p is not None and p < len(self.instrs) else None
-            p = self.cfg.pos(self.instrs[p].target)
-        return p
+        """Past unconditional jumps, forward or back; None where that is no instruction."""
+        p = follow_jumps(self.instrs, self.cfg.pos, p, back=True)
+        return p if p is not None and p < len(self.instrs) else None
 
     def same_place(self, a: int | None, b: int | None) -> bool:
         """Do jumps to ``a`` and to ``b`` run the same code?

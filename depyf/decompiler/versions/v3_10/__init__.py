@@ -27,7 +27,7 @@
   body copy or with exit before them) into each predecessor; where such copies are exits of a try
   body, except clause or with body, a ``break``'s copy of the code after its for loop, or both
   paths of a chained comparison, identical copies become jumps to one, which is 3.11's layout
-  (``_share_return_tails``, ``_share_chain_exits``);
+  (``share_return_tails``, ``share_chain_exits`` in ``depyf.decompiler.layout.block_stack_tails``);
 - ``async for``: ``SETUP_FINALLY`` to END_ASYNC_FOR around ``GET_ANEXT; LOAD_CONST None;
   YIELD_FROM`` is ASYNC_FOR_ITER (target: after END_ASYNC_FOR), with no table entry.
 
@@ -39,8 +39,8 @@ Refused (a DecompilationError names the opcode): shapes the block-stack replay d
 understand (other uses of the exception values).
 
 translate.py maps the 3.10 instructions onto the model's (``normalize``); block_flow.py models the
-stack through the blocks to find the exception handlers and their kinds; tails.py shares the return
-and exit tails the compiler copies.
+stack through the blocks to find the exception handlers and their kinds; the layout passes
+(``depyf.decompiler.layout``) share the return and exit tails the compiler copies.
 """
 
 from depyf.decompiler.instructions import Features

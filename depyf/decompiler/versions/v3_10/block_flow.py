@@ -56,16 +56,6 @@ def _exit_points(raw: list[dis.Instruction], flow: _BlockFlow) -> dict[int, obje
     return {k: kind for k, kind in found.items() if k not in inside}
 
 
-def _exit_call_length(out: list[Instr], m: int) -> int | None:
-    """Length of the ``__exit__(None, None, None)`` call (awaited for async with) starting at ``m``."""
-    ops = out[m:m + 6]
-    if len(ops) < 5 or any(x.opname != "LOAD_CONST" or x.argval is not None for x in ops[:3]) \
-            or ops[3].opname != "CALL" or ops[3].argval != 2:
-        return None
-    n = 5 if ops[4].opname != "AWAIT" else 6
-    return n if len(ops) >= n and ops[n - 1].opname == "POP_TOP" else None
-
-
 def _is_exc(tag: object) -> bool:
     return isinstance(tag, tuple) and tag[0] in ("S", "X")
 

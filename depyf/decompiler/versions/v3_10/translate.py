@@ -7,6 +7,11 @@ import types
 
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import ExceptionEntry, Instr, raw_instructions
+from depyf.decompiler.layout.block_stack_tails import (
+    hoist_placed_break_tails,
+    share_chain_exits,
+    share_return_tails,
+)
 from depyf.decompiler.versions.v3_10.block_flow import (
     _DUP,
     _ROT,
@@ -15,13 +20,6 @@ from depyf.decompiler.versions.v3_10.block_flow import (
     _is_exc,
     _model_depth,
     _table,
-)
-from depyf.decompiler.versions.v3_10.tails import (
-    _fold_yield_from,
-    _hoist_break_tails,
-    _retarget,
-    _share_chain_exits,
-    _share_return_tails,
 )
 
 _DROP = frozenset({"NOP", "EXTENDED_ARG", "GEN_START"})
@@ -231,12 +229,44 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
                 getter.target = raw[h + 1].offset
         for new in out[first:]:
             depth_of[id(new)] = _model_depth(tags)
-    _share_return_tails(out, marks, breaks, cover, depth_of)
-    _share_chain_exits(out, cover, depth_of)
+    share_return_tails(out, marks, breaks, cover, depth_of)
+    share_chain_exits(out, cover, depth_of)
     # 3.10 copies a finally handler's final RERAISE into the branch that jumps to it: one is enough
     out[:] = [ins for k, ins in enumerate(out)
               if not (ins.opname == "RERAISE" and k + 1 < len(out) and out[k + 1].opname == "RERAISE"
                       and out[k + 1].argval == ins.argval and cover[id(out[k + 1])] == cover[id(ins)])]
     out = _retarget(out, raw)
-    _hoist_break_tails(out, cover, depth_of)
+    hoist_placed_break_tails(out, cover, depth_of)
     return out, _table(out, cover, flow, raw[-1].offset + 2 if raw else 0)
+
+
+def _fold_yield_from(out: list[Instr], ins: dis.Instruction, qualname: str) -> Instr:
+    """``GET_YIELD_FROM_ITER|GET_AWAITABLE|GET_ANEXT; LOAD_CONST None; YIELD_FROM`` -> one instruction.
+
+    YIELD_FROM, AWAIT, or ASYNC_FOR_ITER (whose target the caller sets); returns it.
+    """
+    if len(out) < 2 or out[-1].opname != "LOAD_CONST" or out[-1].argval is not None \
+            or out[-2].opname not in ("GET_YIELD_FROM_ITER", "GET_AWAITABLE", "GET_ANEXT"):
+        raise DecompilationError("YIELD_FROM without its iterator", qualname=qualname, offset=ins.offset,
+                                 opname=ins.opname)
+    out.pop()
+    getter = out[-1]
+    getter.opname = {"GET_YIELD_FROM_ITER": "YIELD_FROM", "GET_AWAITABLE": "AWAIT",
+                     "GET_ANEXT": "ASYNC_FOR_ITER"}[getter.opname]
+    return getter
+
+
+def _retarget(out: list[Instr], raw: list[dis.Instruction]) -> list[Instr]:
+    """Point jumps that land on dropped instructions at the next kept one."""
+    kept = sorted({ins.offset for ins in out})
+    end = raw[-1].offset + 2 if raw else 0
+    forward: dict[int, int] = {}
+    j = 0
+    for off in sorted({r.offset for r in raw}):
+        while j < len(kept) and kept[j] < off:
+            j += 1
+        forward[off] = kept[j] if j < len(kept) else end
+    for ins in out:
+        if ins.target is not None:
+            ins.target = forward.get(ins.target, end)
+    return out

@@ -28,12 +28,12 @@
 Later versions (3.13, 3.14, 3.15) subclass :class:`Translator` and override the hooks.
 
 tables.py holds the opname tables; translator.py the ``Translator`` (its driver), which composes the
-opcode translations (opcodes.py), the jump and layout normalisation (layout.py) and the inlined
-comprehensions (comprehensions.py, with the synthetic code objects of synthetic.py).
+opcode translations (opcodes.py), the jump translation (jumps.py) and the inlined comprehensions
+(comprehensions.py, with the synthetic code objects of synthetic.py), then runs the layout passes
+(``depyf.decompiler.layout``) that share the copies the compiler made again.
 """
 
 from depyf.decompiler.instructions import Features
-from depyf.decompiler.versions.v3_12.layout import share_chain_value_copies, share_duplicated_returns
 from depyf.decompiler.versions.v3_12.synthetic import synthetic_instructions
 from depyf.decompiler.versions.v3_12.tables import CONVERSIONS, DROP, HANDLED, JUMPS, SAME, SPECIAL
 from depyf.decompiler.versions.v3_12.translator import Translator, normalize
@@ -43,5 +43,5 @@ FEATURES = Features(copies_return_tails=True, copies_loop_tests=True, handlers_l
 
 __all__ = [
     "CONVERSIONS", "FEATURES", "DROP", "HANDLED", "JUMPS", "SAME", "SPECIAL", "Translator", "normalize",
-    "share_chain_value_copies", "share_duplicated_returns", "synthetic_instructions"
+    "synthetic_instructions"
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from depyf.decompiler.instructions import COMPREHENSIONS
+
 # Dropped everywhere: no effect on the values the decompiler reconstructs.
 DROP = frozenset({"CACHE", "NOP", "RESUME", "EXTENDED_ARG", "MAKE_CELL", "COPY_FREE_VARS"})
 
@@ -52,7 +54,8 @@ _INVERTED = {"POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE", "POP_JUMP_IF_TRUE": "POP_J
 _OR_POP = {"POP_JUMP_IF_FALSE": "JUMP_IF_FALSE_OR_POP", "POP_JUMP_IF_TRUE": "JUMP_IF_TRUE_OR_POP"}
 
 
-_COMPREHENSION_NAMES = {"BUILD_LIST": "<listcomp>", "BUILD_SET": "<setcomp>", "BUILD_MAP": "<dictcomp>"}
+# the BUILD_X that starts an inlined comprehension -> the name of the code object it becomes
+_COMPREHENSION_NAMES = {c.build: c.name for c in COMPREHENSIONS}
 
 
 _CO_FLAGS_KEPT = 0x0001 | 0x0002 | 0x0010  # OPTIMIZED, NEWLOCALS, NESTED

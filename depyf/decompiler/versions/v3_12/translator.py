@@ -13,20 +13,17 @@ from depyf.decompiler.instructions import (
     raw_exception_entries,
     raw_instructions,
 )
-from depyf.decompiler.versions.copied_tails import hoist_break_tails
+from depyf.decompiler.layout.chain_copies import share_chain_value_copies, share_duplicated_returns
+from depyf.decompiler.layout.copied_tails import hoist_break_tails
 from depyf.decompiler.versions.v3_12.comprehensions import Comprehensions
-from depyf.decompiler.versions.v3_12.layout import (
-    JumpLayout,
-    share_chain_value_copies,
-    share_duplicated_returns,
-)
+from depyf.decompiler.versions.v3_12.jumps import JumpTranslation
 from depyf.decompiler.versions.v3_12.opcodes import Opcodes
 from depyf.decompiler.versions.v3_12.synthetic import synthetic_instructions
 from depyf.decompiler.versions.v3_12.tables import DROP, HANDLED, JUMPS, SAME, _tests_truth_next
 
 
 class Translator(
-    JumpLayout, Opcodes, Comprehensions,
+    JumpTranslation, Opcodes, Comprehensions,
 ):
     """Translates one code object's raw instructions into the shared model.
 

@@ -9,7 +9,7 @@ keep.
 
 from __future__ import annotations
 
-from depyf.decompiler.instructions import FOR_ITERS, POP_JUMPS, Instr
+from depyf.decompiler.instructions import COPIED_BLOCK_LIMIT, FOR_ITERS, POP_JUMPS, Instr, copy_key
 
 
 def chain_operand_copies(out: list[Instr], k: int, end: int, key) -> dict[int, tuple[int, int]]:
@@ -22,9 +22,10 @@ def chain_operand_copies(out: list[Instr], k: int, end: int, key) -> dict[int, t
     code reached by falling through to the chain's exit (the original, or the copy kept). A return
     between ``k`` and ``end`` is not in the source (the chain is one expression): it ends a copy of
     the code before ``end``, equal by ``key``, which becomes a jump to that code. A copy is at most
-    8 straight-line instructions; neither it nor the code it copies reaches back past a place a
-    jump lands on, and the copied code does not start where a conditional jump from before the
-    copy lands (the start of the other branch, when both branches compute the same value).
+    ``COPIED_BLOCK_LIMIT`` straight-line instructions; neither it nor the code it copies reaches
+    back past a place a jump lands on, and the copied code does not start where a conditional jump
+    from before the copy lands (the start of the other branch, when both branches compute the same
+    value).
     Returns ``{first: (last, target offset)}`` for each copy, which the caller replaces by a jump.
     """
     landing: dict[int, list[int]] = {}  # offset -> positions of the jumps that land there
@@ -36,7 +37,7 @@ def chain_operand_copies(out: list[Instr], k: int, end: int, key) -> dict[int, t
         if out[r].opname != "RETURN_VALUE":
             continue
         n = 0   # out[r - n + 1:r + 1] copies out[end - n + 1:end + 1]
-        while n < 8 and r - n > k and end - n > r and key(out[r - n]) == key(out[end - n]) \
+        while n < COPIED_BLOCK_LIMIT and r - n > k and end - n > r and key(out[r - n]) == key(out[end - n]) \
                 and out[r - n].target is None and out[end - n].target is None:
             if n and (out[r - n + 1].offset in landing or out[end - n + 1].offset in landing):
                 break   # both start at most where a jump lands (where the branches meet)
@@ -93,11 +94,11 @@ def hoist_break_tails(out: list[Instr], fits, made) -> None:
                 tails.append((s, r))
         groups: dict[tuple, list[tuple[int, int]]] = {}
         for s, r in tails:
-            key = tuple((ins.opname, repr(ins.argval), ins.lineno) for ins in out[s:r + 1])
+            key = tuple((*copy_key(ins), ins.lineno) for ins in out[s:r + 1])
             groups.setdefault(key, []).append((s, r))
         if len(groups) > 1:     # a constant is returned after the finally body: ``return 3`` in the try
             groups = {key: found for key, found in groups.items()
-                      if [op for op, _, _ in key] != ["LOAD_CONST", "RETURN_VALUE"]}
+                      if [op for op, *_ in key] != ["LOAD_CONST", "RETURN_VALUE"]}
         if len(groups) != 1:
             continue
         tails = next(iter(groups.values()))

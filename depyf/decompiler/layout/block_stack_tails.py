@@ -1,20 +1,19 @@
-"""The copies 3.10 makes of return sequences and exits, shared again; yield-from folding and
-jump retargeting after the instructions were rewritten."""
+"""The copies of return sequences and exits that a compiler with a block stack (SETUP_* and
+POP_BLOCK; 3.10) makes where it copies return tails (``Features.copies_return_tails``), shared
+again. Its normaliser replays the block stack, so each instruction comes with its handler
+(``cover``) and its stack depth (``depth_of``): copies agree in those too.
+"""
 
 from __future__ import annotations
 
-import dis
-
-from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import Instr, copy_key
-from depyf.decompiler.versions.copied_tails import chain_operand_copies, hoist_break_tails
-from depyf.decompiler.versions.v3_10.block_flow import _exit_call_length
+from depyf.decompiler.layout.copied_tails import chain_operand_copies, hoist_break_tails
 
 _NOT_IN_TAIL = frozenset({"PUSH_EXC_INFO", "POP_EXCEPT", "RERAISE", "CHECK_EXC_MATCH", "YIELD_VALUE",
                           "YIELD_FROM", "AWAIT", "RAISE_VARARGS"})
 
 
-def _share_return_tails(out: list[Instr], marks: dict[int, object], breaks: dict[int, int], cover: dict,
+def share_return_tails(out: list[Instr], marks: dict[int, object], breaks: dict[int, int], cover: dict,
                         depth_of: dict) -> None:
     """Undo 3.10's copies of the code after a try, except clause or with that ends in a return.
 
@@ -105,6 +104,16 @@ def _share_return_tails(out: list[Instr], marks: dict[int, object], breaks: dict
         out[m:j + 1] = [jump]
 
 
+def _exit_call_length(out: list[Instr], m: int) -> int | None:
+    """Length of the ``__exit__(None, None, None)`` call (awaited for async with) starting at ``m``."""
+    ops = out[m:m + 6]
+    if len(ops) < 5 or any(x.opname != "LOAD_CONST" or x.argval is not None for x in ops[:3]) \
+            or ops[3].opname != "CALL" or ops[3].argval != 2:
+        return None
+    n = 5 if ops[4].opname != "AWAIT" else 6
+    return n if len(ops) >= n and ops[n - 1].opname == "POP_TOP" else None
+
+
 def _placed_key(ins: Instr, cover: dict, depth_of: dict) -> tuple:
     """``copy_key`` with what 3.10's copies keep of where they lie: the line, the handler, the depth."""
     return *copy_key(ins), ins.lineno, cover[id(ins)], depth_of.get(id(ins))
@@ -129,7 +138,7 @@ def _same_code(out: list[Instr], a: int, b: int, cover: dict, depth_of: dict) ->
 _COMPARES = frozenset({"COMPARE_OP", "IS_OP", "CONTAINS_OP"})
 
 
-def _share_chain_exits(out: list[Instr], cover: dict, depth_of: dict) -> None:
+def share_chain_exits(out: list[Instr], cover: dict, depth_of: dict) -> None:
     """Undo 3.10's copies of the return after a chained comparison ``a < b < c``.
 
     As a value, the last comparison and the cleanup of a failed one (``SWAP 2; POP_TOP``) both end
@@ -202,7 +211,7 @@ def _share_chain_exits(out: list[Instr], cover: dict, depth_of: dict) -> None:
         out[a:end + 1] = [jump]
 
 
-def _hoist_break_tails(out: list[Instr], cover: dict, depth_of: dict) -> None:
+def hoist_placed_break_tails(out: list[Instr], cover: dict, depth_of: dict) -> None:
     """``hoist_break_tails`` for 3.10: a copy starts at the loop's stack depth and stays in the
     loop's exception region; the moved copy keeps that region and those depths."""
     def fits(s: int, r: int, back: Instr) -> bool:
@@ -214,35 +223,3 @@ def _hoist_break_tails(out: list[Instr], cover: dict, depth_of: dict) -> None:
         depth_of[id(new)] = depth_of.get(id(old))
 
     hoist_break_tails(out, fits, made)
-
-
-def _fold_yield_from(out: list[Instr], ins: dis.Instruction, qualname: str) -> Instr:
-    """``GET_YIELD_FROM_ITER|GET_AWAITABLE|GET_ANEXT; LOAD_CONST None; YIELD_FROM`` -> one instruction.
-
-    YIELD_FROM, AWAIT, or ASYNC_FOR_ITER (whose target the caller sets); returns it.
-    """
-    if len(out) < 2 or out[-1].opname != "LOAD_CONST" or out[-1].argval is not None \
-            or out[-2].opname not in ("GET_YIELD_FROM_ITER", "GET_AWAITABLE", "GET_ANEXT"):
-        raise DecompilationError("YIELD_FROM without its iterator", qualname=qualname, offset=ins.offset,
-                                 opname=ins.opname)
-    out.pop()
-    getter = out[-1]
-    getter.opname = {"GET_YIELD_FROM_ITER": "YIELD_FROM", "GET_AWAITABLE": "AWAIT",
-                     "GET_ANEXT": "ASYNC_FOR_ITER"}[getter.opname]
-    return getter
-
-
-def _retarget(out: list[Instr], raw: list[dis.Instruction]) -> list[Instr]:
-    """Point jumps that land on dropped instructions at the next kept one."""
-    kept = sorted({ins.offset for ins in out})
-    end = raw[-1].offset + 2 if raw else 0
-    forward: dict[int, int] = {}
-    j = 0
-    for off in sorted({r.offset for r in raw}):
-        while j < len(kept) and kept[j] < off:
-            j += 1
-        forward[off] = kept[j] if j < len(kept) else end
-    for ins in out:
-        if ins.target is not None:
-            ins.target = forward.get(ins.target, end)
-    return out
