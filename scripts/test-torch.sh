@@ -15,9 +15,10 @@
 # install, =0 forbids it), torch goes in with --no-deps, then its requirements except triton and
 # cuda-bindings. The registry's Linux torch wheel still loads CUDA libraries at import, so its
 # nvidia-*/cuda-toolkit requirements go once into $VENVS/_cuda/<hash of their list> and the venv's
-# site-packages/nvidia links there: every venv of a release (and of releases with the same CUDA
-# pins) shares one copy instead of ~4 GB each. Default pytest arguments: `-m torch` over tests/
-# (the slow ones included). The exit status is pytest's.
+# site-packages/nvidia (and cusparselt, where a release keeps it apart) links there: every venv of
+# a release (and of releases with the same CUDA pins) shares one copy instead of ~4 GB each.
+# Default pytest arguments: `-m torch` over tests/ (the slow ones included). The exit status is
+# pytest's.
 set -euo pipefail
 { # read whole before running: editing this file cannot upset a build in progress
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -113,7 +114,14 @@ install_torch_cpu_only() {
     fi
     exec 9>&-
     site=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-    ln -sfn "$store/nvidia" "$site/nvidia"
+    # Most libraries live under nvidia/; some releases' nvidia-cusparselt-cu12 (torch 2.6, 2.7) puts
+    # libcusparseLt under a top-level cusparselt/: link every package folder of the store.
+    local dir
+    for dir in "$store"/*/; do
+        dir=${dir%/}
+        case "$dir" in *.dist-info|*/__pycache__|*/bin) continue ;; esac
+        ln -sfn "$dir" "$site/$(basename "$dir")"
+    done
 }
 
 if [ ! -f "$STAMP" ]; then
