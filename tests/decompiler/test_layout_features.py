@@ -3,10 +3,13 @@ compiler does: each flag is checked against the bytecode of a small function com
 
 from __future__ import annotations
 
+import dataclasses
 import dis
 
+import pytest
+
 import depyf
-from depyf.decompiler.instructions import Features, features
+from depyf.decompiler.instructions import Features, _version_module, features
 
 
 def _instructions(source: str) -> list[dis.Instruction]:
@@ -27,6 +30,75 @@ def test_copies_return_tails():
     instrs = _instructions("def f(a):\n    try:\n        g()\n    except E:\n        h()\n    return a\n")
     returns = sum(ins.opname == "RETURN_VALUE" for ins in instrs)
     assert features().copies_return_tails == (returns > 1)
+
+
+def _loads(instrs: list[dis.Instruction], name: str) -> int:
+    return sum(ins.argval == name for ins in instrs)
+
+
+def _returns(instrs) -> int:
+    return sum(ins.opname.startswith("RETURN") for ins in instrs)
+
+
+def _closing_jump(instrs) -> int:
+    """The offset of the last jump backwards (a loop's closing jump)."""
+    return max(ins.offset for ins in instrs if (ins.opcode in dis.hasjabs or ins.opcode in dis.hasjrel)
+               and isinstance(ins.argval, int) and ins.argval < ins.offset)
+
+
+# Each copy a layout pass gated by ``copies_return_tails`` undoes, as the compiler makes it: the
+# source, and whether its bytecode shows the copy.
+RETURN_TAIL_COPIES = {
+    # share_return_tails (compilers with a block stack): the code after a with body, in each exit
+    "with": ("def f():\n    with a:\n        g()\n    return y\n", lambda instrs: _loads(instrs, "y") > 1),
+    # share_return_tails (a break in a for loop): the code after the loop in the break
+    "for break": ("def f(xs):\n    for x in xs:\n        if x:\n            break\n    return y\n",
+                  lambda instrs: _loads(instrs, "y") > 1),
+    # share_chain_exits / share_duplicated_returns: the return after a chained comparison
+    "chain": ("def f(a, b, c):\n    return a < b < c\n", lambda instrs: _returns(instrs) > 1),
+    # share_chain_exits / share_chain_value_copies (chain_operand_copies): the last comparison in
+    # each branch of a conditional last operand
+    "chain operand": ("def f(a, b, x):\n    return a < b <= (c if x else d)\n",
+                      lambda instrs: sum(ins.opname == "COMPARE_OP" for ins in instrs) > 2),
+    # hoist_break_tails / hoist_placed_break_tails: the code after a ``while True`` loop, kept only
+    # in its break (out of a with), lies inside the loop
+    "while break": ("def f():\n    while True:\n        with a:\n            if b():\n                break\n"
+                    "        g()\n    return x\n",
+                    lambda instrs: _first_load(instrs, "x") < _closing_jump(instrs)),
+}
+
+
+@pytest.mark.parametrize("quirk", RETURN_TAIL_COPIES)
+def test_each_copy_the_return_tail_passes_undo_is_copies_return_tails(quirk):
+    source, copied = RETURN_TAIL_COPIES[quirk]
+    assert features().copies_return_tails == copied(_instructions(source))
+
+
+def _model(source: str, copies_return_tails: bool):
+    module = compile(source, "<probe>", "exec")
+    code = next(c for c in module.co_consts if hasattr(c, "co_code"))
+    flags = dataclasses.replace(features(), copies_return_tails=copies_return_tails)
+    instrs, _ = _version_module().normalize(code, flags)
+    return instrs
+
+
+def test_the_return_tail_passes_run_where_the_flag_is_set():
+    """Where the compiler copies return tails, its module runs the passes that share them (one
+    RETURN_VALUE after a chained comparison, the code after a ``while True`` loop after its closing
+    jump and its with's handler); told that it copies none, it runs none and the copies stay."""
+    if not features().copies_return_tails:
+        pytest.skip("this compiler copies no return tails: its module runs no such pass")
+    chain = RETURN_TAIL_COPIES["chain"][0]
+    assert sum(ins.opname == "RETURN_VALUE" for ins in _model(chain, True)) == 1
+    assert sum(ins.opname == "RETURN_VALUE" for ins in _model(chain, False)) == 2
+
+    def returns_after_the_loop(instrs) -> bool:
+        back = max(k for k, ins in enumerate(instrs) if ins.opname == "JUMP" and ins.target < ins.offset)
+        return [k for k, ins in enumerate(instrs) if ins.argval == "x"] > [back]
+
+    loop = RETURN_TAIL_COPIES["while break"][0]
+    assert returns_after_the_loop(_model(loop, True))
+    assert not returns_after_the_loop(_model(loop, False))
 
 
 def test_copies_loop_tests():

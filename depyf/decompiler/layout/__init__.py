@@ -3,10 +3,11 @@ layout the control flow recovery reads (3.11's), undone on the normalised instru
 
 The version modules (``depyf.decompiler.versions``) translate opcodes onto the model; the passes
 here then give the model one layout. Each pass undoes one quirk that a ``Features`` flag names
-(``depyf.decompiler.instructions.Features``), and a version module runs it where its ``FEATURES``
-has that flag. Everything after the passes (``cfg``, ``structure/``, ``patterns/``, ``cleanup``)
-names no CPython version (``tests/test_version_blind_modules.py``); version knowledge lives in
-``versions/`` and here.
+(``depyf.decompiler.instructions.Features``), and a version module runs it only where the features
+its ``normalize`` is given (its ``FEATURES`` unless a test says otherwise) have that flag.
+Everything after the passes (``cfg``, ``structure/``, ``patterns/``, ``cleanup``) names no CPython
+version (``tests/test_version_blind_modules.py``); version knowledge lives in ``versions/`` and
+here.
 
 ``copies_return_tails`` (a small block that ends the function is copied into each path to it):
 

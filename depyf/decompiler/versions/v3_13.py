@@ -142,9 +142,11 @@ class Translator(v3_12.Translator):
         return super().micro_ops(ins)
 
 
-def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
-    """The normalised instructions and exception table of ``code`` (compiled by CPython 3.13)."""
+def normalize(code: types.CodeType,
+              features: Features = FEATURES) -> tuple[list[Instr], list[ExceptionEntry]]:
+    """The normalised instructions and exception table of ``code`` (compiled by CPython 3.13), laid
+    out by the passes that ``features`` (the compiler's, ``FEATURES``) call for."""
     synthetic = v3_12.synthetic_instructions(code)
     if synthetic is not None:
         return synthetic
-    return Translator(code).normalize()
+    return Translator(code, features).normalize()

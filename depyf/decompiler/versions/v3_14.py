@@ -70,8 +70,8 @@ class Translator(v3_13.Translator):
     INVISIBLE = INVISIBLE
     END_FOR_TAIL = frozenset({"POP_ITER"})
 
-    def __init__(self, code: types.CodeType):
-        super().__init__(code)
+    def __init__(self, code: types.CodeType, features: Features):
+        super().__init__(code, features)
         self.raw_offsets = [ins.offset for ins in self.raw]
         self.kinds = self.stack_kinds()
 
@@ -302,9 +302,11 @@ def _special_name(ins: dis.Instruction) -> str:
     return dis._special_method_names[ins.arg]
 
 
-def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
-    """The normalised instructions and exception table of ``code`` (compiled by CPython 3.14)."""
+def normalize(code: types.CodeType,
+              features: Features = FEATURES) -> tuple[list[Instr], list[ExceptionEntry]]:
+    """The normalised instructions and exception table of ``code`` (compiled by CPython 3.14), laid
+    out by the passes that ``features`` (the compiler's, ``FEATURES``) call for."""
     synthetic = v3_12.synthetic_instructions(code)
     if synthetic is not None:
         return synthetic
-    return Translator(code).normalize()
+    return Translator(code, features).normalize()

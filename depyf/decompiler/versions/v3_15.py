@@ -24,7 +24,7 @@ from __future__ import annotations
 import dis
 import types
 
-from depyf.decompiler.instructions import ExceptionEntry, Instr
+from depyf.decompiler.instructions import ExceptionEntry, Features, Instr
 from depyf.decompiler.versions import v3_12, v3_14
 from depyf.decompiler.versions.v3_14 import EXTRA, VALUE
 
@@ -104,9 +104,11 @@ class Translator(v3_14.Translator):
         return i + 1
 
 
-def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
-    """The normalised instructions and exception table of ``code`` (compiled by CPython 3.15)."""
+def normalize(code: types.CodeType,
+              features: Features = FEATURES) -> tuple[list[Instr], list[ExceptionEntry]]:
+    """The normalised instructions and exception table of ``code`` (compiled by CPython 3.15), laid
+    out by the passes that ``features`` (the compiler's, ``FEATURES``) call for."""
     synthetic = v3_12.synthetic_instructions(code)
     if synthetic is not None:
         return synthetic
-    return Translator(code).normalize()
+    return Translator(code, features).normalize()

@@ -40,14 +40,26 @@ understand (other uses of the exception values).
 
 translate.py maps the 3.10 instructions onto the model's (``normalize``); block_flow.py models the
 stack through the blocks to find the exception handlers and their kinds; the layout passes
-(``depyf.decompiler.layout``) share the return and exit tails the compiler copies.
+(``depyf.decompiler.layout``) that ``FEATURES`` call for share the return and exit tails the
+compiler copies.
 """
 
-from depyf.decompiler.instructions import Features
-from depyf.decompiler.versions.v3_10.translate import HANDLED, normalize
+import types
+
+from depyf.decompiler.instructions import ExceptionEntry, Features, Instr
+from depyf.decompiler.versions.v3_10 import translate
+from depyf.decompiler.versions.v3_10.translate import HANDLED
 
 FEATURES = Features(copies_return_tails=True, copies_loop_tests=True, handlers_laid_out_last=False,
                     jumps_cannot_raise=False)
+
+
+def normalize(code: types.CodeType,
+              features: Features = FEATURES) -> tuple[list[Instr], list[ExceptionEntry]]:
+    """The normalised instructions and exception table of ``code`` (compiled by CPython 3.10), laid
+    out by the passes that ``features`` (the compiler's, ``FEATURES``) call for."""
+    return translate.normalize(code, features)
+
 
 __all__ = [
     "FEATURES", "HANDLED", "normalize"

@@ -6,7 +6,7 @@ import dis
 import types
 
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.instructions import ExceptionEntry, Instr, raw_instructions
+from depyf.decompiler.instructions import ExceptionEntry, Features, Instr, raw_instructions
 from depyf.decompiler.layout.block_stack_tails import (
     hoist_placed_break_tails,
     share_chain_exits,
@@ -72,8 +72,9 @@ HANDLED = frozenset(_DROP | set(_JUMPS) | set(_BINARY_OPS) | _SAME | _SPECIAL)
 _CONVERSIONS = {0: None, 1: "s", 2: "r", 3: "a"}
 
 
-def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
-    """The normalised instructions and synthesised exception table of ``code`` (compiled by CPython 3.10)."""
+def normalize(code: types.CodeType, features: Features) -> tuple[list[Instr], list[ExceptionEntry]]:
+    """The normalised instructions and synthesised exception table of ``code`` (compiled by CPython 3.10),
+    laid out by the passes that ``features`` (the compiler's) call for."""
     raw = list(raw_instructions(code))
     qualname = getattr(code, "co_qualname", code.co_name)
     flow = _BlockFlow(raw, qualname)
@@ -229,14 +230,16 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
                 getter.target = raw[h + 1].offset
         for new in out[first:]:
             depth_of[id(new)] = _model_depth(tags)
-    share_return_tails(out, marks, breaks, cover, depth_of)
-    share_chain_exits(out, cover, depth_of)
+    if features.copies_return_tails:
+        share_return_tails(out, marks, breaks, cover, depth_of)
+        share_chain_exits(out, cover, depth_of)
     # 3.10 copies a finally handler's final RERAISE into the branch that jumps to it: one is enough
     out[:] = [ins for k, ins in enumerate(out)
               if not (ins.opname == "RERAISE" and k + 1 < len(out) and out[k + 1].opname == "RERAISE"
                       and out[k + 1].argval == ins.argval and cover[id(out[k + 1])] == cover[id(ins)])]
     out = _retarget(out, raw)
-    hoist_placed_break_tails(out, cover, depth_of)
+    if features.copies_return_tails:
+        hoist_placed_break_tails(out, cover, depth_of)
     return out, _table(out, cover, flow, raw[-1].offset + 2 if raw else 0)
 
 

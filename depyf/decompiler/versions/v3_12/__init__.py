@@ -30,16 +30,30 @@ Later versions (3.13, 3.14, 3.15) subclass :class:`Translator` and override the 
 tables.py holds the opname tables; translator.py the ``Translator`` (its driver), which composes the
 opcode translations (opcodes.py), the jump translation (jumps.py) and the inlined comprehensions
 (comprehensions.py, with the synthetic code objects of synthetic.py), then runs the layout passes
-(``depyf.decompiler.layout``) that share the copies the compiler made again.
+(``depyf.decompiler.layout``) that the version's ``FEATURES`` call for, which share the copies the
+compiler made again.
 """
 
-from depyf.decompiler.instructions import Features
+import types
+
+from depyf.decompiler.instructions import ExceptionEntry, Features, Instr
 from depyf.decompiler.versions.v3_12.synthetic import synthetic_instructions
 from depyf.decompiler.versions.v3_12.tables import CONVERSIONS, DROP, HANDLED, JUMPS, SAME, SPECIAL
-from depyf.decompiler.versions.v3_12.translator import Translator, normalize
+from depyf.decompiler.versions.v3_12.translator import Translator
 
 FEATURES = Features(copies_return_tails=True, copies_loop_tests=True, handlers_laid_out_last=True,
                     jumps_cannot_raise=False)
+
+
+def normalize(code: types.CodeType,
+              features: Features = FEATURES) -> tuple[list[Instr], list[ExceptionEntry]]:
+    """The normalised instructions and exception table of ``code`` (compiled by CPython 3.12), laid
+    out by the passes that ``features`` (the compiler's, ``FEATURES``) call for."""
+    synthetic = synthetic_instructions(code)
+    if synthetic is not None:
+        return synthetic
+    return Translator(code, features).normalize()
+
 
 __all__ = [
     "CONVERSIONS", "FEATURES", "DROP", "HANDLED", "JUMPS", "SAME", "SPECIAL", "Translator", "normalize",

@@ -1,5 +1,5 @@
 """The translator's driver: one code object's raw instructions through the ``op_<NAME>``
-translations, then the layout steps (``normalize``)."""
+translations, then the layout passes its version's features call for (``Translator.normalize``)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import types
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import (
     ExceptionEntry,
+    Features,
     Instr,
     raw_exception_entries,
     raw_instructions,
@@ -18,7 +19,6 @@ from depyf.decompiler.layout.copied_tails import hoist_break_tails
 from depyf.decompiler.versions.v3_12.comprehensions import Comprehensions
 from depyf.decompiler.versions.v3_12.jumps import JumpTranslation
 from depyf.decompiler.versions.v3_12.opcodes import Opcodes
-from depyf.decompiler.versions.v3_12.synthetic import synthetic_instructions
 from depyf.decompiler.versions.v3_12.tables import DROP, HANDLED, JUMPS, SAME, _tests_truth_next
 
 
@@ -28,6 +28,8 @@ class Translator(
     """Translates one code object's raw instructions into the shared model.
 
     Subclasses for later versions override the class attributes and ``op_<NAME>`` methods.
+    ``features`` are the layout features of the version whose bytecode it reads (its module's
+    ``FEATURES``): they choose the layout passes ``normalize`` runs.
     """
 
     HANDLED = HANDLED
@@ -41,8 +43,9 @@ class Translator(
     # True where LOAD_GLOBAL pushes its NULL after the global (3.13+), False where before (3.12).
     NULL_AFTER_GLOBAL = False
 
-    def __init__(self, code: types.CodeType):
+    def __init__(self, code: types.CodeType, features: Features):
         self.code = code
+        self.features = features
         self.qualname = getattr(code, "co_qualname", code.co_name)
         all_raw = list(raw_instructions(code))
         self.all_offsets = [r.offset for r in all_raw]
@@ -72,11 +75,12 @@ class Translator(
 
     def normalize(self) -> tuple[list[Instr], list[ExceptionEntry]]:
         out = self.translate(0, len(self.raw))
-        share_chain_value_copies(out)
-        share_duplicated_returns(out)
-        hoist_break_tails(out, lambda first, last, back: all(   # the loop's handler protects the copy
-            self.handler_of(ins.offset) == self.handler_of(back.offset) for ins in out[first:last + 1]),
-            lambda new, old, back: None)
+        if self.features.copies_return_tails:
+            share_chain_value_copies(out)
+            share_duplicated_returns(out)
+            hoist_break_tails(out, lambda first, last, back: all(   # the loop's handler protects the copy
+                self.handler_of(ins.offset) == self.handler_of(back.offset) for ins in out[first:last + 1]),
+                lambda new, old, back: None)
         return out, self.remap(out, self.table)
 
     def handler_of(self, offset: int) -> int | None:
@@ -134,10 +138,3 @@ class Translator(
     def index(self, offset: int) -> int:
         return self.pos[offset]
 
-
-def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
-    """The normalised instructions and exception table of ``code`` (compiled by CPython 3.12)."""
-    synthetic = synthetic_instructions(code)
-    if synthetic is not None:
-        return synthetic
-    return Translator(code).normalize()
