@@ -259,6 +259,11 @@ class LoadsStores:
         if any(x is value for x in stack):
             self._assign_shared(target, value, stack, out)
             return
+        if self.parallel or _reads_target(stack, target):
+            # a value still waiting on the stack was read from a location these stores overwrite
+            # (``(a, b), c = f(), b``): the stores join one assignment with the value's own store
+            self._store(target, value, None, stack, out)
+            return
         out.append(ast.Assign([target], value))
 
     def _assign_shared(self, target: ast.expr, value: ast.expr, stack: list, out: list) -> None:

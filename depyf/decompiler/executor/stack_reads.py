@@ -52,6 +52,10 @@ def _operands(ins: Instr) -> int:
 
 def _reads_target(stack: list, target: ast.expr) -> bool:
     """Would a pending stack expression read the location ``target`` is about to overwrite?"""
+    if isinstance(target, (ast.Tuple, ast.List)):   # ``a, (b, *c) = ...``: any of its locations
+        return any(_reads_target(stack, t) for t in target.elts)
+    if isinstance(target, ast.Starred):
+        return _reads_target(stack, target.value)
     for item in stack:
         if not isinstance(item, ast.expr):
             continue

@@ -251,3 +251,16 @@ def unpack_to_one_name_twice(pair, triple):
     (a, b, a) = triple
     (c, *c) = triple
     return n, a, b, c
+
+
+@cases(([3, 1, 2], 5), ([], 0))
+def nested_unpack_overwrites_a_name_read_beside_it(items, r1):
+    # ``(lc, r1), r0 = f(), r1``: the old ``r1`` is read before the nested stores overwrite it
+    # (in a loop, so each kind of access follows each other kind on some path either way)
+    log = []
+    while items:
+        (lc, r1), r0 = (items.pop(), r1 + 1), r1
+        log.append((lc, r1, r0))
+        [a, [b, *c]], d = [r0, [lc, r1]], r0 + lc
+        log.append((a, b, c, d))
+    return log, r1
