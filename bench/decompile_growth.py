@@ -8,6 +8,7 @@ linear work keeps the time per instruction flat as n grows; a quadratic shape gr
 
 Shapes (n counts the repeated unit): an ``elif`` chain of n branches and conditional expressions
 nested n deep (CPython refuses either much beyond 1,000, so larger n repeats chains of 1,000);
+n / 100 assignments of conditional expressions nested 100 deep (several chains in one function);
 n straight-line assignments; n ``try``/``except`` statements; loops nested 10 deep, repeated n / 10
 times (CPython allows 20 nested blocks); an ``if`` on an ``and``/``or`` chain of n tests; ``return``
 of one flat ``and`` of n comparisons and an ``if`` on one flat ``or`` of n comparisons (source that
@@ -43,6 +44,14 @@ def nested_ifexp(n: int) -> str:
         chain = " else ".join(f"{i} if x == {i}" for i in range(start, start + depth))
         lines.append(f"    y += {chain} else -1")
     return "\n".join(lines) + "\n    return y"
+
+
+def ifexp_chains(n: int) -> str:
+    """Conditional expressions nested 100 deep, each assigned to a name of its own (n / 100 of them,
+    one for n under 200): the store and the next chain's first test follow every branch."""
+    chain = " else ".join(f"{i} if x == {i}" for i in range(100))
+    names = [f"z{j}" for j in range(max(1, n // 100))]
+    return "\n".join(f"    {name} = {chain} else -1" for name in names) + "\n    return " + " + ".join(names)
 
 
 def straight_line(n: int) -> str:
@@ -83,6 +92,7 @@ SHAPES = {
     for f in (
         elif_chain,
         nested_ifexp,
+        ifexp_chains,
         straight_line,
         many_try,
         nested_loops,

@@ -64,11 +64,48 @@ def _elif_chains_in_a_row(n: int) -> str:
     return f"def f(x):\n    y = 0\n{chain}{chain}    return y\n"
 
 
+def _ifexp_chains_in_a_row(k: int, depth: int = 60) -> str:
+    """``k`` assignments of conditional expressions nested ``depth`` deep: the code after each
+    chain (its store, then the next chain's first test) is entered from every branch."""
+    expr = "0"
+    for i in range(depth):
+        expr = f"({i} if c{i} else {expr})"
+    stores = "".join(f"    x{j} = {expr}\n" for j in range(k))
+    params = ", ".join(f"c{i}" for i in range(depth))
+    return f"def f({params}):\n{stores}    return " + " + ".join(f"x{j}" for j in range(k)) + "\n"
+
+
+def _elif_chains_of_stores_in_a_row(k: int, n: int = 60) -> str:
+    """``k`` ``elif`` chains whose ``else`` stores a constant and falls into the next chain's test."""
+    arms = "\n".join(f"    {'if' if i == 0 else 'elif'} x == {i}:\n        y = {i}" for i in range(n))
+    return "def f(x):\n" + f"{arms}\n    else:\n        y = -1\n" * k + "    return y\n"
+
+
 @pytest.mark.parametrize("shape", [_elif_chain, _ifexp_chain, _elif_chains_in_a_row])
 def test_the_condition_search_grows_linearly_with_a_chain_of_tests(shape, monkeypatch):
     # a search that looked at every later test of the chain again for each test would make n**2 / 2 calls
     small, large = (_compound_calls(shape(n), monkeypatch) for n in (40, 160))
     assert large <= 5 * small
+
+
+_CHOSEN_TESTS = [[i == chosen for i in range(60)] for chosen in (0, 7, 59)] + [[False] * 60]
+
+
+@pytest.mark.parametrize(("shape", "arguments"), [
+    (_ifexp_chains_in_a_row, _CHOSEN_TESTS),
+    (_elif_chains_of_stores_in_a_row, [[-3], [0], [7], [59]]),
+])
+def test_each_chain_of_several_in_a_row_costs_the_condition_search_about_as_much_as_one(
+        shape, arguments, monkeypatch):
+    # a branch that pushes or stores a constant and goes on to the code after the chain is never
+    # where the search lands: the next chain's first test there, entered from every branch, must not
+    # make each test's search read (and remember apart) the whole chain again (k * n**2 / 2 calls)
+    one, four = (_compound_calls(shape(k), monkeypatch) for k in (1, 4))
+    assert four <= 8 * one    # (loose: one chain alone costs less than one that another follows)
+    original = _function(shape(3))
+    rebuilt = _function(depyf.decompile(original))
+    for args in arguments:
+        assert rebuilt(*args) == original(*args)
 
 
 def test_two_elif_chains_of_1000_branches_in_a_row_decompile_to_the_same_function():

@@ -14,6 +14,7 @@ from depyf.decompiler.layout.jumps import follow_jumps
 from depyf.decompiler.structure.model import Context, ExitKind
 
 COMPOUND_CALLS_PER_BLOCK = 64   # condition searches allowed per basic block (beyond a fixed 16,384)
+_PASSING_ON = frozenset({"JUMP", "POP_TOP", "SWAP"})    # the code of blocks the search lands past
 
 
 class Kept:
@@ -230,10 +231,17 @@ class CompoundConditions:
 
     def _lands_on_successors(self, block) -> bool:
         """Can the search land on (test, or ask about the predecessors of) a successor of ``block``?
-        Only the outcomes of a test and where short jumping blocks lead (lone jumps, a chained
-        comparison's exits) are landed on; other code is only read through, as a value inside a
-        test (``4 * (a if c else b) > 0``), whose predecessors nothing asks about."""
-        return block.end - block.start <= 2 or self.instrs[block.end - 1].opname in CONDITIONAL_JUMPS
+        Only the outcomes of a test and where the blocks that only pass control on lead (lone jumps,
+        a chained comparison's exits ``SWAP 2; POP_TOP`` and trampolines ``POP_TOP; JUMP``) are
+        landed on; other code is only read through, as a value inside a test (``4 * (a if c else b)
+        > 0``), whose predecessors nothing asks about. A branch of a conditional expression
+        (``LOAD_CONST 3; JUMP``) is no such block: the code after the expression, entered from every
+        branch, does not widen the region of each of its tests."""
+        if self.instrs[block.end - 1].opname in CONDITIONAL_JUMPS:
+            return True
+        return block.end - block.start <= 2 and all(
+            ins.opname in _PASSING_ON for ins in self.instrs[block.start : block.end]
+        )
 
     @functools.cached_property
     def _region_low(self) -> list[int]:
