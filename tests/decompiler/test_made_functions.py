@@ -215,3 +215,14 @@ def test_a_made_function_with_defaults_is_still_refused():
     assert _function(code)(1, 2)() == (5, 7, 8)
     with pytest.raises(DecompilationError, match="used as a value"):
         depyf.decompile(code, verify=False)
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 11), reason="only 3.10 takes the qualified name from the stack")
+def test_a_made_function_whose_qualified_name_is_computed_is_refused():
+    # the placeholder stands for a code object and cells; a name read from a variable is a value
+    # the source would have to show
+    code = _assemble([("LOAD_CLOSURE", CELL), ("BUILD_TUPLE", 1), ("LOAD_CONST", 1), ("LOAD_FAST", 0),
+                      ("MAKE_FUNCTION", 8), ("RETURN_VALUE", 0)])
+    assert _function(code)("named", 2).__qualname__ == "named"
+    with pytest.raises(DecompilationError, match="used as a value"):
+        depyf.decompile(code, verify=False)
