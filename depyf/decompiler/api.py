@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from depyf.decompiler.errors import DecompilationError, SourceDoesNotCompile
 from depyf.decompiler.flowcheck import differences as flow_differences
 from depyf.decompiler.instructions import reading_once
-from depyf.decompiler.opaque import embed
+from depyf.decompiler.opaque import embed, room
 from depyf.decompiler.rebuild import rebuild_code
 from depyf.decompiler.render import code_to_source_and_constants
 
@@ -167,7 +167,7 @@ def _check_same_flow(code: types.CodeType, source: str, constants: dict[str, obj
     function standing for the comprehension; rare layouts of generated code) is returned with
     its flow unchecked, once it is known to compile."""
     try:
-        new_code = embed(rebuild_code(code, source, compared_only=True), constants)
+        new_code = embed(rebuild_code(code, source, compared_only=True, room=room(constants)), constants)
     except SourceDoesNotCompile:
         raise
     except (DecompilationError, ValueError, TypeError):
@@ -228,7 +228,7 @@ def declare_unused_locals(source: str, names: list[str]) -> str:
 def _rebuild(code: types.CodeType, source: str, constants: dict[str, object],
              filename: str | None = None) -> types.CodeType:
     """The drop-in code object compiled from ``source``, placeholder constants put back."""
-    return embed(rebuild_code(code, source, filename=filename), constants)
+    return embed(rebuild_code(code, source, filename=filename, room=room(constants)), constants)
 
 
 def _raise_if_flow_differs(code: types.CodeType, new_code: types.CodeType) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import sys
 import types
+from collections.abc import Mapping
 
 from depyf.decompiler import traversal
 from depyf.decompiler.codeinfo import argument_names
@@ -48,7 +49,7 @@ def _class_name(tree: ast.Module) -> str:
 
 
 def rebuild_code(original: types.CodeType, source: str, *, filename: str | None = None,
-                 compared_only: bool = False) -> types.CodeType:
+                 compared_only: bool = False, room: Mapping[str, int] | None = None) -> types.CodeType:
     """Compile ``source`` (decompiled from ``original``) and return the matching code object.
 
     Free variables are recreated by nesting the function in a wrapper that defines them (in a
@@ -56,17 +57,19 @@ def rebuild_code(original: types.CodeType, source: str, *, filename: str | None 
     new code the same closure layout. Raises ``DecompilationError`` when the result would not be
     a drop-in replacement. With ``compared_only`` (the code is only compared with the original,
     never run) a function that needs no wrapper may be compiled from the text alone, and the
-    qualified names of the code nested in it then lack the wrapper's.
+    qualified names of the code nested in it then lack the wrapper's. ``room`` (see
+    ``opaque.room``) names the placeholders that get subscripts ``[0]`` after each load, so that
+    ``opaque.embed`` has room for the instructions it patches in there.
     """
     target_file = filename if filename is not None else original.co_filename
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 6000))  # the depth render allows the source: compile it as deep
     try:
-        if compared_only:
+        if compared_only and not room:
             new = _compiled_alone(original, source, target_file)
             if new is not None:
                 return _finished(original, new, target_file)
-        return _rebuild_code(original, source, target_file)
+        return _rebuild_code(original, source, target_file, room or {})
     except SyntaxError as exc:
         raise SourceDoesNotCompile(f"the decompiled source does not compile: {exc.msg} (line {exc.lineno})",
                                    qualname=_qualname(original)) from None
@@ -78,9 +81,10 @@ def rebuild_code(original: types.CodeType, source: str, *, filename: str | None 
         sys.setrecursionlimit(limit)
 
 
-def _rebuild_code(original: types.CodeType, source: str, target_file: str) -> types.CodeType:
+def _rebuild_code(original: types.CodeType, source: str, target_file: str,
+                  room: Mapping[str, int]) -> types.CodeType:
     try:
-        tree = ast.parse(source, filename=target_file)
+        tree = _padded(ast.parse(source, filename=target_file), room)
     except (RecursionError, MemoryError):  # MemoryError: "parser stack overflowed" on 3.12+
         raise DecompilationError(
             "source nested too deeply to compile", qualname=_qualname(original)
@@ -93,9 +97,27 @@ def _rebuild_code(original: types.CodeType, source: str, target_file: str) -> ty
         new = _compile_function(original, tree, target_file)
         missing_cells = [c for c in original.co_cellvars if c not in new.co_cellvars and c != "__class__"]
         if missing_cells:
-            new = _compile_function(original, ast.parse(source, filename=target_file), target_file,
-                                    keep_cells=missing_cells)
+            new = _compile_function(original, _padded(ast.parse(source, filename=target_file), room),
+                                    target_file, keep_cells=missing_cells)
     return _finished(original, new, target_file)
+
+
+class _Padding(ast.NodeTransformer):
+    def __init__(self, room: Mapping[str, int]):
+        self.room = room
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        count = self.room.get(node.id, 0) if isinstance(node.ctx, ast.Load) else 0
+        out: ast.expr = node
+        for _ in range(count):
+            index = ast.copy_location(ast.Constant(0), node)
+            out = ast.copy_location(ast.Subscript(out, index, ast.Load()), node)
+        return out
+
+
+def _padded(tree: ast.Module, room: Mapping[str, int]) -> ast.Module:
+    """``tree`` with each load of a name in ``room`` followed by that many subscripts ``[0]``."""
+    return _Padding(room).visit(tree) if room else tree
 
 
 def _finished(original: types.CodeType, new: types.CodeType, target_file: str) -> types.CodeType:

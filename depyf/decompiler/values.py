@@ -119,6 +119,10 @@ class FunctionValue:
     # the variables whose cells MAKE_FUNCTION's closure holds, in order (None: no closure, or one
     # that is no tuple of this frame's cells)
     closure: list[str] | None = None
+    # the qualified name MAKE_FUNCTION took from the stack where it takes one (None: from the code
+    # object); ``qualname_known`` is False where that stack value was no string constant
+    qualname: str | None = None
+    qualname_known: bool = True
 
 
 @dataclass

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import dis
+import types
+
+import pytest
 
 import pytest
 
@@ -135,3 +138,65 @@ def test_a_break_out_of_async_for_through_finally_is_a_break():
     namespace: dict = {}
     exec(compile(ASYNC_FOR_BREAK_IN_FINALLY, "<source>", "exec"), namespace)
     assert depyf.decompile(namespace["f"]).strip() == ASYNC_FOR_BREAK_IN_FINALLY.strip()
+
+
+CONTINUE_THEN_LEAVE_IN_EXCEPT_CLAUSE = {
+    "break": """\
+def f(stack, m):
+    out = []
+    while stack:
+        try:
+            c = 10 // stack.pop()
+        except ZeroDivisionError:
+            if m:
+                m -= 1
+                continue
+            break
+        out.append(c)
+    return out, m
+""",
+    "return": """\
+def f(stack, m):
+    out = []
+    while stack:
+        try:
+            c = 10 // stack.pop()
+        except ZeroDivisionError:
+            if m:
+                m -= 1
+                continue
+            return m
+        out.append(c)
+    return out, m
+""",
+    "last statement": """\
+def f(stack, m):
+    out = []
+    while stack:
+        try:
+            out.append(10 // stack.pop())
+        except ZeroDivisionError:
+            if m:
+                m -= 1
+                continue
+            return None
+    return out, m
+""",
+}
+
+
+@pytest.mark.parametrize("source", CONTINUE_THEN_LEAVE_IN_EXCEPT_CLAUSE.values(),
+                         ids=CONTINUE_THEN_LEAVE_IN_EXCEPT_CLAUSE.keys())
+def test_a_continue_then_a_way_out_in_an_except_clause_of_a_while_loop(source):
+    """Where the loop's test is not copied to its bottom, the clause's ``continue`` jumps back to
+    the test at the top as the body's end does, and the clause's way out after it (``POP_EXCEPT``,
+    then the break's or the return's code) is laid out after the loop's blocks: it is the clause's,
+    not the place the loop's breaks land (it read so and was refused, "stack underflow")."""
+    namespace: dict = {}
+    exec(compile(source, "<source>", "exec"), namespace)
+    original = namespace["f"]
+    recompiled = depyf.recompile(original.__code__)
+    again = types.FunctionType(recompiled.code, {})
+    assert "except ZeroDivisionError:" in recompiled.source
+    for stack, m in (([3, 2, 1], 0), ([0, 4], 0), ([0, 4], 1), ([0, 0, 5], 1), ([], 1)):
+        assert again(list(stack), m) == original(list(stack), m)

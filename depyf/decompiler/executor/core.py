@@ -32,7 +32,8 @@ def _made_function(fn: v.FunctionValue) -> bool:
     code = fn.code
     if code.co_name == "<lambda>" or code.co_name.startswith("<") or not code.co_name.isidentifier():
         return False
-    if fn.defaults or fn.kwdefaults or fn.annotations or fn.decorators or fn.type_params:
+    if fn.defaults or fn.kwdefaults or fn.annotations or fn.decorators or fn.type_params \
+            or not fn.qualname_known:
         return False
     cells = tuple(fn.closure or ())
     return len(cells) == len(code.co_freevars)
@@ -151,7 +152,8 @@ class Executor(
             return load(name)
         if isinstance(item, v.FunctionValue):
             if _made_function(item):
-                return load(opaque.placeholder(opaque.MadeFunction(item.code, tuple(item.closure or ()))))
+                return load(opaque.placeholder(opaque.MadeFunction(item.code, tuple(item.closure or ()),
+                                                                     item.qualname)))
             return self.decompile_nested.lambda_or_error(item, ins)
         if isinstance(item, v.Converted):
             return item.value

@@ -21,11 +21,15 @@ class Definitions:
     def op_MAKE_FUNCTION(self, ins, stack, out):
         flags = ins.argval
         code = self.pop(stack, ins)
+        qualname = None
         if ins.extra.get("qualname_on_stack"):
-            code, _qualname = self.pop(stack, ins), code
+            code, qualname = self.pop(stack, ins), code
         if not isinstance(code, types.CodeType):
             raise self.error(ins, "MAKE_FUNCTION without a code object")
         fn = v.FunctionValue(code)
+        if qualname is not None:
+            known = isinstance(qualname, ast.Constant) and isinstance(qualname.value, str)
+            fn.qualname, fn.qualname_known = (qualname.value if known else None), known
         if flags & 0x08:
             cells = self.pop(stack, ins)  # closure cells: recreated by the compiler
             fn.closure = list(cells.names) if isinstance(cells, v.ClosureCells) else None

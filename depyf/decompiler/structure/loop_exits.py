@@ -45,7 +45,17 @@ class LoopExits:
                 handlers = min(handlers, hp)
 
         def in_clauses(t: int) -> bool:
-            return any(x in clauses for x in self.cfg.handler_chain(t))
+            if any(x in clauses for x in self.cfg.handler_chain(t)):
+                return True
+            # a clause's way out (``POP_EXCEPT``, then its ``return``, or the code its ``break``
+            # goes on with) lies outside the cleanup handler's range: it is the clause's when
+            # only the clauses enter it (they are in the loop when one of them is ``continue``
+            # to the loop's test at the top, the body's own way back)
+            if self.instrs[t].opname != "POP_EXCEPT" or not self.cfg.is_leader(t):
+                return False
+            preds = self.cfg.blocks[self.cfg.block_of[t]].preds
+            return bool(preds) and all(
+                any(x in clauses for x in self.cfg.handler_chain(self.cfg.blocks[b].end - 1)) for b in preds)
 
         code_after_body = code_after_body and exit_pos is None
         body_end = max((self.cfg.blocks[b].end for b in blocks if self.cfg.blocks[b].start < handlers),
