@@ -9,8 +9,6 @@ import types
 
 import pytest
 
-import pytest
-
 import depyf
 from depyf.decompiler.instructions import Features, _version_module, features
 
