@@ -9,7 +9,8 @@
 #
 # "matrix" is the set the table calls the matrix set (dump on each backend, guards, debugger,
 # dispatcher, the Dynamo zoo, the adapter's seams); "full" is every test marked torch. Each
-# release's whole pytest output goes to $DEPYF_MATRIX_LOGS (default test-output/torch-matrix/).
+# release's whole pytest output, with the reason of each skip, goes to $DEPYF_MATRIX_LOGS (default
+# test-output/torch-matrix/).
 # The exit status is 1 when any release failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -41,7 +42,7 @@ for version in "$@"; do
     start=$SECONDS
     echo "=== torch $version, CPython $PY_VERSION, $SET set (log: $log)"
     # shellcheck disable=SC2086  # ARGS is a list of words on purpose
-    bash scripts/test-torch.sh "$version" "$PY_VERSION" -- $ARGS > "$log" 2>&1
+    bash scripts/test-torch.sh "$version" "$PY_VERSION" -- -rs $ARGS > "$log" 2>&1
     status=$?
     [ "$status" = 0 ] || failed=1
     summary=$(grep -E "^=*.*(passed|failed|error).* in [0-9.]+s" "$log" | tail -n 1 | tr -d '=' | xargs)
