@@ -20,11 +20,11 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --set) SET=$2; shift 2 ;;
         --python) PY_VERSION=$2; shift 2 ;;
-        -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) break ;;
     esac
 done
-[ $# -ge 1 ] || { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 MATRIX="tests/torch/test_seed_example.py tests/torch/test_adapter.py tests/torch/test_torch_releases.py
     tests/torch/test_debugger.py tests/test_optimization.py tests/torch/test_dump_unavailable.py
     tests/torch/test_guards_and_verify.py tests/torch/test_dump_backends.py tests/torch/test_dynamo_zoo.py"
