@@ -29,6 +29,8 @@ test in ``tests/torch/test_adapter.py`` that fails on that release without it. S
   per-tensor guard text (``check_tensor(...)``, which 2.2 and 2.3 only log) from the guards log
   (``patch_tensor_guard_text``). aot_eager's backward comes back inside ``torch._dynamo.disable``
   (``graph_runs_interpreted`` looks through it).
+- 2.3 and 2.4: the trace has no recompilation reasons (``recompile_reasons``, 2.5): they come from
+  ``patch_recompile_reasons`` as on 2.2 (``dynamo_traces_recompile_reasons``).
 - 2.3 to 2.5 at least (2.6 not checked) the trace has no graph-break records
   (``dynamo_graph_break_reason``; 2.7 has them): graph breaks come from the captured graph's
   ``compile_subgraph_reason`` as on 2.2 (``dynamo_traces_graph_breaks``).
@@ -987,6 +989,13 @@ def dynamo_traces_graph_breaks() -> bool:
     at all, to 2.5 at least), the dump reads each graph break from the captured graph's compile
     reason (``graph_break_of``)."""
     return _module_traces("torch._dynamo.symbolic_convert", {"dynamo_graph_break_reason"})
+
+
+def dynamo_traces_recompile_reasons() -> bool:
+    """Whether Dynamo writes the reasons of each recompilation to the structured trace (the
+    artifact ``recompile_reasons``; torch 2.5 does). Where a trace exists without them (2.3 and
+    2.4), the dump reads them from ``patch_recompile_reasons`` as where there is no trace (2.2)."""
+    return _module_traces("torch._dynamo.guards", {"recompile_reasons"})
 
 
 def _module_traces(module_name: str, artifacts: set[str]) -> bool:

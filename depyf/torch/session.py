@@ -113,6 +113,11 @@ class DumpSession:
             steps.append((f"{' and '.join(sorted(untraced))} graph files",
                           lambda: adapter.patch_inductor_passes(untraced, self.graphs.on_pass_graph)))
         self._install(steps)
+        traced = adapter.has("torch._logging._internal.trace_log")
+        if traced and not adapter.dynamo_traces_recompile_reasons():
+            # A trace without recompilation reasons (2.3, 2.4): read them as where there is no trace.
+            self._install([(RECOMPILE_FEATURE,
+                            lambda: adapter.patch_recompile_reasons(self._on_recompile_reasons))])
         if not adapter.dynamo_traces_graph_breaks():
             # Graph breaks come from the captured graph's compile reason where the trace has none
             # (no trace at all on 2.2, no graph-break records up to 2.5 at least).

@@ -502,6 +502,33 @@ def test_graph_breaks_reach_the_dump_whether_or_not_the_trace_has_them(tmp_path)
     assert bool(kinds) == adapter.dynamo_traces_graph_breaks()
 
 
+def test_recompile_reasons_reach_the_dump_whether_or_not_the_trace_has_them(tmp_path):
+    # torch 2.5+ writes them to the trace (recompile_reasons); 2.3 and 2.4 have a trace without
+    # them, and the dump reads them from Dynamo's guard-failure check there, as on 2.2.
+    import json
+
+    import depyf
+    from depyf.torch import trace
+
+    @torch.compile(backend="eager", dynamic=False)
+    def f(x):
+        return x.sin() + 1
+
+    kinds = []
+    detach = (trace.attach(lambda event: kinds.append(event.kind), {"recompile_reasons"})
+              if adapter.has("torch._logging._internal.trace_log") else (lambda: None))
+    try:
+        with depyf.prepare_debug(str(tmp_path / "dump")) as d:
+            f(torch.zeros(3))
+            f(torch.zeros(5))
+    finally:
+        detach()
+    index = json.loads(open(f"{d}/index.json", encoding="utf-8").read())
+    recompiled = next(fn for fn in index["functions"] if fn["name"] == "f")["recompilations"]
+    assert recompiled and any("size mismatch" in r["reason"] for r in recompiled), recompiled
+    assert bool(kinds) == adapter.dynamo_traces_recompile_reasons()
+
+
 def test_graph_runs_interpreted_looks_through_dynamo_disable():
     # torch 2.5's aot_eager returns the backward graph as disable(disable(boxed_nop(...))) from its
     # second compilation on (AotAutograd keeps its backward wrapper in the backend's settings)
