@@ -29,6 +29,8 @@ test in ``tests/torch/test_adapter.py`` that fails on that release without it. S
   per-tensor guard text (``check_tensor(...)``, which 2.2 and 2.3 only log) from the guards log
   (``patch_tensor_guard_text``). aot_eager's backward comes back inside ``torch._dynamo.disable``
   (``graph_runs_interpreted`` looks through it).
+- 2.3: guard functions are Python (no C++ guard manager) and write the per-tensor text only to the
+  guards log, as on 2.2, although a trace exists (``tensor_guards_only_logged``).
 - 2.3 and 2.4: the trace has no recompilation reasons (``recompile_reasons``, 2.5): they come from
   ``patch_recompile_reasons`` as on 2.2 (``dynamo_traces_recompile_reasons``).
 - 2.3 to 2.5 at least (2.6 not checked) the trace has no graph-break records
@@ -568,6 +570,27 @@ class _GuardLogCapture(logging.Handler):
             self.messages.append(record.getMessage())
         except Exception:  # a message that cannot be formatted is not a guard
             pass
+
+
+def tensor_guards_only_logged() -> bool:
+    """Whether the guard functions Dynamo builds are Python functions that check every tensor in
+    one ``___check_tensors`` call and write the per-tensor text only to the guards log (2.2 and 2.3;
+    2.4 to 2.6 where the user turned the C++ guard manager off), so ``patch_tensor_guard_text`` is
+    needed whether or not the structured trace exists. Decided by shape: the legacy
+    ``compile_check_fn(self, builder, guards_out, guard_fail_fn)`` and no C++ guard manager in
+    Dynamo's config."""
+    import inspect
+
+    try:
+        compile_check_fn = expect("torch._dynamo.guards.CheckFunctionManager.compile_check_fn")
+        params = list(inspect.signature(compile_check_fn).parameters)
+    except (UnsupportedTorchError, TypeError, ValueError):
+        return False
+    if params[:4] != ["self", "builder", "guards_out", "guard_fail_fn"]:
+        return False
+    from torch._dynamo import config
+
+    return not getattr(config, "enable_cpp_guard_manager", False)
 
 
 def patch_tensor_guard_text() -> Undo:

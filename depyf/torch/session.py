@@ -118,6 +118,9 @@ class DumpSession:
             # A trace without recompilation reasons (2.3, 2.4): read them as where there is no trace.
             self._install([(RECOMPILE_FEATURE,
                             lambda: adapter.patch_recompile_reasons(self._on_recompile_reasons))])
+        if traced and adapter.tensor_guards_only_logged():
+            # Python guard functions with a trace (2.3): the per-tensor guard text as on 2.2.
+            self._install([(TENSOR_GUARDS_FEATURE, adapter.patch_tensor_guard_text)])
         if not adapter.dynamo_traces_graph_breaks():
             # Graph breaks come from the captured graph's compile reason where the trace has none
             # (no trace at all on 2.2, no graph-break records up to 2.5 at least).

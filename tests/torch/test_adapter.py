@@ -288,6 +288,19 @@ def test_patch_recompile_reasons_names_the_failed_guard():
     assert "size mismatch at index 0. expected 4, actual 6" in reason
 
 
+def test_tensor_guards_only_logged_where_guards_check_all_tensors_in_one_call():
+    # 2.2 and 2.3 build Python guard functions with one ___check_tensors call (2.3 has a trace
+    # too, so the dump needs the guards-log seam there as well); later releases spell each out.
+    @torch.compile(backend="eager")
+    def f(x, y):
+        return x + y
+
+    f(torch.ones(2), torch.ones(2))
+    (entry,) = adapter.cache_entries(adapter.original_callable(f).__code__)
+    parts = [part for leaf in adapter.leaf_guards(entry.guard_manager) for part in leaf.parts]
+    assert adapter.tensor_guards_only_logged() == any("___check_tensors(" in part for part in parts), parts
+
+
 def test_patch_tensor_guard_text_spells_out_each_tensor(capfd):
     _seam_or_skip("torch._dynamo.guards.CheckFunctionManager.compile_check_fn")
 
