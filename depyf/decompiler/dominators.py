@@ -1,4 +1,4 @@
-"""Post-dominators of a region of the control-flow graph (Cooper, Harvey and Kennedy's algorithm)."""
+"""Post-dominators of a region of the control-flow graph (Lengauer and Tarjan's algorithm)."""
 
 from __future__ import annotations
 
@@ -19,58 +19,81 @@ def post_dominators(nodes: set[int], succs: dict[int, list[int]]) -> PostDominat
     """Immediate post-dominator of every node; ``EXIT`` is the virtual exit.
 
     ``succs`` maps each node to its successors; a successor outside ``nodes`` counts as EXIT.
+    Nodes that never reach the exit (infinite loops) get EXIT too.
+
+    Lengauer and Tarjan's algorithm on the reversed graph rooted at EXIT, with path compression:
+    near-linear in the size of the graph. (The iterative algorithm climbs a chain of the tree at
+    each join; code with n ``try`` statements, whose handlers re-raise to the exit, cost it n
+    squared steps.)
     """
-    preds: dict[int, list[int]] = {n: [] for n in nodes}
+    preds: dict = {n: [] for n in nodes}
     preds[EXIT] = []
-    rsuccs: dict[int, list[int]] = {}
+    rsuccs: dict = {}
     for n in nodes:
         out = [s if s in nodes else EXIT for s in succs.get(n, [])] or [EXIT]
         rsuccs[n] = list(dict.fromkeys(out))
         for s in rsuccs[n]:
             preds[s].append(n)
-    # reverse post-order of the reversed graph, starting from EXIT
-    order: list[int] = []
-    seen = {EXIT}
+    # depth-first numbers in the reversed graph from EXIT; vertex[i] has number i
+    number: dict = {EXIT: 0}
+    vertex: list = [EXIT]
+    parent: list[int] = [0]
     stack = [(EXIT, iter(preds[EXIT]))]
     while stack:
-        node, it = stack[-1]
-        nxt = next(it, None)
+        node, successors = stack[-1]
+        nxt = next(successors, None)
         if nxt is None:
             stack.pop()
-            order.append(node)
-        elif nxt not in seen:
-            seen.add(nxt)
+        elif nxt not in number:
+            number[nxt] = len(vertex)
+            vertex.append(nxt)
+            parent.append(number[node])
             stack.append((nxt, iter(preds[nxt])))
-    order.reverse()
-    rank = {n: i for i, n in enumerate(order)}
+    count = len(vertex)
+    semi = list(range(count))
+    label = list(range(count))
+    ancestor = [-1] * count     # the forest linked so far (-1: a root)
+    idom = [0] * count
+    bucket: list[list[int]] = [[] for _ in range(count)]
+
+    def evaluate(v: int) -> int:
+        """The vertex of least semi-dominator on v's forest path, compressing the path."""
+        if ancestor[v] < 0:
+            return v
+        path = []
+        x = v
+        while ancestor[ancestor[x]] >= 0:
+            path.append(x)
+            x = ancestor[x]
+        for x in reversed(path):
+            a = ancestor[x]
+            if semi[label[a]] < semi[label[x]]:
+                label[x] = label[a]
+            ancestor[x] = ancestor[a]
+        return label[v]
+
+    for w in range(count - 1, 0, -1):
+        for v in rsuccs[vertex[w]]:
+            k = number.get(v)
+            if k is not None:       # (a successor that never reaches the exit is no way out)
+                u = evaluate(k)
+                if semi[u] < semi[w]:
+                    semi[w] = semi[u]
+        bucket[semi[w]].append(w)
+        p = parent[w]
+        ancestor[w] = p
+        for v in bucket[p]:
+            u = evaluate(v)
+            idom[v] = u if semi[u] < semi[v] else p
+        bucket[p] = []
     ipdom = PostDominators({EXIT: EXIT})
-    changed = True
-    while changed:
-        changed = False
-        for n in order:
-            if n is EXIT:
-                continue
-            new = None
-            for s in rsuccs[n]:
-                if s in ipdom:
-                    new = s if new is None else _intersect(s, new, ipdom, rank)
-            if new is not None and ipdom.get(n) != new:
-                ipdom[n] = new
-                changed = True
+    for w in range(1, count):
+        if idom[w] != semi[w]:
+            idom[w] = idom[idom[w]]
+        ipdom[vertex[w]] = vertex[idom[w]]
     for n in nodes:
         ipdom.setdefault(n, EXIT)  # nodes that never reach the exit (infinite loops)
     return ipdom
-
-
-def _intersect(a: int, b: int, ipdom: dict[int, int], rank: dict[int, int]) -> int:
-    while a != b:
-        if a is EXIT or b is EXIT:
-            return EXIT     # where the walk would end anyway, after climbing the whole other chain
-        while rank.get(a, -1) > rank.get(b, -1):
-            a = ipdom[a]
-        while rank.get(b, -1) > rank.get(a, -1):
-            b = ipdom[b]
-    return a
 
 
 class PostDominators(dict):

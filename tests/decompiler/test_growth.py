@@ -166,3 +166,88 @@ def test_deep_code_is_refused_by_name_where_no_thread_with_a_bigger_stack_starts
     original = _function(f"def f(x):\n    if {tests}:\n        return 1\n    return 2\n")
     with pytest.raises(DecompilationError, match="nested too deeply"):
         depyf.decompile(original)
+
+
+def _post_dominators_by_definition(nodes: set[int], succs: dict[int, list[int]]) -> dict:
+    """d post-dominates n when every path from n to the exit passes d: n reaches the exit with d
+    taken out of the graph only if d does not; the immediate one is the nearest such d."""
+    def reaches_exit(start: int, removed: int | None) -> bool:
+        seen, work = set(), [start]
+        while work:
+            x = work.pop()
+            if x == removed or x in seen:
+                continue
+            seen.add(x)
+            out = succs.get(x) or [EXIT]
+            if any(s not in nodes for s in out):
+                return True
+            work.extend(out)
+        return False
+
+    found = {}
+    for n in nodes:
+        if not reaches_exit(n, None):
+            found[n] = EXIT
+            continue
+        strict = {d for d in nodes if d != n and not reaches_exit(n, d)}
+        # the nearest: the one every other strict post-dominator post-dominates
+        nearest = [d for d in strict if all(e == d or not reaches_exit(d, e) for e in strict)]
+        found[n] = nearest[0] if nearest else EXIT
+    return found
+
+
+def test_post_dominators_are_those_of_the_definition_on_random_graphs():
+    import random
+
+    draw = random.Random(20261126)
+    for _ in range(400):
+        size = draw.randint(1, 12)
+        nodes = set(range(size))
+        succs = {n: [draw.randrange(size + 2) for _ in range(draw.choice((0, 1, 1, 2, 2, 3)))]
+                 for n in nodes}
+        ipdom = post_dominators(nodes, succs)
+        assert {n: ipdom[n] for n in nodes} == _post_dominators_by_definition(nodes, succs), succs
+
+
+def _lines_run(function, *args) -> int:
+    """How many lines of ``function``'s module run during the call (a measure of work, not time)."""
+    lines = 0
+    filename = function.__code__.co_filename
+
+    def trace(frame, event, arg):
+        nonlocal lines
+        if frame.f_code.co_filename != filename:
+            return None
+        if event == "line":
+            lines += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        function(*args)
+    finally:
+        sys.settrace(None)
+    return lines
+
+
+@pytest.mark.skipif(sys.gettrace() is not None, reason="needs the tracing hook for itself")
+def test_post_dominators_of_many_handlers_that_reraise_take_linear_work():
+    # n try statements in a row: the body of each goes on to the code after it, and its handler
+    # (entered by exceptions, not by an edge) either joins that code or goes to a block that
+    # re-raises to the exit. Climbing each handler's way on to the exit made this n squared.
+    def graph(n: int) -> tuple[set[int], dict[int, list[int]]]:
+        succs = {}
+        for i in range(n):
+            body, handler, reraise, after = 3 * i, 3 * i + 1, 3 * i + 2, 3 * i + 3
+            succs[body] = [after]
+            succs[handler] = [after, reraise]
+            succs[reraise] = [-1]
+        succs[3 * n] = [-1]
+        return set(succs), succs
+
+    small = _lines_run(post_dominators, *graph(200))
+    large = _lines_run(post_dominators, *graph(1600))
+    assert large < 10 * small, (small, large)   # 8x the code; quadratic work would be 64x
+    ipdom = post_dominators(*graph(50))
+    assert ipdom[0] == 3 and ipdom[1] is EXIT and ipdom[2] is EXIT and ipdom[147] == 150
+

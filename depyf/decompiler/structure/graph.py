@@ -3,7 +3,7 @@ unconditional jumps."""
 
 from __future__ import annotations
 
-from depyf.decompiler.dominators import EXIT, common_post_dominator, post_dominators
+from depyf.decompiler.dominators import EXIT, PostDominators, common_post_dominator, post_dominators
 from depyf.decompiler.instructions import FOR_ITERS, features
 from depyf.decompiler.layout.jumps import follow_jumps
 from depyf.decompiler.structure.model import Context, Loop
@@ -44,6 +44,10 @@ class GraphAnalysis:
 
     @staticmethod
     def _dominates(a: int, b: int, idom: dict[int, int]) -> bool:
+        if isinstance(idom, PostDominators):
+            enter, leave = idom.times()     # a constant-time ancestor test in the tree
+            if a in enter and b in enter:
+                return enter[a] <= enter[b] and leave[b] <= leave[a]
         for _ in range(len(idom) + 2):
             if b == a:
                 return True
