@@ -10,7 +10,8 @@ Shapes (n counts the repeated unit): an ``elif`` chain of n branches and conditi
 nested n deep (CPython refuses either much beyond 1,000, so larger n repeats chains of 1,000);
 n / 100 assignments of conditional expressions nested 100 deep (several chains in one function);
 n straight-line assignments; n ``try``/``except`` statements; loops nested 10 deep, repeated n / 10
-times (CPython allows 20 nested blocks); an ``if`` on an ``and``/``or`` chain of n tests; ``return``
+times (CPython allows 20 nested blocks); an ``if`` on an ``and``/``or`` chain of n tests; ``return`` of
+an ``or`` of n / 3 ``and`` groups of three tests; ``return``
 of one flat ``and`` of n comparisons and an ``if`` on one flat ``or`` of n comparisons (source that
 nests them instead stops parsing at a few hundred terms).
 """
@@ -79,6 +80,13 @@ def bool_chain(n: int) -> str:
     return f"    if {cond}:\n        y = 1\n    return y"
 
 
+def value_or_of_ands(n: int) -> str:
+    """``return (x > 0 and x > 1 and x > 2) or ...``: n / 3 groups of three tests."""
+    groups = max(1, n // 3)
+    return "    return " + " or ".join(
+        "(" + " and ".join(f"x > {3 * g + k}" for k in range(3)) + ")" for g in range(groups))
+
+
 def flat_and(n: int) -> str:
     return "    return " + " and ".join(f"x > {i}" for i in range(n))
 
@@ -97,6 +105,7 @@ SHAPES = {
         many_try,
         nested_loops,
         bool_chain,
+        value_or_of_ands,
         flat_and,
         flat_or_test,
     )

@@ -251,3 +251,37 @@ def test_post_dominators_of_many_handlers_that_reraise_take_linear_work():
     ipdom = post_dominators(*graph(50))
     assert ipdom[0] == 3 and ipdom[1] is EXIT and ipdom[2] is EXIT and ipdom[147] == 150
 
+
+def _or_of_and_groups(groups: int) -> str:
+    """``return (x > 0 and x > 1 and x > 2) or (x > 3 and ...) or ...``: each group's first tests
+    jump to the next group, and its last keeps the value and goes on into the same next group."""
+    terms = " or ".join("(" + " and ".join(f"x > {3 * g + k}" for k in range(3)) + ")" for g in range(groups))
+    return f"def f(x):\n    return {terms}\n"
+
+
+def _emit_calls(source: str, monkeypatch) -> int:
+    calls = 0
+    real = Structurer.emit
+
+    def counting(self, *args, **kwargs):
+        nonlocal calls
+        calls += 1
+        return real(self, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Structurer, "emit", counting)
+        depyf.decompile(_function(source))
+    return calls
+
+
+def test_a_value_or_of_and_groups_reads_each_group_once(monkeypatch):
+    # the code after each group was read once for each branch of the group's first test: 2 ** n
+    # reads, refused at 14 groups by the step limit
+    few = _emit_calls(_or_of_and_groups(10), monkeypatch)
+    many = _emit_calls(_or_of_and_groups(40), monkeypatch)
+    assert many < 6 * few, (few, many)
+    original = _function(_or_of_and_groups(80))
+    rebuilt = _function(depyf.decompile(original))
+    assert depyf.decompile(original).count(" if ") == 0      # read as and/or, as written
+    for x in range(-1, 242, 7):
+        assert rebuilt(x) is original(x)

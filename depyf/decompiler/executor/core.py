@@ -71,6 +71,13 @@ class Executor(
         self.bound_names: dict[str, object] = {}   # a PEP 695 scope's parameters: the caller's values
         self.type_params: v.TypeParams | None = None  # the last type parameters stored (a class's)
 
+    def state(self) -> tuple:
+        """What running code can change here besides the stack and the statements it gives:
+        equal before and after a read, that read can be reused instead of run again."""
+        return (self.temp_count, len(self.parallel), len(self.parallel_pending), len(self.copied),
+                len(self.temp_of), len(self.globals_declared), len(self.nonlocals_declared),
+                len(self.bound_names), id(self.type_params), id(getattr(self, "parallel_order", None)))
+
     def run(self, start: int, end: int, stack: list, out: list) -> tuple[int, Stop]:
         """Execute ``instrs[start:end]``; stop at the first control instruction.
 

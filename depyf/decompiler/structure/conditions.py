@@ -256,7 +256,7 @@ class ConditionReader:
         if values is None:
             return None
         then, other = (self.executor.value(x, self.instrs[i]) for x in values)
-        stack.append(ast.IfExp(cond, then, other))
+        stack.append(self.conditional_value(cond, then, other, stack, self._goes_on_into(t, f, join)))
         consumed.update(self.cfg.block_of[p] for p in range(i + 1, join))
         return join
 

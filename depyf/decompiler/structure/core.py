@@ -49,6 +49,7 @@ class Structurer(
         self._pinned: list = []
         self._past_jumps: dict = {}            # position -> past_lone_jump (see compound)
         self._else_trials: set[int] = set()    # loops being read as while/else (see while_else_without_copy)
+        self._shared_operands: dict[tuple, object] = {}   # see ValueFlows.shared_operand_key
         self.back_edge_targets = self._back_edge_targets()
         self.while_tests = self.find_while_tests()
         self.matches = self.find_matches()

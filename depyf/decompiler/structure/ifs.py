@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import copy
 
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.executor import replace_everywhere, replace_in
@@ -64,13 +65,26 @@ class IfBuilder:
                 return join
         inner = ctx.with_stops(join)
         s_then, s_else = list(stack), list(stack)
-        then = self.emit(t, inner, s_then)
-        other = self.emit(f, inner, s_else)
+        shared = None
+        if join is not None and self._goes_on_into(t, f, join):
+            shared = self.shared_operand_key(f, inner, stack)
+            self._shared_operands[shared] = None    # wanted: value_bool_op keeps what it reads
+        reused = False
+        try:
+            then = self.emit(t, inner, s_then)
+            reused = shared is not None and self.read_shared_operand(f, inner, s_else)
+            other = [] if reused else self.emit(f, inner, s_else)
+        finally:
+            if shared:
+                self._shared_operands.pop(shared, None)
         if len(s_then) == len(stack) + 1 and len(s_else) == len(stack) + 1 and not then and not other \
                 and join is not None:
-            stack.append(ast.IfExp(cond, self.executor.value(s_then[-1], self.instrs[i]),
-                                   self.executor.value(s_else[-1], self.instrs[i])))
+            stack.append(self.conditional_value(cond, self.executor.value(s_then[-1], self.instrs[i]),
+                                                self.executor.value(s_else[-1], self.instrs[i]),
+                                                stack, reused))
             return join
+        if reused:      # (the value read once serves one branch only)
+            s_else[-1] = copy.deepcopy(s_else[-1], {id(x): x for x in stack})
         if len(s_then) != len(s_else) and join is not None and then and other:
             raise self.error(i, "branches leave different stacks")
         if join is not None:
@@ -80,6 +94,13 @@ class IfBuilder:
             stack[:] = keep if then else (s_else if other else keep)
         out.append(ast.If(cond, then or [ast.Pass()], other))
         return join
+
+    def _goes_on_into(self, t: int, f: int, join: int) -> bool:
+        """Does the branch at ``t`` end, just before ``f``, in a value-keeping test (``a or``, ``a
+        and``) that jumps to ``join`` and otherwise goes on into ``f``'s code?"""
+        last = self.instrs[f - 1] if t < f else None
+        return last is not None and last.opname in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP") \
+            and self.cfg.pos(last.target) == join
 
     def continue_stmt(self, target: int | None, ctx: Context) -> ast.Continue:
         """``continue``. One that jumps to a while loop's test at the top is marked ``to_top``: the

@@ -4,6 +4,7 @@ whose paths meet, or run copies of the code after them."""
 from __future__ import annotations
 
 import ast
+import copy
 
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.executor import replace_in
@@ -56,15 +57,28 @@ class ValueFlows:
         pairs), when each only pushes one value (runs no statement, leaves the stack below as
         it was); else None."""
         values = []
-        for start, stop in branches:
-            trial = list(stack)
-            try:
-                if self.emit(start, ctx.with_stops(stop), trial) or len(trial) != len(stack) + 1 \
-                        or any(x is not y for x, y in zip(trial, stack, strict=False)):
+        shared = None
+        if len(branches) == 2 and branches[0][1] == branches[1][1] \
+                and self._goes_on_into(branches[0][0], branches[1][0], branches[0][1]):
+            shared = self.shared_operand_key(branches[1][0], ctx.with_stops(branches[1][1]), stack)
+            self._shared_operands[shared] = None    # wanted: value_bool_op keeps what it reads
+        try:
+            for start, stop in branches:
+                trial = list(stack)
+                region = ctx.with_stops(stop)
+                if shared and values and self.read_shared_operand(start, region, trial):
+                    values.append(trial[-1])
+                    continue
+                try:
+                    if self.emit(start, region, trial) or len(trial) != len(stack) + 1 \
+                            or any(x is not y for x, y in zip(trial, stack, strict=False)):
+                        return None
+                except DecompilationError:
                     return None
-            except DecompilationError:
-                return None
-            values.append(trial[-1])
+                values.append(trial[-1])
+        finally:
+            if shared:
+                self._shared_operands.pop(shared, None)
         return values
 
     def value_bool_op(self, i, ins, ctx, stack, out) -> int | None:
@@ -93,12 +107,55 @@ class ValueFlows:
             stack.append(self.merge_compare(left, right, middle, i))
             return end
         right_stack = list(stack)
-        stmts = self.emit(i + 1, ctx.with_stops(target), right_stack)
+        region = ctx.with_stops(target)
+        key = self.shared_operand_key(i + 1, region, stack)
+        wanted = key in self._shared_operands
+        state = self.executor.state() if wanted else None
+        stmts = self.emit(i + 1, region, right_stack)
+        if wanted and not stmts and len(right_stack) == len(stack) + 1 \
+                and all(x is y for x, y in zip(right_stack, stack, strict=False)) \
+                and self.executor.state() == state:
+            self._shared_operands[key] = (right_stack[-1], list(stack))
         if stmts or len(right_stack) != len(stack) + 1:
             raise self.error(i, "value-position and/or with statements inside")
         right = self.executor.value(right_stack[-1], ins)
         stack.append(bool_op(ast.And if is_and else ast.Or, self.executor.value(left, ins), right))
         return target
+
+    def shared_operand_key(self, start: int, ctx: Context, stack: list) -> tuple:
+        """Names a read of the value that starts at ``start``: ``c and a or r`` tests ``c`` with a
+        jump to ``r``, and ``a``'s value-keeping test goes on into the same ``r``. Read once for
+        each branch, a chain of n such groups was read 2 ** n times."""
+        return (start, ctx.stops, id(ctx.loop), tuple(map(id, ctx.layers)), tuple(map(id, stack)))
+
+    def read_shared_operand(self, start: int, ctx: Context, stack: list) -> bool:
+        """Push the value read from ``start`` when the other branch already read it as a
+        ``value_bool_op`` operand over the same stack, with no effect on the executor's state (no
+        statements, temporaries or pending stores): that very value (``conditional_value`` then
+        uses it once)."""
+        found = self._shared_operands.get(self.shared_operand_key(start, ctx, stack))
+        if not isinstance(found, tuple) or not isinstance(found[0], ast.expr):
+            return False
+        stack.append(found[0])
+        return True
+
+    def conditional_value(self, cond: ast.expr, then: ast.expr, other: ast.expr, stack: list,
+                          shared: bool) -> ast.expr:
+        """``then if cond else other``. Where ``other`` was read once for both branches
+        (``read_shared_operand``), ``then`` is ``a or other`` with that very value: written as
+        the compiler read it, ``cond and a or other``, so that it occurs once in the tree."""
+        # (``bool_op`` flattened ``a or other`` when ``other`` is an ``or`` itself)
+        tail = other.values if isinstance(other, ast.BoolOp) and isinstance(other.op, ast.Or) else [other]
+        if shared and isinstance(then, ast.BoolOp) and isinstance(then.op, ast.Or) \
+                and len(then.values) > len(tail) \
+                and (then.values[-1] is other or all(
+                    a is b for a, b in zip(then.values[-len(tail):], tail, strict=True))):
+            head = then.values[:-1] if then.values[-1] is other else then.values[:-len(tail)]
+            left = head[0] if len(head) == 1 else ast.BoolOp(ast.Or(), head)
+            return ast.BoolOp(ast.Or(), [ast.BoolOp(ast.And(), [cond, left]), other])
+        if shared and any(node is other for node in ast.walk(then)):
+            other = copy.deepcopy(other, _kept(stack))  # a tree, not a graph: each place its own node
+        return ast.IfExp(cond, then, other)
 
     def chain_in_copied_tails(self, start: int, stop: int, end: int, stmts: list, left, middle) -> bool:
         """The last comparison of a chain in value position whose right operand is a conditional
@@ -121,6 +178,12 @@ class ValueFlows:
             return False
         replace_in(stmts[0], found[0], self.merge_compare(left, found[0], middle, start))
         return True
+
+
+def _kept(stack: list) -> dict:
+    """A ``copy.deepcopy`` memo that keeps the stack's values themselves (a copied value that
+    uses one still refers to that same value)."""
+    return {id(x): x for x in stack}
 
 
 def _ends_statement(ins) -> bool:
