@@ -105,6 +105,16 @@ def _rebuild_code(original: types.CodeType, source: str, target_file: str,
 class _Padding(ast.NodeTransformer):
     def __init__(self, room: Mapping[str, int]):
         self.room = room
+        self.calls = getattr(room, "calls", {})
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        self.generic_visit(node)
+        count = self.calls.get(node.func.id, 0) if isinstance(node.func, ast.Name) else 0
+        out: ast.expr = node
+        for _ in range(count):
+            index = ast.copy_location(ast.Constant(0), node)
+            out = ast.copy_location(ast.Subscript(out, index, ast.Load()), node)
+        return out
 
     def visit_Name(self, node: ast.Name) -> ast.expr:
         count = self.room.get(node.id, 0) if isinstance(node.ctx, ast.Load) else 0

@@ -119,6 +119,9 @@ class FunctionValue:
     # the variables whose cells MAKE_FUNCTION's closure holds, in order (None: no closure, or one
     # that is no tuple of this frame's cells)
     closure: list[str] | None = None
+    # the closure as an expression where it is no tuple of this frame's cells (generated code that
+    # kept the tuple in a list: ``stack[-1]``), else None
+    closure_value: ast.expr | None = None
     # the qualified name MAKE_FUNCTION took from the stack where it takes one (None: from the code
     # object); ``qualname_known`` is False where that stack value was no string constant
     qualname: str | None = None

@@ -2,7 +2,9 @@
 name: bytecode no source compiles to, which Dynamo writes for resume functions that carry a closure
 (torch 2.2 to 2.4: ``LOAD_CLOSURE``, ``BUILD_TUPLE``, ``LOAD_CONST <code>``, ``MAKE_FUNCTION``, then
 a call). The source names the function with a placeholder; the recompiled code makes it again from
-the very same code object and cells."""
+the very same code object and cells. Where the closure tuple was kept elsewhere and is read back
+(torch 2.10 and 2.11 keep it in the list of stack values they pass on), a placeholder is called
+with it instead."""
 
 from __future__ import annotations
 
@@ -226,3 +228,43 @@ def test_a_made_function_whose_qualified_name_is_computed_is_refused():
     assert _function(code)("named", 2).__qualname__ == "named"
     with pytest.raises(DecompilationError, match="used as a value"):
         depyf.decompile(code, verify=False)
+
+
+def _made_from_a_kept_closure(call: bool) -> types.CodeType:
+    """``g = [(<helper's cell>,)]``, then g made from ``g[-1]`` as its closure: the tuple of cells
+    kept in a list and read back, as torch 2.10 and 2.11 keep it in the list of stack values they
+    pass on (the constants: None, g's code, its name, -1). ``call``: called with (a, b) at once."""
+    load_cell = "LOAD_CLOSURE" if sys.version_info < (3, 13) else "LOAD_FAST"
+    keep = [(load_cell, CELL), ("BUILD_TUPLE", 1), ("BUILD_LIST", 1), ("STORE_FAST", 2)]
+    closure = [("LOAD_FAST", 2), ("LOAD_CONST", 3), ("BINARY_SUBSCR", 0)]
+    if sys.version_info < (3, 11):
+        make = [*closure, ("LOAD_CONST", 1), ("LOAD_CONST", 2), ("MAKE_FUNCTION", 8)]
+        calls = [("LOAD_FAST", 0), ("LOAD_FAST", 1), ("CALL_FUNCTION", 2)]
+    elif sys.version_info < (3, 13):
+        make = [*closure, ("LOAD_CONST", 1), ("MAKE_FUNCTION", 8)]
+        make = [("PUSH_NULL", 0), *make] if call else make
+        calls = [("LOAD_FAST", 0), ("LOAD_FAST", 1)] \
+            + ([("PRECALL", 2)] if sys.version_info < (3, 12) else []) + [("CALL", 2)]
+    else:
+        make = [*closure, ("LOAD_CONST", 1), ("MAKE_FUNCTION", 0), ("SET_FUNCTION_ATTRIBUTE", 8)]
+        calls = [("PUSH_NULL", 0), ("LOAD_FAST", 0), ("LOAD_FAST", 1), ("CALL", 2)]
+    program = [*_prologue(), *keep, *make, *(calls if call else []), ("RETURN_VALUE", 0)]
+    return assemble(TEMPLATE, program, [None, G_CODE, "g", -1])
+
+
+@pytest.mark.parametrize("call", [False, True], ids=["returned", "called"])
+def test_a_function_made_from_a_closure_kept_in_a_list_recompiles_and_runs_alike(call):
+    code = _made_from_a_kept_closure(call)
+    expected = _made(code) if call else _made(code)(3, 4)
+    assert expected == ((5, 1, 2) if call else (5, 3, 4))
+    recompiled = depyf.recompile(code)     # the flow check on
+    source = recompiled.source
+    assert "__make_function_g(closure) = a function made here from the code object 'g'" in source
+    assert "__make_function_g(g[-1])" in source and "__make_function_g(g[-1])[" not in source
+    made = _made(recompiled.code)
+    if call:
+        assert made == expected
+    else:
+        assert made.__code__ is G_CODE and made(3, 4) == expected
+        assert made.__closure__[0] is TEMPLATE.__closure__[0]     # the very cell the list kept
+        assert made.__qualname__ == _made(code).__qualname__

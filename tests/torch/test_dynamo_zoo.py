@@ -19,12 +19,6 @@ from _dump_checks import check_dump  # noqa: E402
 pytestmark = pytest.mark.torch
 
 
-# Releases whose code makes a resume function from a closure tuple kept in the list of stack values
-# it passes on (``MAKE_FUNCTION`` of ``stack[-1]``), which no source expression spells: depyf keeps
-# Dynamo's bytecode for such a cache entry and says so in the dump (docs/torch-versions.md).
-_CLOSURE_IN_STACK_LIST = ("2.10.", "2.11.")
-
-
 def _same(a, b) -> bool:
     if isinstance(a, torch.Tensor):
         return isinstance(b, torch.Tensor) and torch.equal(a, b)
@@ -57,10 +51,6 @@ def test_transformed_code_runs_decompiled(name, backend, tmp_path):
     index = check_dump(used)
     fallbacks = [(fn["name"], entry["fallback_reason"]) for fn in index["functions"]
                  for entry in fn["cache_entries"] if not entry["decompiled"]]
-    if fallbacks and torch.__version__.startswith(_CLOSURE_IN_STACK_LIST) \
-            and all("used as a value" in reason for _, reason in fallbacks):
-        pytest.xfail(f"torch {torch.__version__} passes a resume function's closure through its "
-                     "list of stack values: that cache entry keeps Dynamo's bytecode (results checked)")
     assert fallbacks == []
     if not index["functions"] and torch._dynamo.explain(fn)(*args, **kwargs).graph_count == 0:
         # torch 2.2 gives up on unsupported_call's whole frame (no graph, no transformed code)

@@ -39,6 +39,17 @@ def _made_function(fn: v.FunctionValue) -> bool:
     return len(cells) == len(code.co_freevars)
 
 
+def _made_with_closure_value(fn: v.FunctionValue) -> bool:
+    """Is ``fn`` a function that ``_made_function`` would take but for its closure, which is a
+    value computed elsewhere (a tuple of cells kept in a list), not the frame's cells named here?
+    It is made by a call of a placeholder with that value (``opaque.MadeWithClosure``)."""
+    code = fn.code
+    return fn.closure is None and fn.closure_value is not None and bool(code.co_freevars) \
+        and code.co_name != "<lambda>" and not code.co_name.startswith("<") and code.co_name.isidentifier() \
+        and not (fn.defaults or fn.kwdefaults or fn.annotations or fn.decorators or fn.type_params) \
+        and fn.qualname_known
+
+
 @dataclass
 class Stop:
     """Why a run stopped: ``ins`` is the control instruction (None: fell into a new block)."""
@@ -158,6 +169,9 @@ class Executor(
             item.fill(store(name))
             return load(name)
         if isinstance(item, v.FunctionValue):
+            if _made_with_closure_value(item):
+                maker = opaque.MadeWithClosure(item.code, item.qualname)
+                return ast.Call(load(opaque.placeholder(maker)), [item.closure_value], [])
             if _made_function(item):
                 return load(opaque.placeholder(opaque.MadeFunction(item.code, tuple(item.closure or ()),
                                                                      item.qualname)))

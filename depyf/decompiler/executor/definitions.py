@@ -32,7 +32,7 @@ class Definitions:
             fn.qualname, fn.qualname_known = (qualname.value if known else None), known
         if flags & 0x08:
             cells = self.pop(stack, ins)  # closure cells: recreated by the compiler
-            fn.closure = list(cells.names) if isinstance(cells, v.ClosureCells) else None
+            self._set_closure(fn, cells, ins)
         if flags & 0x04:
             fn.annotations = self._annotations(self.pop(stack, ins), ins)
         if flags & 0x02:
@@ -49,7 +49,7 @@ class Definitions:
         attr = self.pop(stack, ins)
         flag = ins.argval
         if flag == 0x08:
-            fn.closure = list(attr.names) if isinstance(attr, v.ClosureCells) else None
+            self._set_closure(fn, attr, ins)
         elif flag == 0x04:
             fn.annotations = self._annotations(attr, ins)
         elif flag == 0x02:
@@ -63,6 +63,15 @@ class Definitions:
             # 3.14+: annotations are computed by an ``__annotate__`` function when asked for
             fn.annotations = self.decompile_nested.annotations_of(attr, ins)
         stack.append(fn)
+
+    def _set_closure(self, fn: v.FunctionValue, cells, ins) -> None:
+        """The closure: the frame's cells by name, or (where the tuple was not built right here)
+        the expression that gives it."""
+        if isinstance(cells, v.ClosureCells):
+            fn.closure = list(cells.names)
+        else:
+            fn.closure = None
+            fn.closure_value = cells if isinstance(cells, ast.expr) else None
 
     def _annotations(self, item, ins) -> dict:
         node = self.value(item, ins) if not isinstance(item, v.FunctionValue) else None
