@@ -8,6 +8,7 @@ with it instead."""
 
 from __future__ import annotations
 
+import dis
 import sys
 import types
 
@@ -236,7 +237,9 @@ def _made_from_a_kept_closure(call: bool) -> types.CodeType:
     pass on (the constants: None, g's code, its name, -1). ``call``: called with (a, b) at once."""
     load_cell = "LOAD_CLOSURE" if sys.version_info < (3, 13) else "LOAD_FAST"
     keep = [(load_cell, CELL), ("BUILD_TUPLE", 1), ("BUILD_LIST", 1), ("STORE_FAST", 2)]
-    closure = [("LOAD_FAST", 2), ("LOAD_CONST", 3), ("BINARY_SUBSCR", 0)]
+    subscript = ("BINARY_SUBSCR", 0) if "BINARY_SUBSCR" in dis.opmap else \
+        ("BINARY_OP", [name for name, _ in dis._nb_ops].index("NB_SUBSCR"))   # 3.14+
+    closure = [("LOAD_FAST", 2), ("LOAD_CONST", 3), subscript]
     if sys.version_info < (3, 11):
         make = [*closure, ("LOAD_CONST", 1), ("LOAD_CONST", 2), ("MAKE_FUNCTION", 8)]
         calls = [("LOAD_FAST", 0), ("LOAD_FAST", 1), ("CALL_FUNCTION", 2)]
