@@ -152,7 +152,7 @@ class ValueFlows:
                     a is b for a, b in zip(then.values[-len(tail):], tail, strict=True))):
             head = then.values[:-1] if then.values[-1] is other else then.values[:-len(tail)]
             left = head[0] if len(head) == 1 else ast.BoolOp(ast.Or(), head)
-            return ast.BoolOp(ast.Or(), [ast.BoolOp(ast.And(), [cond, left]), other])
+            return bool_op(ast.Or, bool_op(ast.And, cond, left), other)   # (flat: no depth per group)
         if shared and any(node is other for node in ast.walk(then)):
             other = copy.deepcopy(other, _kept(stack))  # a tree, not a graph: each place its own node
         return ast.IfExp(cond, then, other)
