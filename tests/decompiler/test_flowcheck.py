@@ -250,3 +250,58 @@ def test_a_callee_loaded_by_a_fused_instruction_keeps_its_name():
                 log.append(x)
     """)
     assert problems and "CALL:out.append" in problems[0]
+
+
+def test_a_read_moved_past_a_write_inside_a_loop_is_caught():
+    # ``(lc, r1), r0 = g(r1), r1`` reads r1 for r0 before storing r1; split into two statements
+    # r0 gets the new r1. Inside a loop every order of read and write occurs on some path, so
+    # only the value read before the write and used after it tells them apart.
+    original = """
+        def f(g, r0, r1):
+            while r1:
+                (lc, r1), r0 = g(r1), r1
+            return r0
+    """
+    problems = _differ(original, """
+        def f(g, r0, r1):
+            while r1:
+                lc, r1 = g(r1)
+                r0 = r1
+            return r0
+    """)
+    assert problems and "reads r1 after writing it" in problems[0]
+    # the value kept in a decompiler temporary is read before the write: the same behaviour
+    assert not _differ(original, """
+        def f(g, r0, r1):
+            while r1:
+                __stack_0 = r1
+                (lc, r1), r0 = g(__stack_0), __stack_0
+            return r0
+    """)
+
+
+def test_a_swap_keeps_its_reads_before_its_writes():
+    assert not _differ("""
+        def f(a, b):
+            for _ in range(3):
+                a, b = b, a
+            return a, b
+    """, """
+        def f(a, b):
+            for _ in range(3):
+                a, b = b, a
+            return a, b
+    """)
+    problems = _differ("""
+        def f(a, b):
+            for _ in range(3):
+                a, b = b, a
+            return a, b
+    """, """
+        def f(a, b):
+            for _ in range(3):
+                a = b
+                b = a
+            return a, b
+    """)
+    assert problems

@@ -40,6 +40,11 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
         a, b = ours.pairs(False), theirs.pairs(False)
     problems.extend(_binding_differences(original, theirs.bindings(), ours.bindings()))
     problems.extend(_access_order_differences(original, theirs.access_orders(), ours.access_orders()))
+    stale = theirs.stale_reads() - ours.stale_reads()
+    if stale:
+        qualname = getattr(original, "co_qualname", original.co_name)
+        problems.append(f"{qualname}: the recompiled code reads {', '.join(sorted(stale))} after writing it, "
+                        "where the original read it before and used the value after the write")
     if a != b:
         extra = sorted(a - b, key=repr)[:3]
         missing = sorted(b - a, key=repr)[:3]

@@ -34,6 +34,18 @@ _FOLD_KINDS: dict[str, int] = {}
 _HAVE_ARGUMENT = dis.HAVE_ARGUMENT
 _MISSING = object()
 _CALL = ("CALL",)
+# Instructions that use up the values they pop without computing one from them
+_CONSUMERS = frozenset(
+    {"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "END_FOR", "POP_EXCEPT", "END_SEND", "POP_ITER"}
+    | {f"POP_JUMP{way}_IF_{test}" for way in ("", "_FORWARD", "_BACKWARD")
+       for test in ("FALSE", "TRUE", "NONE", "NOT_NONE")})
+# Instructions that reorder the top n values (0: n is the argument) or push copies of them
+_MOVES = {"SWAP": 0, "ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4, "ROT_N": 0}
+_DUPLICATES = {"COPY": 0, "DUP_TOP": 1, "DUP_TOP_TWO": 2}
+# Instructions that push a value of their own, not one computed from what lies below
+_PUSHES_FRESH = frozenset({"LOAD_CONST", "LOAD_SMALL_INT", "LOAD_GLOBAL", "LOAD_NAME", "PUSH_NULL",
+                           "LOAD_ASSERTION_ERROR", "LOAD_BUILD_CLASS", "LOAD_COMMON_CONSTANT", "BUILD_LIST",
+                           "BUILD_MAP", "BUILD_SET", "BUILD_TUPLE", "LOAD_CLOSURE", "MAKE_CELL"})
 
 
 class EventExtraction:
@@ -208,6 +220,75 @@ class EventExtraction:
                              if kind != last and after[kind][block_of[k]] & bit)
             orders[name] = pairs
         return orders
+
+    def stale_reads(self) -> set[str]:
+        """The variables read before a write (or delete) of them whose value is still to be used
+        after it: ``(lc, r1), r0 = g(), r1`` reads ``r1`` for ``r0`` before storing ``r1``.
+
+        Source that stores first and reads afterwards (``lc, r1 = g(); r0 = r1``) uses the new
+        value: where the original has such a read and the other code has none, the other code
+        reads a variable after a write that the original read before. The access orders miss it
+        inside loops, where every order of read and write occurs on some path. Followed through
+        straight-line code, as stack slots (each with the variables its value was computed
+        from); a value stored in a decompiler temporary (``__stack_<n>``) keeps its variables."""
+        accesses = self.accesses()
+        slots: list[frozenset] = []
+        kept: dict[str, frozenset] = {}     # temporary -> the variables its value was computed from
+        found: set[str] = set()
+        falls_through = True
+        starts = set(self.starts) | self.targets
+        empty: frozenset = frozenset()
+        for k, ins in enumerate(self.instructions):
+            if not falls_through or k in starts:
+                slots = []
+            op = ins.opname
+            opcode = ins.opcode
+            effect = _stack_effect(opcode, ins.arg if opcode >= _HAVE_ARGUMENT else None)
+            falls_through = op not in _UNCONDITIONAL and op not in _TERMINATOR_OPS
+            if effect is None:
+                slots = []
+                continue
+            here = accesses.get(k, ())
+            written = {name for name, kind in here if kind in ("write", "del")}
+            read = frozenset(name for name, kind in here if kind == "read")
+            depth = len(slots)
+            after = depth + effect
+            if written:
+                # the values this instruction stores are popped; what stays below is pending
+                below = slots[:after] if after < depth else slots
+                pending = set().union(*below) if below else set()
+                pending.update(*(v for t, v in kept.items() if t not in written))
+                found.update(written & pending)
+                for name in written:
+                    if _TEMPORARY.match(name):
+                        kept[name] = slots[-1] if slots and after < depth else empty
+            if op in _MOVES:
+                n = _MOVES[op] or ins.arg
+                if 2 <= n <= depth:
+                    if op == "SWAP":
+                        slots[-1], slots[-n] = slots[-n], slots[-1]
+                    else:       # ROT_*: the top goes down to the n-th place
+                        slots[-n:] = [slots[-1], *slots[-n:-1]]
+                continue
+            if op in _DUPLICATES:
+                n = _DUPLICATES[op] or ins.arg
+                if 1 <= n <= depth:
+                    slots.extend(slots[-n:][:1] if op == "COPY" else slots[-n:])
+                continue
+            popped = slots[after:] if after < depth else []
+            del slots[max(after, 0):]
+            carried = read.union(*popped) if popped else read
+            if any(_TEMPORARY.match(name) for name, kind in here if kind == "read"):
+                carried = carried.union(*(kept.get(name, empty) for name, kind in here if kind == "read"))
+            if written or op in _CONSUMERS or op.startswith(("STORE_", "DELETE_")):
+                carried = read
+            if after > len(slots):
+                if slots and effect >= 0 and not read and op not in _PUSHES_FRESH:
+                    carried = carried | slots[-1]     # (UNPACK_SEQUENCE, GET_ITER: from the value below)
+                slots.extend([carried] * (after - len(slots)))
+            elif slots and carried:
+                slots[-1] = slots[-1] | carried
+        return found
 
     def _label_calls(self) -> None:
         """Name each call by its callee (``("CALL", "x.append")``), so calls made in another order
