@@ -22,6 +22,7 @@ CPython 3.11's with the version quirks removed:
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import contextvars
 import dis
@@ -91,6 +92,37 @@ COMPREHENSION_KINDS = {c.name: c.kind for c in COMPREHENSIONS}
 # block (a returning block copied into each path to it, the copies of a chained comparison's last
 # operand): the structuring and the layout passes look no further.
 COPIED_BLOCK_LIMIT = 8
+
+
+# CPython's MAX_COPY_SIZE (3.10 to 3.15): a block that ends the function and has at most this many
+# instructions is copied into each jump to it; a longer one is jumped to.
+COPIED_RETURN_LIMIT = 4
+
+# Instructions the compiler fuses from two after copying blocks (so a copy counts them as two)
+_FUSED_PAIRS = frozenset({"LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST",
+                          "LOAD_FAST_BORROW_LOAD_FAST_BORROW"})
+# Entries of the instruction stream that are no instructions of the compiler's blocks
+_NOT_COUNTED = frozenset({"CACHE", "EXTENDED_ARG", "NOT_TAKEN", "PRECALL"})
+
+
+def compiler_size(code: types.CodeType, first: int, last: int) -> int:
+    """How many instructions the compiler's block had for the bytecode from offset ``first`` to
+    offset ``last`` (both included), as it counts them when deciding what to copy: before fusing
+    pairs of loads and stores, without caches, argument prefixes and 3.11's PRECALL (which comes
+    with its CALL)."""
+    offsets, sizes = _compiler_sizes(code)
+    return sizes[bisect.bisect_right(offsets, last)] - sizes[bisect.bisect_left(offsets, first)]
+
+
+@functools.lru_cache(maxsize=64)
+def _compiler_sizes(code: types.CodeType) -> tuple[list[int], list[int]]:
+    """The offsets of ``code``'s instructions, and the compiler's count of those before each."""
+    offsets, sizes = [], [0]
+    for ins in dis.get_instructions(code):
+        offsets.append(ins.offset)
+        counted = 0 if ins.opname in _NOT_COUNTED else 2 if ins.opname in _FUSED_PAIRS else 1
+        sizes.append(sizes[-1] + counted)
+    return offsets, sizes
 
 
 def copy_key(ins: Instr) -> tuple:

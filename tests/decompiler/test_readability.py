@@ -28,6 +28,10 @@ SOURCES = {
                 letter = 'F'
             return letter
     """,
+    "conditional_expression_of_two_calls": """
+        def f(c, a, b):
+            return g(a, b, a) if c else h(a, b, a)
+    """,
     "plain_expression": """
         def f(a, b, c):
             return a + b * c - (a - b) ** 2

@@ -9,7 +9,7 @@ import copy
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.executor import replace_in
 from depyf.decompiler.expressions import bool_op
-from depyf.decompiler.instructions import copy_key
+from depyf.decompiler.instructions import COPIED_RETURN_LIMIT, compiler_size, copy_key
 from depyf.decompiler.structure.conditions import _continues_chain
 from depyf.decompiler.structure.model import ENDS_FUNCTION, Context
 
@@ -38,6 +38,9 @@ class ValueFlows:
         for n in range(min(common, len(a) - 1, len(b) - 1), 0, -1):
             if _ends_statement(self.instrs[b[-n]]):
                 continue
+            if compiler_size(self.code, self.instrs[b[-n]].offset, self.instrs[b[-1]].offset) \
+                    > COPIED_RETURN_LIMIT:
+                continue    # a tail this long the compiler jumps to: two copies were written twice
             values = self.one_value_each(((t, a[-n]), (f, b[-n])), ctx, stack)
             if values is not None and all(isinstance(x, ast.expr) for x in values):
                 return values[0], values[1], b[-n]
