@@ -19,7 +19,9 @@ here.
   of a chained comparison's exit and of the ``RETURN_VALUE`` a value-position and/or ends in;
 - ``block_stack_tails``: the same for code compiled with a block stack, whose copies also agree in
   handler and stack depth: the exits of try bodies, except clauses and with bodies, a ``break``'s
-  copy of the code after its ``for`` loop, both exits of a chained comparison.
+  copy of the code after its ``for`` loop, both exits of a chained comparison;
+  ``block_stack_tails.drop_copied_reraises``: a finally handler's last ``RERAISE`` copied into
+  the branch that jumps to it.
 
 Which code is a copy of which is decided by one key, ``instructions.copy_key``. Where a jump
 finally lands is found by one follower, ``jumps.follow_jumps``, which the structuring uses too.

@@ -223,3 +223,11 @@ def hoist_placed_break_tails(out: list[Instr], cover: dict, depth_of: dict) -> N
         depth_of[id(new)] = depth_of.get(id(old))
 
     hoist_break_tails(out, fits, made)
+
+
+def drop_copied_reraises(out: list[Instr], cover: dict) -> None:
+    """A finally handler's last ``RERAISE`` copied into the branch that jumps to it (a one-
+    instruction block that ends the code, copied like a return tail): one of the two is enough."""
+    out[:] = [ins for k, ins in enumerate(out)
+              if not (ins.opname == "RERAISE" and k + 1 < len(out) and out[k + 1].opname == "RERAISE"
+                      and out[k + 1].argval == ins.argval and cover[id(out[k + 1])] == cover[id(ins)])]

@@ -8,6 +8,7 @@ import types
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import ExceptionEntry, Features, Instr, raw_instructions
 from depyf.decompiler.layout.block_stack_tails import (
+    drop_copied_reraises,
     hoist_placed_break_tails,
     share_chain_exits,
     share_return_tails,
@@ -233,10 +234,7 @@ def normalize(code: types.CodeType, features: Features) -> tuple[list[Instr], li
     if features.copies_return_tails:
         share_return_tails(out, marks, breaks, cover, depth_of)
         share_chain_exits(out, cover, depth_of)
-    # 3.10 copies a finally handler's final RERAISE into the branch that jumps to it: one is enough
-    out[:] = [ins for k, ins in enumerate(out)
-              if not (ins.opname == "RERAISE" and k + 1 < len(out) and out[k + 1].opname == "RERAISE"
-                      and out[k + 1].argval == ins.argval and cover[id(out[k + 1])] == cover[id(ins)])]
+        drop_copied_reraises(out, cover)
     out = _retarget(out, raw)
     if features.copies_return_tails:
         hoist_placed_break_tails(out, cover, depth_of)
