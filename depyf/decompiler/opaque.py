@@ -199,7 +199,7 @@ def room(objects: dict[str, object]) -> Room:
 
 
 @functools.cache
-def _call_of_one() -> _Subscript:
+def _call_of_one() -> _Written:
     """The instructions of a call with one argument after the argument's load, as this compiler
     writes them (3.11: ``PRECALL 1; CALL 1``), and their size in bytes with inline caches."""
     code = compile("f(x)", "<room>", "eval")
@@ -207,7 +207,7 @@ def _call_of_one() -> _Subscript:
     at = next(n for n, i in enumerate(found) if i.argval == "x") + 1
     ops = tuple((i.opname, i.arg) for i in found[at:-1])     # up to the RETURN_VALUE
     end = found[-1].offset
-    return _Subscript(ops, end - found[at].offset)
+    return _Written(ops, end - found[at].offset)
 
 
 def _made_by_with_closure(index: int, name_index: int | None) -> list[tuple[str, int]]:
@@ -246,22 +246,22 @@ def _call_of(instructions: list[dis.Instruction], n: int, ins: dis.Instruction) 
 
 
 @dataclass(frozen=True)
-class _Subscript:
-    """The instructions of ``[0]`` after a load, as this compiler writes them: (opname, argval)
-    each, and their size in bytes with inline caches."""
+class _Written:
+    """A few instructions as this compiler writes them (``[0]`` after a load, a call of one
+    argument after it): (opname, argument) each, and their size in bytes with inline caches."""
 
     ops: tuple[tuple[str, object], ...]
     size: int
 
 
 @functools.cache
-def _subscript() -> _Subscript:
+def _subscript() -> _Written:
     plain, padded = compile("x", "<room>", "eval"), compile("x[0]", "<room>", "eval")
     before = [i for i in dis.get_instructions(plain) if i.opname != "CACHE"]
     after = [i for i in dis.get_instructions(padded) if i.opname != "CACHE"]
     at = next(n for n, i in enumerate(after) if i.argval == "x") + 1
     added = after[at:at + len(after) - len(before)]
-    return _Subscript(tuple((i.opname, i.argval) for i in added), len(padded.co_code) - len(plain.co_code))
+    return _Written(tuple((i.opname, i.argval) for i in added), len(padded.co_code) - len(plain.co_code))
 
 
 def _worst_make_function(target: MadeFunction) -> list[tuple[str, int]]:

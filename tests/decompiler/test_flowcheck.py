@@ -280,24 +280,17 @@ def test_a_read_moved_past_a_write_inside_a_loop_is_caught():
     """)
 
 
+_SWAP_IN_A_LOOP = """
+    def f(a, b):
+        for _ in range(3):
+            a, b = b, a
+        return a, b
+"""
+
+
 def test_a_swap_keeps_its_reads_before_its_writes():
-    assert not _differ("""
-        def f(a, b):
-            for _ in range(3):
-                a, b = b, a
-            return a, b
-    """, """
-        def f(a, b):
-            for _ in range(3):
-                a, b = b, a
-            return a, b
-    """)
-    problems = _differ("""
-        def f(a, b):
-            for _ in range(3):
-                a, b = b, a
-            return a, b
-    """, """
+    assert not _differ(_SWAP_IN_A_LOOP, _SWAP_IN_A_LOOP)
+    problems = _differ(_SWAP_IN_A_LOOP, """
         def f(a, b):
             for _ in range(3):
                 a = b

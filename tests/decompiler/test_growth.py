@@ -41,10 +41,10 @@ def _ifexp_chain(n: int) -> str:
     return "def f(x):\n    return " + " else ".join(f"{i} if x == {i}" for i in range(n)) + " else -1\n"
 
 
-def _compound_calls(source: str, monkeypatch) -> int:
-    """How many times the condition search runs while decompiling ``f`` of ``source``."""
+def _calls_of(method: str, source: str, monkeypatch) -> int:
+    """How many times ``Structurer.<method>`` runs while decompiling ``f`` of ``source``."""
     calls = 0
-    real = Structurer.compound
+    real = getattr(Structurer, method)
 
     def counting(self, *args, **kwargs):
         nonlocal calls
@@ -52,9 +52,14 @@ def _compound_calls(source: str, monkeypatch) -> int:
         return real(self, *args, **kwargs)
 
     with monkeypatch.context() as patch:
-        patch.setattr(Structurer, "compound", counting)
+        patch.setattr(Structurer, method, counting)
         depyf.decompile(_function(source))
     return calls
+
+
+def _compound_calls(source: str, monkeypatch) -> int:
+    """How many times the condition search runs while decompiling ``f`` of ``source``."""
+    return _calls_of("compound", source, monkeypatch)
 
 
 def _elif_chains_in_a_row(n: int) -> str:
@@ -260,18 +265,7 @@ def _or_of_and_groups(groups: int) -> str:
 
 
 def _emit_calls(source: str, monkeypatch) -> int:
-    calls = 0
-    real = Structurer.emit
-
-    def counting(self, *args, **kwargs):
-        nonlocal calls
-        calls += 1
-        return real(self, *args, **kwargs)
-
-    with monkeypatch.context() as patch:
-        patch.setattr(Structurer, "emit", counting)
-        depyf.decompile(_function(source))
-    return calls
+    return _calls_of("emit", source, monkeypatch)
 
 
 def test_a_value_or_of_and_groups_reads_each_group_once(monkeypatch):

@@ -11,6 +11,7 @@ from depyf.decompiler.expressions import negate
 from depyf.decompiler.instructions import FOR_ITERS, features
 from depyf.decompiler.structure.conditions import _continues_chain
 from depyf.decompiler.structure.model import BranchExit, BranchWay, Context, ExitKind
+from depyf.decompiler.structure.value_flows import kept_values
 
 
 class IfBuilder:
@@ -84,7 +85,7 @@ class IfBuilder:
                                                 stack, reused))
             return join
         if reused:      # (the value read once serves one branch only)
-            s_else[-1] = copy.deepcopy(s_else[-1], {id(x): x for x in stack})
+            s_else[-1] = copy.deepcopy(s_else[-1], kept_values(stack))
         if len(s_then) != len(s_else) and join is not None and then and other:
             raise self.error(i, "branches leave different stacks")
         if join is not None:

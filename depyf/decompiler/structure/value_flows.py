@@ -157,7 +157,7 @@ class ValueFlows:
             left = head[0] if len(head) == 1 else ast.BoolOp(ast.Or(), head)
             return bool_op(ast.Or, bool_op(ast.And, cond, left), other)   # (flat: no depth per group)
         if shared and any(node is other for node in ast.walk(then)):
-            other = copy.deepcopy(other, _kept(stack))  # a tree, not a graph: each place its own node
+            other = copy.deepcopy(other, kept_values(stack))  # a tree, not a graph: each place its own node
         return ast.IfExp(cond, then, other)
 
     def chain_in_copied_tails(self, start: int, stop: int, end: int, stmts: list, left, middle) -> bool:
@@ -183,7 +183,7 @@ class ValueFlows:
         return True
 
 
-def _kept(stack: list) -> dict:
+def kept_values(stack: list) -> dict:
     """A ``copy.deepcopy`` memo that keeps the stack's values themselves (a copied value that
     uses one still refers to that same value)."""
     return {id(x): x for x in stack}
