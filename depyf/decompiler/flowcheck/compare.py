@@ -18,6 +18,8 @@ def differences(original: types.CodeType, recompiled: types.CodeType) -> list[st
 
 
 def _compare(original: types.CodeType, recompiled: types.CodeType, problems: list[str]) -> None:
+    if same_bytecode(original, recompiled):
+        return
     builders = _constant_builders(original)
     ours, theirs = Flow(recompiled, builders), Flow(original, builders)
     # A callee named on one side only (reached through a jump, or through instructions the other
@@ -58,6 +60,29 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
             )
         else:
             problems.extend(nested_problems)
+
+
+_SAME_SHAPE = ("co_code", "co_names", "co_varnames", "co_cellvars", "co_freevars", "co_flags", "co_argcount",
+               "co_posonlyargcount", "co_kwonlyargcount", "co_exceptiontable")
+
+
+def same_bytecode(a: types.CodeType, b: types.CodeType) -> bool:
+    """Whether ``a`` and ``b`` run the same instructions on the same names and constants (only
+    their line numbers and names may differ): then their flows are equal without following them.
+    Most functions read back into source that compiles to exactly the code it came from.
+    Constants count as equal only with the same type and repr (``1`` is not ``1.0``, ``0.0`` is
+    not ``-0.0``); nested code by the same rule."""
+    if any(getattr(a, field, None) != getattr(b, field, None) for field in _SAME_SHAPE):
+        return False
+    if len(a.co_consts) != len(b.co_consts):
+        return False
+    for x, y in zip(a.co_consts, b.co_consts, strict=True):
+        if isinstance(x, types.CodeType):
+            if not (isinstance(y, types.CodeType) and same_bytecode(x, y)):
+                return False
+        elif type(x) is not type(y) or x != y or repr(x) != repr(y):
+            return False
+    return True
 
 
 def _without_decisions(pairs: set) -> set:

@@ -66,7 +66,11 @@ class EventExtraction:
     def accesses(self) -> dict[int, list[tuple[str, str]]]:
         """Instruction -> the (variable, kind of access) it makes, in order, for ``access_orders``:
         reads, writes and deletes of locals and cells, reads of globals, and, where the code reads a
-        global or cell, each call as a possible rebinding of every such variable."""
+        global or cell, each call as a possible rebinding of every such variable. Read once per
+        flow (the access orders and the stale reads both use it); callers must not change it."""
+        known = self.__dict__.get("_accesses")
+        if known is not None:
+            return known
         accesses: dict[int, list[tuple[str, str]]] = {}
         rebindable: set[str] = set()
         calls = []
@@ -92,7 +96,8 @@ class EventExtraction:
         if rebindable:
             for k in calls:
                 accesses[k] = [(name, "call") for name in sorted(rebindable)]
-        return dict(sorted(accesses.items()))   # in the order of the code, as walks expect
+        self._accesses = dict(sorted(accesses.items()))   # in the order of the code, as walks expect
+        return self._accesses
 
     def access_orders(self) -> dict[str, set] | None:
         """For each local or cell variable both read and written (or deleted), which kind of
