@@ -298,3 +298,20 @@ def test_a_swap_keeps_its_reads_before_its_writes():
             return a, b
     """)
     assert problems
+
+
+def test_only_the_very_same_bytecode_skips_following_the_flow():
+    from depyf.decompiler.flowcheck.compare import same_bytecode
+
+    same = """
+        def f(a):
+            def g():
+                return a + 1
+            return g() * 2.0
+    """
+    assert same_bytecode(_code(same), _code("\n\n" + same))   # other lines, same code
+    # equal constants of another type or sign, and nested code that differs, are not the same
+    assert not same_bytecode(_code(same), _code(same.replace("2.0", "2")))
+    assert not same_bytecode(_code("def f(a):\n    return a * 0.0"), _code("def f(a):\n    return a * -0.0"))
+    assert not same_bytecode(_code(same), _code(same.replace("a + 1", "a - 1")))
+    assert _differ(same, same.replace("a + 1", "a - 1"))      # and then the flow is followed
