@@ -317,7 +317,7 @@ def patch_guarded_code(on_guarded: Callable[[types.CodeType, Any], None]) -> Cal
             super().__init__(*args, **kwargs)
             try:
                 on_guarded(self.code, self.check_fn)
-            except Exception:  # noqa: BLE001 - never break the user's compilation
+            except Exception:  # never break the user's compilation
                 pass
 
     RecordingGuardedCode.__name__ = RecordingGuardedCode.__qualname__ = original.__name__
@@ -1448,8 +1448,8 @@ def _failed_python_guards(guard_fn: Any, f_locals: dict[str, Any]) -> list[str] 
     failed: list[str] = []
     for part in guard_fn.verbose_code_parts:
         try:
-            result = eval(str(part), dict(global_scope), scope)  # noqa: S307 - Dynamo's own guard text
-        except Exception as exc:  # noqa: BLE001 - a guard that cannot run fails, with the reason
+            result = eval(str(part), dict(global_scope), scope)  # Dynamo's own guard text
+        except Exception as exc:  # a guard that cannot run fails, with the reason
             failed.append(f"{part} (raised {type(exc).__name__}: {exc})")
             continue
         if isinstance(result, str):

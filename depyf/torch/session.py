@@ -257,7 +257,7 @@ class DumpSession:
         for record in list(self._guards_pending.values()):
             try:
                 entries = adapter.cache_entries(record.code)
-            except Exception:  # noqa: BLE001 - finish() reads them again and warns
+            except Exception:  # finish() reads them again and warns
                 continue
             for entry in entries:
                 ours = self.by_run_code.get(id(entry.code))
@@ -266,7 +266,7 @@ class DumpSession:
                 try:
                     leaves = adapter.leaf_guards(entry.guard_manager)
                     ours.clauses = clauses_from_leaves((leaf.kind, leaf.parts) for leaf in leaves)
-                except Exception:  # noqa: BLE001 - finish() reads them again and warns
+                except Exception:  # finish() reads them again and warns
                     continue
                 ours.guards_read = True
             if all(e.guards_read for e in record.entries):
@@ -284,7 +284,7 @@ class DumpSession:
             try:
                 leaves = adapter.leaf_guards(guards)
                 ours.clauses = clauses_from_leaves((leaf.kind, leaf.parts) for leaf in leaves)
-            except Exception:  # noqa: BLE001 - read again at the next compilation and at the end
+            except Exception:  # read again at the next compilation and at the end
                 return
             ours.guards_read = True
 

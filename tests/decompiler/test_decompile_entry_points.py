@@ -357,7 +357,7 @@ def test_super_method_that_reads_a_global_named_with_underscores_recompiles():
     # argparse's ArgumentParser.__init__: super() and gettext's alias ``_`` in one method. The class
     # that gives the recompiled code its __class__ cell must not take a name the method reads
     namespace: dict = {}
-    exec(compile(  # noqa: S102
+    exec(compile(
         "_ = str.upper\n__ = str.lower\n"
         "class Base:\n    def describe(self):\n        return 'Base'\n"
         "class Named(Base):\n    def describe(self):\n        return _(super().describe()) + __('X')\n",

@@ -161,7 +161,7 @@ def test_inductor_output_compiled_under_a_future_import_links(tmp_path: Path) ->
     source.write_text("def call(args):\n    a, = args\n    return (a * 3,)\n")
     module = types.ModuleType("cdef")
     module.__file__ = str(source)
-    exec(compile(source.read_text(), str(source), "exec",  # noqa: S102 - the test's own module text
+    exec(compile(source.read_text(), str(source), "exec",  # the test's own module text
                  flags=__future__.annotations.compiler_flag, dont_inherit=True), module.__dict__)
     assert module.call.__code__.co_flags & __future__.annotations.compiler_flag
     target = tmp_path / "dump" / "__compiled_fn_2.output_code.0.py"
@@ -230,7 +230,7 @@ def test_bytecode_listing_line_table_spans_long_code_and_far_lines() -> None:
 
     body = "\n".join(f"    x{i} = a + {i}" for i in range(200))
     namespace: dict = {}
-    exec(f"def g(a):\n{body}\n    return a\n", namespace)  # noqa: S102 - fixed test source
+    exec(f"def g(a):\n{body}\n    return a\n", namespace)  # fixed test source
     code = namespace["g"].__code__
     units = len(code.co_code) // 2
     spans = [(310, 200), (15, 1), (410, units - 201)]

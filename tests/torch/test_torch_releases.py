@@ -243,7 +243,7 @@ def test_a_cache_entry_dropped_before_the_dump_keeps_its_guard_function(tmp_path
     x = torch.arange(3.0)
     with depyf.prepare_debug(str(tmp_path)):
         made = {}  # a function whose code object nothing else holds: Dynamo guards its __code__ by id
-        exec(compile("def inc(t):\n    return t + 1\n", "<inc>", "exec"), made)  # noqa: S102
+        exec(compile("def inc(t):\n    return t + 1\n", "<inc>", "exec"), made)
         fn = made.pop("inc")
         assert torch.equal(torch.compile(apply, backend="eager")(fn, x), (x + 1) * 2)
         assert torch.equal(torch.compile(later, backend="eager")(x), x - 1)  # the next compilation
@@ -277,7 +277,7 @@ def test_a_cache_entry_dropped_before_any_later_compilation_keeps_its_guards(tmp
     x = torch.arange(3.0)
     with depyf.prepare_debug(str(tmp_path)):
         made = {}
-        exec(compile("def inc(t):\n    return t + 1\n", "<inc>", "exec"), made)  # noqa: S102
+        exec(compile("def inc(t):\n    return t + 1\n", "<inc>", "exec"), made)
         fn = made.pop("inc")
         assert torch.equal(torch.compile(apply, backend="eager")(fn, x), (x + 1) * 2)
         del fn

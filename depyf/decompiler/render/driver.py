@@ -128,7 +128,7 @@ def _in_deep_thread(work):
     def run() -> None:
         try:
             outcome.append((True, work()))
-        except BaseException as exc:  # noqa: BLE001 (handed to the caller as it is)
+        except BaseException as exc:  # handed to the caller as it is
             outcome.append((False, exc))
 
     context = contextvars.copy_context()
