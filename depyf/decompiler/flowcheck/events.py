@@ -66,11 +66,9 @@ class EventExtraction:
     def accesses(self) -> dict[int, list[tuple[str, str]]]:
         """Instruction -> the (variable, kind of access) it makes, in order, for ``access_orders``:
         reads, writes and deletes of locals and cells, reads of globals, and, where the code reads a
-        global or cell, each call as a possible rebinding of every such variable. Read once per
-        flow (the access orders and the stale reads both use it); callers must not change it."""
-        known = self.__dict__.get("_accesses")
-        if known is not None:
-            return known
+        global or cell, each call as a possible rebinding of every such variable. (Read once.)"""
+        if "_accesses" in self.__dict__:
+            return self._accesses
         accesses: dict[int, list[tuple[str, str]]] = {}
         rebindable: set[str] = set()
         calls = []
