@@ -226,14 +226,11 @@ class EventExtraction:
 
     def stale_reads(self) -> set[str]:
         """The variables read before a write (or delete) of them whose value is still to be used
-        after it: ``(lc, r1), r0 = g(), r1`` reads ``r1`` for ``r0`` before storing ``r1``.
-
-        Source that stores first and reads afterwards (``lc, r1 = g(); r0 = r1``) uses the new
-        value: where the original has such a read and the other code has none, the other code
-        reads a variable after a write that the original read before. The access orders miss it
-        inside loops, where every order of read and write occurs on some path. Followed through
-        straight-line code, as stack slots (each with the variables its value was computed
-        from); a value stored in a decompiler temporary (``__stack_<n>``) keeps its variables."""
+        after it: ``(lc, r1), r0 = g(), r1`` reads ``r1`` for ``r0`` before storing ``r1``;
+        ``lc, r1 = g(); r0 = r1`` has no such read, it uses the new value. (The access orders
+        miss this inside loops, where every order of read and write occurs on some path.)
+        Followed through straight-line code, as stack slots (each with the variables its value
+        was computed from); a value stored in a decompiler temporary keeps its variables."""
         accesses = self.accesses()
         slots: list[frozenset] = []
         kept: dict[str, frozenset] = {}     # temporary -> the variables its value was computed from
