@@ -32,6 +32,38 @@ SOURCES = {
         def f(c, a, b):
             return g(a, b, a) if c else h(a, b, a)
     """,
+    "loop_body_goes_on_after_an_if_whose_branches_continue": """
+        def f(stack, seen, a, b):
+            while stack:
+                node = stack.pop()
+                if node is not None:
+                    if node in seen and a:
+                        stack.append(1)
+                        continue
+                    if node in seen:
+                        continue
+                    seen.add(node)
+                if b:
+                    x = 1
+                else:
+                    x = 2
+                yield x
+    """,
+    "while_body_ending_in_a_for_loop": """
+        def f(stack, b, c):
+            while stack:
+                node = stack.pop()
+                if b:
+                    x = 1
+                else:
+                    x = 2
+                if c:
+                    y = 1
+                else:
+                    y = 2
+                for i in node:
+                    stack.append((i, x, y))
+    """,
     "plain_expression": """
         def f(a, b, c):
             return a + b * c - (a - b) ** 2

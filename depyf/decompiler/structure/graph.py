@@ -91,6 +91,49 @@ class GraphAnalysis:
             self._pdoms[key] = post_dominators(nodes, succs)
         return self._pdoms[key]
 
+    def join_at_body_end(self, a: int, b: int, loop: Loop) -> int | None:
+        """Where paths from ``a`` and ``b`` meet on their way to the end of ``loop``'s body, the paths
+        that leave it sooner (``continue``, ``break``, ``return``, ``raise``) left out: in
+        ``if x: (if y: continue); z()`` the code after the ``if`` is where both branches go on,
+        though the ``continue`` never gets there. None where either cannot reach the body's end.
+        The body ends at the last block (in the code's order) that goes back to the loop's start."""
+        key = loop.header
+        if key not in self._body_end_pdoms:
+            self._body_end_pdoms[key] = self._body_end_post_dominators(loop)
+        ipdom = self._body_end_pdoms[key]
+        ba, bb = self.cfg.block_of[a], self.cfg.block_of[b]
+        if ba not in ipdom or bb not in ipdom:
+            return None
+        j = common_post_dominator(ba, bb, ipdom)
+        return None if j is EXIT else self.cfg.blocks[j].start
+
+    def _body_end_post_dominators(self, loop: Loop) -> dict[int, int]:
+        """Post-dominators of the blocks of ``loop`` that reach its body's end, that end their exit."""
+        blocks, block_of = self.cfg.blocks, self.cfg.block_of
+        header = block_of[loop.header]
+        starts = {header} if loop.body_start is None else {header, block_of[loop.body_start]}
+        nodes = set(loop.blocks) - {header}
+        tails = {block_of[p] for p in loop.continues if not self.cfg.is_leader(p)}
+        going_back = tails | {n for n in nodes if any(x in starts for x in blocks[n].succs)}
+        if not going_back:
+            return {}
+        end = max(going_back, key=lambda n: blocks[n].start)
+        preds: dict[int, list[int]] = {n: [] for n in nodes}
+        for n in nodes:
+            if n not in tails:
+                for x in blocks[n].succs:
+                    if x in nodes and x not in starts:
+                        preds[x].append(n)
+        reaching, work = {end}, [end]
+        while work:
+            for p in preds[work.pop()]:
+                if p not in reaching:
+                    reaching.add(p)
+                    work.append(p)
+        kept = {n: [] if n == end else [x for x in blocks[n].succs if x in reaching and x not in starts]
+                for n in reaching}
+        return post_dominators(reaching, kept)
+
     def join_of(self, a: int, b: int, ctx: Context) -> int | None:
         return self.join_within(a, b, ctx.loop)
 

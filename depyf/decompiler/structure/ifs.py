@@ -56,6 +56,8 @@ class IfBuilder:
             return self.conditional_exit(cond, t, f, rt, rf, ctx, stack, out)
         join = self.join_of(t, f, ctx)
         if join is None and ctx.loop is not None:
+            join = self.join_at_body_end(t, f, ctx.loop)
+        if join is None and ctx.loop is not None:
             join = self.value_join_after_loop(t, f, ctx, stack)
         if join is None:
             value = self.value_before_copied_tails(t, f, ctx, stack)
@@ -112,6 +114,7 @@ class IfBuilder:
         if target is not None and target < len(self.instrs) and self.instrs[target].opname == "JUMP":
             target = self.cfg.pos(self.instrs[target].target)   # (``continue`` is a jump back)
         node.to_top = loop is not None and target == loop.header and features().copies_loop_tests \
+            and loop.back is not None \
             and self.instrs[loop.header].opname not in FOR_ITERS
         return node
 

@@ -1019,3 +1019,51 @@ def while_true_try_in_for_breaks_to_next_item(pairs, items, sparse):
         else:
             out.append(-i)
     return out
+
+
+@cases(([[3], [1, 2], [2]], {2}, True, True), ([[1], [1], [2, 2]], set(), False, False), ([], set(), True, False),
+       ([[5], [6]], {5, 6}, False, True))
+def loop_goes_on_after_branches_that_continue(stack, seen, a, b):
+    # networkx.readwrite.text.generate_network_text: the code after an if whose branch may continue
+    # is where both branches go on, not a copy in each (the copies nest: 2 ** n of them)
+    out = []
+    while stack:
+        node = tuple(stack.pop())
+        if node[0] > 1:
+            if node in seen and a:
+                out.append("again")
+                continue
+            if node in seen:
+                continue
+            seen.add(node)
+        if b:
+            x = 1
+        else:
+            x = 2
+        if node[-1] == 2:
+            y = "two"
+        else:
+            y = "other"
+        out.append((node, x, y))
+    return out
+
+
+@cases(([[1, 2], [3]], True, False), ([[1]], False, True), ([], True, True))
+def while_body_ending_in_a_for_loop(stack, b, c):
+    # the while loop's body ends in a for loop: its exit goes to the while test's copy at the bottom
+    out = []
+    while stack:
+        node = stack.pop()
+        if b:
+            x = 1
+        else:
+            x = 2
+        if c:
+            y = 1
+        else:
+            y = 2
+        for i in node:
+            if i > 2:
+                stack.append([i - 2])
+            out.append((i, x, y))
+    return out
