@@ -96,6 +96,12 @@ class Executor(
         """
         i = start
         self.current_stack = stack
+        for item in stack:
+            if isinstance(item, ast.expr) and not hasattr(item, "_seq"):
+                # a value the structuring built where branches meet (``a or b``, ``x if c else
+                # y``): completed there, after the values below it
+                self.seq += 1
+                item._seq = self.seq
         while i < end:
             ins = self.instrs[i]
             op = ins.opname

@@ -264,3 +264,22 @@ def nested_unpack_overwrites_a_name_read_beside_it(items, r1):
         [a, [b, *c]], d = [r0, [lc, r1]], r0 + lc
         log.append((a, b, c, d))
     return log, r1
+
+
+class _Probe:
+    # attribute reads that record their order
+    def __init__(self, **values):
+        self.values, self.reads = values, []
+
+    def __getattr__(self, name):
+        self.reads.append(name)
+        return self.__dict__["values"][name]
+
+
+@cases((0, 1, 2), (3, 0, 5), (0, 0, 0))
+def tuple_assignment_with_an_or_value(a, b, c):
+    # sympy's Pow._eval_transpose: ``i, p = x, (y or z)``; the compiler stores p first, and the
+    # value the branches build where they meet must still be evaluated after x
+    s = _Probe(a=a, b=b, c=c)
+    i, p = s.a, (s.b or s.c)
+    return i, p, s.reads
