@@ -13,6 +13,7 @@ from depyf.decompiler import values as v
 from depyf.decompiler.cleanup import BoolOpFromIfExp, renumber_temporaries, strip_tail_returns
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.render.nested import Nested, _qualname
+from depyf.decompiler.render.percent_format import percent_formats
 from depyf.decompiler.render.returns import remove_implicit_returns
 from depyf.decompiler.slices import builds_slices, slices_as_values
 
@@ -197,7 +198,12 @@ def _code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None =
     _name_comprehension_iterator(tree, code)   # renames only: the list of nodes still stands
     traversal.fill_locations(tree, nodes=nodes)  # ast.unparse reads lineno (type comments)
     try:
-        return ast.unparse(tree) + "\n"
+        try:
+            return ast.unparse(tree) + "\n"
+        except ValueError as exc:
+            if "backslash" not in str(exc) or not percent_formats(tree):
+                raise
+            return ast.unparse(tree) + "\n"     # (3.11: f-strings needing a backslash, as % formatting)
     except Exception as exc:  # unparse of a malformed tree is our bug: report it as such
         raise DecompilationError(f"could not print the recovered syntax tree ({exc})",
                                  qualname=_qualname(code)) from exc

@@ -66,3 +66,12 @@ def fstring_in_loop(key, width):
 @cases((3.5,),)
 def fstring_empty_and_only_expr(x):
     return f"", f"{x}", f"{x!r}", f"{x:}"
+
+
+@cases((["a", "b"], "e"), ([], "x"))
+def percent_format_with_backslashes_inside(names, expr):
+    # sympy's LatexPrinter: 3.11 compiles % formatting with %s/%r into an f-string's code, whose
+    # parts here hold strings with backslashes (no f-string spelling before 3.12)
+    return r"\frac{\partial^{%s}}{%s}{%s}" % (
+        len(names), " ".join([r"\partial {%s}" % n for n in names]), expr
+    ), "100%% of %s: %r" % ("\n".join(names), names)
