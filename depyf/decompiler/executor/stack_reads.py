@@ -14,9 +14,11 @@ _STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_DEREF", "STORE_GLOBAL", 
                      "STORE_SUBSCR"})
 
 
-# instructions that may come between the stores of one tuple assignment (computing targets)
+# instructions that may come between the stores of one tuple assignment (computing targets, or
+# unpacking a value for a nested target: ``a, (b, c) = x, y``)
 _DURING_GROUP = _STORES | {"LOAD_FAST", "LOAD_CONST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_DEREF",
-                           "LOAD_ATTR", "BINARY_SUBSCR", "BINARY_OP", "SWAP", "COPY", "PUSH_NULL"}
+                           "LOAD_ATTR", "BINARY_SUBSCR", "BINARY_OP", "SWAP", "COPY", "PUSH_NULL",
+                           "UNPACK_SEQUENCE", "UNPACK_EX"}
 
 
 _NAME_READS = frozenset({"LOAD_FAST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_DEREF"})

@@ -283,3 +283,16 @@ def tuple_assignment_with_an_or_value(a, b, c):
     s = _Probe(a=a, b=b, c=c)
     i, p = s.a, (s.b or s.c)
     return i, p, s.reads
+
+
+@cases((17, 9, 2), (10, 3, 3))
+def tuple_assignment_with_nested_targets_after_a_plain_one(n, m, p):
+    # sympy's _binomial_mod_prime_power: the compiler stores Nj, then unpacks the other two values;
+    # the calls must still run in the order written
+    Nj, Mj, Rj = n, m, n - m
+    log = []
+    while Nj:
+        Nj, (Mj, mj), (Rj, rj) = Nj // p, divmod(Mj, p), divmod(Rj, p)
+        log.append((Nj, Mj, mj, Rj, rj))
+        Nj, *rest = Nj, log.append(Nj), log.append(Mj)
+    return log
