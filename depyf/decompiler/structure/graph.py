@@ -102,6 +102,10 @@ class GraphAnalysis:
             self._body_end_pdoms[key] = self._body_end_post_dominators(loop)
         ipdom = self._body_end_pdoms[key]
         ba, bb = self.cfg.block_of[a], self.cfg.block_of[b]
+        if ba not in loop.blocks and bb not in loop.blocks:
+            # neither goes back to the loop's start (``...; break`` ends the body): every path
+            # from them leaves the loop, and they meet where the whole code says
+            return self.join_within(a, b, None)
         if ba not in ipdom or bb not in ipdom:
             return None
         j = common_post_dominator(ba, bb, ipdom)

@@ -102,7 +102,9 @@ class LoopBuilder:
                     after=break_target if break_target is not None else exit_pos)
         hole = v.Hole()
         body_stack = stack + [hole]
-        body = self.emit(pos + 1, Context(ctx.stops, loop, ctx.layers), body_stack)
+        # where the body's breaks land is a break inside it, though the enclosing code stops
+        # there too (3.10 and 3.11: ``...; break`` falls into an exit right after the loop)
+        body = self.emit(pos + 1, Context(ctx.stops - loop.breaks, loop, ctx.layers), body_stack)
         if hole.target is None:
             raise self.error(pos, "for loop target not found")
         stack.pop()

@@ -1067,3 +1067,29 @@ def while_body_ending_in_a_for_loop(stack, b, c):
                 stack.append([i - 2])
             out.append((i, x, y))
     return out
+
+
+@cases(([1, 2, 3], None), ([4, 5], 7), ([6], None), ([], None))
+def for_body_that_ends_in_break(a, ta):
+    # sympy's simplify_gpgp: the for body ends in break, so its code never goes back to the loop
+    # start; on 3.10 and 3.11 the break falls into the while test right after the loop
+    elim, tv, mu, coeff = set(), [], 1, 0
+    hit = True
+    while hit:
+        hit = False
+        for i, ai in enumerate(a[:-1]):
+            if ai in elim:
+                continue
+            elim.add(ai)
+            if not ta:
+                ta = len(a)
+                mu = 2
+            hit = True
+            if i == 0:
+                coeff = 3
+            tx = ai * mu
+            if len(a) == 2:
+                tx *= 4
+            tv.append(tx)
+            break
+    return tv, coeff, sorted(elim)
