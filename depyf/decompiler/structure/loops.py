@@ -103,7 +103,7 @@ class LoopBuilder:
         hole = v.Hole()
         body_stack = stack + [hole]
         # where the body's breaks land is a break inside it, though the enclosing code stops
-        # there too (3.10 and 3.11: ``...; break`` falls into an exit right after the loop)
+        # there too (``...; break`` falls into an exit right after the loop where it needs no jump)
         body = self.emit(pos + 1, Context(ctx.stops - loop.breaks, loop, ctx.layers), body_stack)
         if hole.target is None:
             raise self.error(pos, "for loop target not found")
