@@ -64,6 +64,16 @@ SOURCES = {
                 for i in node:
                     stack.append((i, x, y))
     """,
+    "code_after_an_elif_that_raises_is_shared": """
+        def f(f, K, g, h):
+            if K.is_QQ:
+                (_, f), K = (g(f, K), K.get_ring())
+            elif not K.is_ZZ:
+                raise ValueError(K)
+            if h(f) <= 0:
+                return []
+            return sorted(f)
+    """,
     "plain_expression": """
         def f(a, b, c):
             return a + b * c - (a - b) ** 2

@@ -259,9 +259,10 @@ class LoadsStores:
         if any(x is value for x in stack):
             self._assign_shared(target, value, stack, out)
             return
-        if self.parallel or _reads_target(stack, target):
+        if self.parallel or _reads_target(stack, target) or self.tuple_assignment_ahead(stack):
             # a value still waiting on the stack was read from a location these stores overwrite
-            # (``(a, b), c = f(), b``): the stores join one assignment with the value's own store
+            # (``(a, b), c = f(), b``), or its store comes next (``(a, b), c = f(), g()``): the
+            # stores join one assignment with the value's own store
             self._store(target, value, None, stack, out)
             return
         out.append(ast.Assign([target], value))

@@ -138,6 +138,43 @@ class GraphAnalysis:
                 for n in reaching}
         return post_dominators(reaching, kept)
 
+    def join_by_dominators(self, test: int, a: int, b: int, loop: Loop | None) -> int | None:
+        """Where the branches at ``a`` and ``b`` of the conditional jump at ``test`` meet when paths
+        of both leave sooner (``return``, ``raise``), so that nothing but the exit post-dominates
+        them: the first block, in the code's order, that more than one way enters, whose
+        immediate dominator is the test's block, that both branches reach, in the same protected
+        code and the same loop (None: the whole code)."""
+        if self._dominator_children is None:
+            children: dict[int, list[int]] = {}
+            for block, parent in self._dominators().items():
+                if block is not EXIT and parent is not EXIT:
+                    children.setdefault(parent, []).append(block)
+            self._dominator_children = children
+        blocks = self.cfg.blocks
+        home = blocks[self.cfg.block_of[test]].handler   # (a meeting place in the same protected code)
+        merges = sorted((m for m in self._dominator_children.get(self.cfg.block_of[test], [])
+                         if len(set(blocks[m].preds)) > 1 and blocks[m].handler == home
+                         and (loop is None or m in loop.blocks)),
+                        key=lambda m: blocks[m].start)
+        for m in merges:
+            if self._reaches(self.cfg.block_of[a], m) and self._reaches(self.cfg.block_of[b], m):
+                return blocks[m].start
+        return None
+
+    def _reaches(self, start: int, goal: int, limit: int = 4096) -> bool:
+        """Is block ``goal`` reachable from block ``start`` by forward jumps and fall-through?"""
+        blocks = self.cfg.blocks
+        seen, work = {start}, [start]
+        while work and len(seen) < limit:
+            n = work.pop()
+            if n == goal:
+                return True
+            for x in blocks[n].succs:
+                if x not in seen and blocks[x].start > blocks[n].start:
+                    seen.add(x)
+                    work.append(x)
+        return False
+
     def join_of(self, a: int, b: int, ctx: Context) -> int | None:
         return self.join_within(a, b, ctx.loop)
 

@@ -66,6 +66,7 @@ class IfBuilder:
                 stack.append(ast.IfExp(cond, self.executor.value(then, self.instrs[i]),
                                        self.executor.value(other, self.instrs[i])))
                 return join
+            join = self.join_by_dominators(i, t, f, ctx.loop)
         inner = ctx.with_stops(join)
         s_then, s_else = list(stack), list(stack)
         shared = None

@@ -165,3 +165,33 @@ def if_conditional_expression_condition(a, b, c):
     if not (a if b is None else c) and a != 2:
         out.append("second")
     return out
+
+
+class _Ring:
+    def __init__(self, kind):
+        self.is_QQ, self.is_ZZ = kind == "QQ", kind == "ZZ"
+
+    def get_ring(self):
+        return _Ring("ZZ")
+
+
+def _clear(f, K, convert):
+    return 2, [x * 2 for x in f]
+
+
+@cases(([1, 2], "QQ", False), ([3], "ZZ", True), ([], "ZZ", False), ([1], "RR", False))
+def branches_meet_though_one_raises(f, kind, blackbox):
+    # sympy's dup_isolate_real_roots_sqf: the code after ``if/elif ... raise`` is where both go on
+    # (nothing but the exit post-dominates them), not a copy in each branch
+    K = _Ring(kind)
+    if K.is_QQ:
+        (_, f), K = _clear(f, K, convert=True), K.get_ring()
+    elif not K.is_ZZ:
+        raise ValueError("not supported over %s" % kind)
+    if len(f) == 0:
+        return []
+    roots = sorted(f)
+    if not blackbox:
+        return roots
+    else:
+        return [(a, K.is_ZZ) for a in roots]
