@@ -112,7 +112,8 @@ class GraphAnalysis:
         return None if j is EXIT else self.cfg.blocks[j].start
 
     def _body_end_post_dominators(self, loop: Loop) -> dict[int, int]:
-        """Post-dominators of the blocks of ``loop`` that reach its body's end, that end their exit."""
+        """Post-dominators of the blocks of ``loop`` that reach the end of its body, with that end
+        as their only exit."""
         blocks, block_of = self.cfg.blocks, self.cfg.block_of
         header = block_of[loop.header]
         starts = {header} if loop.body_start is None else {header, block_of[loop.body_start]}
