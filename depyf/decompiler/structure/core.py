@@ -46,6 +46,7 @@ class Structurer(
         self.compound_calls = 0
         self._pdoms: dict[int | None, dict[int, int]] = {}
         self._body_end_pdoms: dict[int, dict[int, int]] = {}
+        self._idom: dict[int, int] | None = None
         self._dominator_children: dict[int, list[int]] | None = None
         self._unfolded: set[tuple] = set()     # compound calls that fold nothing (see compound)
         self._pinned: list = []

@@ -34,13 +34,16 @@ class GraphAnalysis:
 
     def _dominators(self) -> dict[int, int]:
         """Immediate dominator of every block (exception edges count): post-dominators of the
-        reversed graph, whose exit is the entry block."""
+        reversed graph, whose exit is the entry block. Computed once (back edges and joins)."""
+        if self._idom is not None:
+            return self._idom
         blocks = self.cfg.blocks
         nodes = {b.index for b in blocks}
         preds = {b.index: list(b.preds) + list(b.exc_preds) for b in blocks}
         if blocks:
             preds[0].append(EXIT)  # the entry is entered from outside (the reversed graph's exit)
-        return post_dominators(nodes, preds)
+        self._idom = post_dominators(nodes, preds)
+        return self._idom
 
     @staticmethod
     def _dominates(a: int, b: int, idom: dict[int, int]) -> bool:
