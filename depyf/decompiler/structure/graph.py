@@ -81,18 +81,25 @@ class GraphAnalysis:
                 nodes = {b.index for b in blocks}
                 succs = {b.index: list(b.succs) for b in blocks}
             else:
-                nodes = set(loop.blocks) - {self.cfg.block_of[loop.header]}
-                entries = {self.cfg.block_of[p] for p in loop.continues if self.cfg.is_leader(p)}
-                entries.add(self.cfg.block_of[loop.header])
-                if loop.body_start is not None:
-                    entries.add(self.cfg.block_of[loop.body_start])
-                tails = {self.cfg.block_of[p] for p in loop.continues if not self.cfg.is_leader(p)}
+                nodes, starts, tails = self._loop_parts(loop)
+                entries = starts | {self.cfg.block_of[p] for p in loop.continues if self.cfg.is_leader(p)}
                 succs = {
                     n: [] if n in tails else [x for x in blocks[n].succs if x in nodes and x not in entries]
                     for n in nodes
                 }
             self._pdoms[key] = post_dominators(nodes, succs)
         return self._pdoms[key]
+
+    def _loop_parts(self, loop: Loop) -> tuple[set[int], set[int], set[int]]:
+        """The blocks of ``loop`` without its header's; those where a round starts (the header's, and
+        a folded test's first body block); those a round ends in midway (a copied test inside)."""
+        block_of = self.cfg.block_of
+        starts = {block_of[loop.header]}
+        if loop.body_start is not None:
+            starts.add(block_of[loop.body_start])
+        nodes = set(loop.blocks) - {block_of[loop.header]}
+        tails = {block_of[p] for p in loop.continues if not self.cfg.is_leader(p)}
+        return nodes, starts, tails
 
     def join_at_body_end(self, a: int, b: int, loop: Loop) -> int | None:
         """Where paths from ``a`` and ``b`` meet on their way to the end of ``loop``'s body, the paths
@@ -117,11 +124,8 @@ class GraphAnalysis:
     def _body_end_post_dominators(self, loop: Loop) -> dict[int, int]:
         """Post-dominators of the blocks of ``loop`` that reach the end of its body, with that end
         as their only exit."""
-        blocks, block_of = self.cfg.blocks, self.cfg.block_of
-        header = block_of[loop.header]
-        starts = {header} if loop.body_start is None else {header, block_of[loop.body_start]}
-        nodes = set(loop.blocks) - {header}
-        tails = {block_of[p] for p in loop.continues if not self.cfg.is_leader(p)}
+        blocks = self.cfg.blocks
+        nodes, starts, tails = self._loop_parts(loop)
         going_back = tails | {n for n in nodes if any(x in starts for x in blocks[n].succs)}
         if not going_back:
             return {}
