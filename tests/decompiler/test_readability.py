@@ -74,6 +74,12 @@ SOURCES = {
                 return []
             return sorted(f)
     """,
+    "keywords_after_a_double_star_argument": """
+        def f(g, kw, v, a):
+            g(**kw, k=v)
+            g(a, *a, **kw, k=v, j=1)
+            return g(k=v, **kw, j=2, **a)
+    """,
     "plain_expression": """
         def f(a, b, c):
             return a + b * c - (a - b) ** 2

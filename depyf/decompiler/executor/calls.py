@@ -3,10 +3,46 @@
 from __future__ import annotations
 
 import ast
+import keyword
 
 from depyf.decompiler import values as v
 from depyf.decompiler.instructions import COMPREHENSION_KINDS
 from depyf.decompiler.pseudo_statements import WithExitStmt
+
+
+def _keyword_name(key: ast.expr) -> str | None:
+    """The name a ``name=value`` argument can spell this key with, or None."""
+    if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier() \
+            and not keyword.iskeyword(key.value):
+        return key.value
+    return None
+
+
+def _keywords_from_mapping(kwargs: ast.expr) -> list[ast.keyword]:
+    """The keyword arguments of a call whose keywords the compiler gathered in one mapping.
+
+    ``f(**kw, k=v)`` builds ``{**kw, **{'k': v}}``; a display with name keys merged in comes back
+    as ``k=v`` (the bytecode of ``**{'k': v}`` is the same). A name given twice (``f(k=1, k=2)``
+    does not compile) keeps the displays as ``**`` arguments, and a key that is no name keeps
+    the whole mapping as one.
+    """
+    if not isinstance(kwargs, ast.Dict):
+        return [ast.keyword(None, kwargs)]
+    if any(key is not None and _keyword_name(key) is None for key in kwargs.keys):
+        return [ast.keyword(None, kwargs)]
+    merged: list[ast.keyword] = []
+    for key, val in zip(kwargs.keys, kwargs.values, strict=False):
+        if key is not None:
+            merged.append(ast.keyword(key.value, val))
+        elif isinstance(val, ast.Dict) and val.keys and all(_keyword_name(k) for k in val.keys):
+            merged.extend(ast.keyword(k.value, item) for k, item in zip(val.keys, val.values, strict=False))
+        else:
+            merged.append(ast.keyword(None, val))
+    names = [kw.arg for kw in merged if kw.arg is not None]
+    if len(names) == len(set(names)):
+        return merged
+    return [ast.keyword(None if key is None else key.value, val)
+            for key, val in zip(kwargs.keys, kwargs.values, strict=False)]
 
 
 class Calls:
@@ -82,23 +118,7 @@ class Calls:
             pos = list(prefix) + list(args.elts)
         else:
             pos = list(prefix) + [ast.Starred(args, ast.Load())]
-        keywords = []
-        if kwargs is not None:
-            if isinstance(kwargs, ast.Dict):
-                for key, val in zip(kwargs.keys, kwargs.values, strict=False):
-                    if key is None:
-                        keywords.append(ast.keyword(None, val))
-                    elif (
-                        isinstance(key, ast.Constant)
-                        and isinstance(key.value, str)
-                        and key.value.isidentifier()
-                    ):
-                        keywords.append(ast.keyword(key.value, val))
-                    else:
-                        keywords = [ast.keyword(None, kwargs)]
-                        break
-            else:
-                keywords.append(ast.keyword(None, kwargs))
+        keywords = [] if kwargs is None else _keywords_from_mapping(kwargs)
         stack.append(ast.Call(func, pos, keywords))
 
     def op_IMPORT_NAME(self, ins, stack, out):

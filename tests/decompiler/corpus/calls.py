@@ -110,3 +110,16 @@ def posonly_and_kwonly(a, /, *, kw=7):
 @cases((5,),)
 def super_long_call(n):
     return _show(n, n + 1, n + 2, n + 3, n + 4, n + 5, n + 6, n + 7, n + 8, n + 9, a=1, b=2, c=3, d=4, e=5, f=6)
+
+
+def _keywords(**kw):
+    return sorted(kw.items())
+
+
+@cases(({"a": 1},), ({"if": 2},), ({"k": 3},))
+def keyword_arguments_that_are_python_keywords_or_repeated(kw):
+    try:
+        repeated = _keywords(**{"k": 1}, **kw)
+    except TypeError as exc:
+        repeated = type(exc).__name__
+    return _keywords(**{"if": 1, "x": 2}), _keywords(**kw, **{"class": 0}), repeated, _keywords(**kw, z=9)
