@@ -44,8 +44,8 @@ class Structurer(
         self.qualname = getattr(code, "co_qualname", code.co_name)
         self.steps = 0
         self.compound_calls = 0
-        self._pdoms: dict[int | None, dict[int, int]] = {}
-        self._body_end_pdoms: dict[int, dict[int, int]] = {}
+        self._pdoms: dict[tuple | None, dict[int, int]] = {}
+        self._body_end_pdoms: dict[tuple, dict[int, int]] = {}
         self._idom: dict[int, int] | None = None
         self._dominator_children: dict[int, list[int]] | None = None
         self._unfolded: set[tuple] = set()     # compound calls that fold nothing (see compound)

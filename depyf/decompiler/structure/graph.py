@@ -74,7 +74,7 @@ class GraphAnalysis:
         return frozenset(body)
 
     def ipdom(self, loop: Loop | None) -> dict[int, int]:
-        key = loop.header if loop else None
+        key = _loop_key(loop) if loop else None
         if key not in self._pdoms:
             blocks = self.cfg.blocks
             if loop is None:
@@ -107,7 +107,7 @@ class GraphAnalysis:
         ``if x: (if y: continue); z()`` the code after the ``if`` is where both branches go on,
         though the ``continue`` never gets there. None where either cannot reach the body's end.
         The body ends at the last block (in the code's order) that goes back to the loop's start."""
-        key = loop.header
+        key = _loop_key(loop)
         if key not in self._body_end_pdoms:
             self._body_end_pdoms[key] = self._body_end_post_dominators(loop)
         ipdom = self._body_end_pdoms[key]
@@ -255,3 +255,9 @@ class GraphAnalysis:
         if len(items) > 1:
             raise self.error(pos, message)
         return next(iter(items), None)
+
+
+def _loop_key(loop: Loop) -> tuple:
+    """What a loop's post-dominators depend on. Loops can share a header: a ``while True`` whose
+    body starts with a ``while`` whose test is copied to its bottom starts its rounds at that test."""
+    return loop.header, loop.body_start, loop.blocks, loop.continues

@@ -1093,3 +1093,20 @@ def for_body_that_ends_in_break(a, ta):
             tv.append(tx)
             break
     return tv, coeff, sorted(elim)
+
+
+@cases(([3, 0, 2, 5],), ([1, 1],), ([],), ([0, 0, 4],))
+def while_true_whose_body_starts_with_a_while_whose_if_breaks(items):
+    items = list(items)
+    log = []
+    while True:
+        while items and len(log) < 6:
+            x = items.pop()
+            if x == 0:
+                log.append("zero")
+                break
+            else:
+                log.append(x)
+        log.append("after")
+        if not items or len(log) > 8:
+            return log
