@@ -24,6 +24,12 @@ from depyf.decompiler.flowcheck.tables import (
 )
 from depyf.decompiler.instructions import flow_instructions, raw_exception_entries
 
+# conditional jumps on a value's truth: opname -> the truth that makes them jump
+_JUMPS_ON_TRUTH = {op: decisions[0] == "T" for op, decisions in _CONDITIONAL.items()
+                   if decisions[0] in ("T", "F") and op != "JUMP_IF_NOT_EXC_MATCH"}
+_KEEPS_VALUE = {"JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"}
+_THREADING_LIMIT = 16
+
 
 class Flow(
     EventExtraction,
@@ -202,6 +208,9 @@ class Flow(
             if known is not None:       # a test of a constant: only one way is ever taken
                 return [(target, "")] if known else [(n, "") for n, _ in nxt]
             taken, fall = _CONDITIONAL[op]
+            truth = self._kept_truth(k)
+            if truth is not None:
+                target = self._through_tests_of_known_truth(target, truth)
             if self._negated_test(k):
                 taken, fall = _FLIP.get(taken, taken), _FLIP.get(fall, fall)
             return [(target, taken)] + [(n, fall) for n, _ in nxt]
@@ -209,6 +218,54 @@ class Flow(
                 k + 1 < len(self.instructions) and self.instructions[k + 1].opname == "POP_BLOCK"):
             self._add_start(target)  # (3.10) a handler; one protecting nothing is never entered
         return nxt
+
+    def _kept_truth(self, k: int) -> bool | None:
+        """The truth of the value the conditional jump at ``k`` leaves on the stack when it jumps
+        (``a or b``: JUMP_IF_TRUE_OR_POP, or 3.12+'s COPY 1; POP_JUMP_IF_TRUE); None when it
+        keeps no value."""
+        ins = self.instructions[k]
+        jumps_on = _JUMPS_ON_TRUTH.get(ins.opname)
+        if jumps_on is None:
+            return None
+        if ins.opname in _KEEPS_VALUE:
+            return jumps_on
+        j = k - 1
+        if j >= 0 and self.instructions[j].opname == "TO_BOOL":
+            j -= 1
+        if j >= 0 and self.instructions[j].opname == "COPY" and self.instructions[j].arg == 1:
+            return jumps_on
+        return None
+
+    def _through_tests_of_known_truth(self, target: int, truth: bool) -> int:
+        """Where a jump that carries a value of known ``truth`` to ``target`` goes on to.
+
+        A test of that value at ``target`` can go one way only. The compiler threads such jumps
+        where the lines allow (``(a is None or b) and c``, written over several lines, keeps the
+        jump to the second test; on one line it jumps past it), so both layouts read as the
+        threaded one: the other way is never taken."""
+        instructions = self.instructions
+        for _ in range(_THREADING_LIMIT):
+            t = target
+            while t < len(instructions) and instructions[t].opname == "NOP":
+                t += 1
+            if t >= len(instructions):
+                return target
+            keeps = instructions[t].opname in _KEEPS_VALUE
+            test = t
+            if instructions[t].opname == "COPY" and instructions[t].arg == 1:
+                keeps, test = True, t + 1
+            while test < len(instructions) and instructions[test].opname == "TO_BOOL":
+                test += 1
+            jumps_on = _JUMPS_ON_TRUTH.get(instructions[test].opname) if test < len(instructions) else None
+            nxt = self._jump_targets[test] if jumps_on is not None else None
+            if nxt is None:
+                return target
+            if jumps_on != truth:
+                return test + 1
+            if not keeps:
+                return nxt
+            target = nxt
+        return target
 
     def _constant_outcome(self, k: int) -> bool | None:
         """Whether the conditional jump at ``k`` is taken, when it tests a constant loaded right

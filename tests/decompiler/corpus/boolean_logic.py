@@ -203,3 +203,11 @@ def condition_with_constant_false_part(w, limit):
     if Truth(n > 1) and 0 or n > 3:
         n += 10
     return w, n, Truth.asked
+
+
+@cases((None, 1, 2), (3, 1, 2), (3, -5, 2), (3, 1, -9), (0, 0, 0))
+def value_or_kept_over_lines_before_another_and(rows, i, j):
+    return (i >= 0 and j >= 0 and
+            (rows is None or
+             (i >= -rows) != False and (i < rows) != False) and
+            (j >= -3) != False and (j < 3) != False)
