@@ -27,6 +27,13 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
     named = ours.call_labels() & theirs.call_labels()
     ours.keep_call_labels(named)
     theirs.keep_call_labels(named)
+    # A callee called with several plain arguments (``log(1)``, ``log(2)``), with the same ones on
+    # both sides: its calls are compared by their arguments too.
+    mine, yours = ours.call_prints(), theirs.call_prints()
+    by_arguments = {c for c, p in mine.items() if len(p) > 1 and None not in p and yours.get(c) == p}
+    if by_arguments:
+        ours.name_calls_by_arguments(by_arguments)
+        theirs.name_calls_by_arguments(by_arguments)
     # Same successors: then the branch decisions, unless ``and``/``or`` values are tested (the
     # compiler threads their tests differently per parenthesising) or there are too many paths.
     # (The successors are the pairs with decisions without them, when no path was given up on.)

@@ -4,6 +4,7 @@ events dropped before comparing (future imports, folded constants, constant buil
 from __future__ import annotations
 
 import dis
+import types
 from collections import defaultdict
 
 from depyf.decompiler.flowcheck.tables import (
@@ -46,6 +47,9 @@ _DUPLICATES = {"COPY": 0, "DUP_TOP": 1, "DUP_TOP_TWO": 2}
 _PUSHES_FRESH = frozenset({"LOAD_CONST", "LOAD_SMALL_INT", "LOAD_GLOBAL", "LOAD_NAME", "PUSH_NULL",
                            "LOAD_ASSERTION_ERROR", "LOAD_BUILD_CLASS", "LOAD_COMMON_CONSTANT", "BUILD_LIST",
                            "BUILD_MAP", "BUILD_SET", "BUILD_TUPLE", "LOAD_CLOSURE", "MAKE_CELL"})
+
+# a call's arguments longer than this are not printed (see ``_arguments_print``)
+_MAX_PRINTED_ARGUMENTS = 24
 
 
 class EventExtraction:
@@ -295,6 +299,7 @@ class EventExtraction:
         read differently. The callee is what the code computes from where the call's lowest stack
         slot was first filled to where its first argument begins, found by following stack depths
         through straight-line code; a call whose callee comes in by a jump keeps no name."""
+        self._call_prints: dict[int, str | None] = {}   # labelled call -> its arguments' print
         owner: dict[int, int] = {}   # stack slot -> instruction where computing its value began
         loaded: dict[int, int] = {}  # stack slot -> which name of a fused load began it
         depth = 0
@@ -326,6 +331,8 @@ class EventExtraction:
                 )
                 if label:
                     events[k] = ("CALL", label)
+                    if arguments is not None:
+                        self._call_prints[k] = self._arguments_print(arguments, k)
                 precall = None
             # (every slot with an owner is below ``depth``: the values popped lose theirs)
             fused = _FUSED_LOADS.get(op)
@@ -356,6 +363,46 @@ class EventExtraction:
         for k, e in enumerate(self.events):
             if e is not None and e[0] == "CALL" and len(e) > 1 and e[1] not in labels:
                 self.events[k] = ("CALL",)
+
+    def call_prints(self) -> dict[str, set[str | None]]:
+        """For each callee name, the prints of the arguments it is called with (None: arguments
+        that are not plain names and constants)."""
+        prints: dict[str, set[str | None]] = {}
+        for k, e in enumerate(self.events):
+            if e is not None and e[0] == "CALL" and len(e) > 1:
+                prints.setdefault(e[1], set()).add(self._call_prints.get(k))
+        return prints
+
+    def name_calls_by_arguments(self, callees: set[str]) -> None:
+        """Name each call to one of ``callees`` by its arguments too (``f(1)`` apart from
+        ``f(2)``), so that a path that makes the one call where the original made the other reads
+        differently."""
+        for k, e in enumerate(self.events):
+            if e is not None and e[0] == "CALL" and len(e) > 1 and e[1] in callees:
+                self.events[k] = ("CALL", f"{e[1]}({self._call_prints.get(k)})")
+
+    def _arguments_print(self, first: int, end: int) -> str | None:
+        """The names and constants the instructions ``first`` to ``end`` (a call's arguments)
+        load, in order; None when they compute anything else or take a jump."""
+        if end - first > _MAX_PRINTED_ARGUMENTS:
+            return None
+        parts = []
+        for m in range(first, end):
+            if m in self.targets and m != first:
+                return None
+            ins = self.instructions[m]
+            op = ins.opname
+            if op in _NAMED_LOADS or op in _FUSED_LOADS:
+                parts.append(str(ins.argval))
+            elif op in ("LOAD_CONST", "LOAD_SMALL_INT"):
+                if isinstance(ins.argval, types.CodeType):
+                    return None
+                parts.append(f"{type(ins.argval).__name__}:{ins.argval!r}")
+            elif op == "KW_NAMES":
+                parts.append(repr(ins.argval))
+            elif op not in ("PUSH_NULL", "NOP", "PRECALL", "CACHE", "EXTENDED_ARG"):
+                return None
+        return ",".join(parts)
 
     def _callee(self, first: int, end: int, part: int = 0) -> str:
         """The names the instructions ``first`` to ``end`` load (the callee's computation; a fused
