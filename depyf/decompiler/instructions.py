@@ -151,6 +151,10 @@ class Features:
     # Conditional jumps take exact bools (a ``TO_BOOL`` converts first), so a block of jumps alone
     # raises nothing and may lie outside its handler's range.
     jumps_cannot_raise: bool
+    # A true (false) operand of an ``or`` (``and``) inside an ``and`` (``or``) whose value is used
+    # jumps past the next value test instead of onto it (``a and (b or c) and d``: a true ``b``
+    # goes straight to ``d``).
+    threads_value_tests: bool = False
 
 
 def features() -> Features:

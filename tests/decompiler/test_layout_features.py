@@ -112,6 +112,25 @@ def test_handlers_laid_out_last():
     assert features().handlers_laid_out_last == (_first_load(instrs, "k") < _first_load(instrs, "h"))
 
 
+def test_threads_value_tests():
+    # ``a and (b or c) and d``: where a true ``b`` jumps, straight to ``d`` or onto ``c``'s test
+    instrs = _instructions("def f(a, b, c, d):\n    return a and (b or c) and d\n")
+    after_b = next(ins for ins in instrs if ins.offset > _first_load(instrs, "b")
+                   and isinstance(ins.argval, int) and ins.opcode in dis.hasjrel + dis.hasjabs)
+    assert features().threads_value_tests == (after_b.argval == _first_load(instrs, "d"))
+
+
+def test_value_tests_are_unthreaded_where_the_flag_is_set():
+    from depyf.decompiler.instructions import Instr
+    from depyf.decompiler.layout.value_tests import unthread_value_tests
+
+    instrs = [Instr("LOAD_FAST", 0, argval="b"), Instr("POP_JUMP_IF_TRUE", 2, target=8),
+              Instr("LOAD_FAST", 4, argval="c"), Instr("JUMP_IF_FALSE_OR_POP", 6, target=10),
+              Instr("LOAD_FAST", 8, argval="d"), Instr("RETURN_VALUE", 10)]
+    unthread_value_tests(instrs)
+    assert (instrs[1].opname, instrs[1].target) == ("JUMP_IF_TRUE_OR_POP", 6)
+
+
 def test_jumps_cannot_raise():
     instrs = _instructions("def f(a):\n    if a:\n        b()\n")
     assert features().jumps_cannot_raise == any(ins.opname == "TO_BOOL" for ins in instrs)

@@ -80,6 +80,10 @@ SOURCES = {
             g(a, *a, **kw, k=v, j=1)
             return g(k=v, **kw, j=2, **a)
     """,
+    "or_inside_an_and_chain_value": """
+        def f(a, b, c, d, e):
+            return a and (b is None or c != 1) and d
+    """,
     "plain_expression": """
         def f(a, b, c):
             return a + b * c - (a - b) ** 2

@@ -15,6 +15,7 @@ from depyf.decompiler.instructions import (
     lean_instructions,
     raw_exception_entries,
 )
+from depyf.decompiler.layout.value_tests import unthread_value_tests
 
 _DROP = {"CACHE", "PRECALL", "NOP", "RESUME", "EXTENDED_ARG", "MAKE_CELL", "COPY_FREE_VARS",
          "ASYNC_GEN_WRAP"}
@@ -47,7 +48,8 @@ _SAME = {
 }
 HANDLED = frozenset(_DROP | set(_JUMPS) | _SAME)
 FEATURES = Features(copies_return_tails=False, copies_loop_tests=True, handlers_laid_out_last=False,
-                    jumps_cannot_raise=False)
+                    jumps_cannot_raise=False,
+                    threads_value_tests=True)
 _CONVERSIONS = {0: None, 1: "s", 2: "r", 3: "a"}
 
 
@@ -110,6 +112,8 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
         else:
             emit(name, ins.argval)
         i += 1
+    if FEATURES.threads_value_tests:
+        unthread_value_tests(out)
     return out, _remap_table(out, dropped, table, raw)
 
 

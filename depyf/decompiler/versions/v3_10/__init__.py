@@ -51,7 +51,8 @@ from depyf.decompiler.versions.v3_10 import translate
 from depyf.decompiler.versions.v3_10.translate import HANDLED
 
 FEATURES = Features(copies_return_tails=True, copies_loop_tests=True, handlers_laid_out_last=False,
-                    jumps_cannot_raise=False)
+                    jumps_cannot_raise=False,
+                    threads_value_tests=True)
 
 
 def normalize(code: types.CodeType,

@@ -13,6 +13,7 @@ from depyf.decompiler.layout.block_stack_tails import (
     share_chain_exits,
     share_return_tails,
 )
+from depyf.decompiler.layout.value_tests import unthread_value_tests
 from depyf.decompiler.versions.v3_10.block_flow import (
     _DUP,
     _ROT,
@@ -238,6 +239,8 @@ def normalize(code: types.CodeType, features: Features) -> tuple[list[Instr], li
     out = _retarget(out, raw)
     if features.copies_return_tails:
         hoist_placed_break_tails(out, cover, depth_of)
+    if features.threads_value_tests:
+        unthread_value_tests(out)
     return out, _table(out, cover, flow, raw[-1].offset + 2 if raw else 0)
 
 
