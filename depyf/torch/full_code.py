@@ -14,6 +14,7 @@ import types
 from dataclasses import dataclass, field
 
 from depyf.decompiler.codeinfo import argument_names
+from depyf.decompiler.render.unparse import unparse
 from depyf.torch.guards import GuardClause, guard_function_source
 from depyf.torch.names import identifier
 
@@ -86,7 +87,7 @@ def renamed_function_source(source: str, new_name: str) -> str | None:
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             node.name = new_name
-            return ast.unparse(tree) + "\n"
+            return unparse(tree) + "\n"
     return None
 
 

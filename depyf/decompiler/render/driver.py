@@ -15,6 +15,7 @@ from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.render.nested import Nested, _qualname
 from depyf.decompiler.render.percent_format import percent_formats
 from depyf.decompiler.render.returns import remove_implicit_returns
+from depyf.decompiler.render.unparse import unparse
 from depyf.decompiler.slices import builds_slices, slices_as_values
 
 
@@ -199,11 +200,11 @@ def _code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None =
     traversal.fill_locations(tree, nodes=nodes)  # ast.unparse reads lineno (type comments)
     try:
         try:
-            return ast.unparse(tree) + "\n"
+            return unparse(tree) + "\n"
         except ValueError as exc:
             if "backslash" not in str(exc) or not percent_formats(tree):
                 raise
-            return ast.unparse(tree) + "\n"     # (3.11: f-strings needing a backslash, as % formatting)
+            return unparse(tree) + "\n"     # (3.11: f-strings needing a backslash, as % formatting)
     except Exception as exc:  # unparse of a malformed tree is our bug: report it as such
         raise DecompilationError(f"could not print the recovered syntax tree ({exc})",
                                  qualname=_qualname(code)) from exc
