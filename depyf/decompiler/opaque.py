@@ -109,13 +109,16 @@ class Placeholders:
         self._by_id[key] = name
         return name
 
-    def header(self) -> list[str]:
-        """Comment lines that say what each placeholder stands for."""
-        if not self.objects:
+    def header(self, source: str | None = None) -> list[str]:
+        """Comment lines that say what each placeholder stands for (those ``source`` names, when
+        given: the printing may drop a statement that used one, a class body's ``__classcell__``)."""
+        used = {name: value for name, value in self.objects.items()
+                if source is None or re.search(rf"\b{re.escape(name)}\b", source)}
+        if not used:
             return []
         lines = ["# Objects embedded in the bytecode as constants; no literal spells them, so the names",
                  "# below stand for them (recompiled code loads the objects themselves):"]
-        for name, value in self.objects.items():
+        for name, value in used.items():
             if isinstance(value, CellOf):
                 lines.append(f"#   {name} = the cell of variable {value.name!r} (not its value)")
             elif isinstance(value, MadeFunction):

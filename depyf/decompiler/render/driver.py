@@ -161,7 +161,7 @@ def _source_and_constants(code: types.CodeType, defaults: dict[str, ast.expr] | 
         outermost = not opaque.active()
         with opaque.collecting(code) as placeholders:
             source = _code_to_source(code, defaults)
-            header = placeholders.header() if outermost else []
+            header = placeholders.header(source) if outermost else []
             if header:
                 source = "\n".join(header) + "\n" + source
             return source, dict(placeholders.objects)

@@ -65,6 +65,26 @@ def _is_format_guard(stmt: ast.stmt, code: types.CodeType) -> bool:
     return any(isinstance(n, ast.Name) and n.id == param for n in ast.walk(stmt.test))
 
 
+def _without_copied_class_cell(body: list) -> list:
+    """A class body's statements without the ``__classcell__`` stores that the compiler copied,
+    with the implicit return after them, into the branches of its last statement (3.11 copies
+    exit blocks without a line)."""
+    out = []
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and stmt.targets[0].id == "__classcell__":
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                    ast.ClassDef)):
+                setattr(stmt, field, _without_copied_class_cell(inner))
+        for part in getattr(stmt, "handlers", []) + getattr(stmt, "cases", []):
+            part.body = _without_copied_class_cell(part.body)
+        out.append(stmt)
+    return out
+
+
 def _qualname(code: types.CodeType) -> str:
     return getattr(code, "co_qualname", code.co_name)
 
@@ -298,7 +318,7 @@ class Nested:
                     cleaned.append(ast.Expr(stmt.value))
                     continue
             cleaned.append(stmt)
-        cleaned = strip_tail_returns(remove_implicit_returns(cleaned))
+        cleaned = strip_tail_returns(remove_implicit_returns(_without_copied_class_cell(cleaned)))
         cleaned = self.with_class_annotations(cleaned)
         if structurer.executor.nonlocals_declared:
             cleaned.insert(0, ast.Nonlocal(sorted(structurer.executor.nonlocals_declared)))

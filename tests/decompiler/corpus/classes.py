@@ -211,3 +211,29 @@ def class_annotations_in_body(n):
         c: "list[int]" = [n]
 
     return sorted(Ann.__annotations__), Ann.b, Ann.c
+
+
+class _WithNew:
+    def __new__(cls, *args):
+        obj = super().__new__(cls)
+        obj.made = args
+        return obj
+
+
+@cases((_WithNew,), (object,))
+def class_body_ending_in_an_if_whose_methods_use_super(base):
+    log = []
+
+    class Wrapper(base):
+        kind = "wrapped"
+        if "__new__" in base.__dict__:
+            def __new__(cls, *args):
+                log.append("new")
+                return super().__new__(cls, *args)
+        else:
+            def __init__(self, *args):
+                log.append("init")
+                super().__init__()
+
+    w = Wrapper(1, 2)
+    return Wrapper.kind, getattr(w, "made", None), log
