@@ -90,6 +90,12 @@ class IfBuilder:
         if reused:      # (the value read once serves one branch only)
             s_else[-1] = copy.deepcopy(s_else[-1], kept_values(stack))
         if len(s_then) != len(s_else) and join is not None and then and other:
+            if ctx.layers and not self.covered(join, ctx.layers[-1]):
+                # the branches meet only outside the protected code they are in (the paths that
+                # raise leave the enclosing loop, so its join passes them by): each leaves it
+                # on its own way, as where they never meet
+                out.append(ast.If(cond, then, other))
+                return None
             raise self.error(i, "branches leave different stacks")
         if join is not None:
             _settle_branch_stacks(stack, s_then, then, s_else, other, pending,

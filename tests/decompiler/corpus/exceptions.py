@@ -896,3 +896,28 @@ def break_in_except_clause_of_inner_loop(xs):
                 break
             out.append(t)
     return out
+
+
+def _run_step(step):
+    if step == "key":
+        raise KeyError(step)
+    if step == "value":
+        raise ValueError(step)
+    return step
+
+
+@cases((["ok", "key", "value"], True), (["ok", "value"], False), (["key"], False), ([], True))
+def loop_over_try_whose_first_clause_reraises_in_one_branch(steps, lenient):
+    log = []
+    for step in steps:
+        try:
+            log.append(_run_step(step))
+        except KeyError:
+            if lenient:
+                log.append("skipped")
+            else:
+                raise
+        except Exception as exc:
+            log.append(type(exc).__name__)
+        log.append("next")
+    return log
