@@ -69,8 +69,12 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
             problems.extend(nested_problems)
 
 
-_SAME_SHAPE = ("co_code", "co_names", "co_varnames", "co_cellvars", "co_freevars", "co_flags", "co_argcount",
+_SAME_SHAPE = ("co_code", "co_names", "co_varnames", "co_cellvars", "co_freevars", "co_argcount",
                "co_posonlyargcount", "co_kwonlyargcount", "co_exceptiontable")
+# CO_NESTED only records that the function was compiled inside another one (the recompiled code
+# always is: its source is compiled inside a function that gives it its free variables); it
+# changes nothing the code does
+_CO_NESTED = 0x10
 
 
 def same_bytecode(a: types.CodeType, b: types.CodeType) -> bool:
@@ -80,6 +84,8 @@ def same_bytecode(a: types.CodeType, b: types.CodeType) -> bool:
     Constants count as equal only with the same type and repr (``1`` is not ``1.0``, ``0.0`` is
     not ``-0.0``); nested code by the same rule."""
     if any(getattr(a, field, None) != getattr(b, field, None) for field in _SAME_SHAPE):
+        return False
+    if a.co_flags & ~_CO_NESTED != b.co_flags & ~_CO_NESTED:
         return False
     if len(a.co_consts) != len(b.co_consts):
         return False
