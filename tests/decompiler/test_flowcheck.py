@@ -228,6 +228,67 @@ def test_a_call_made_where_the_original_makes_another_call_to_the_same_callee_is
     assert problems and "c(int:2)" in problems[0]
 
 
+def test_a_branch_read_into_the_other_one_is_caught_by_the_call_it_makes():
+    # both branches start by loading ``out.append``: the call's arguments name the load too
+    problems = _differ("""
+        def f(x, out):
+            if x == 1:
+                out.append('one')
+            elif x == 2:
+                out.append('two')
+            out.append('end')
+    """, """
+        def f(x, out):
+            if x == 1:
+                out.append('one')
+            elif not x == 2:
+                out.append('two')
+            out.append('end')
+    """)
+    assert problems and "append" in problems[0] and "'two'" in problems[0]
+
+
+def test_what_a_return_returns_is_compared_where_every_return_returns_a_name_or_a_constant():
+    # ``return out`` lost (falling off the end returns None), and two constant returns swapped
+    assert _differ("""
+        def f(xs, out):
+            for x in xs:
+                out.append(x)
+            return out
+    """, """
+        def f(xs, out):
+            for x in xs:
+                out.append(x)
+    """)
+    assert _differ("""
+        def f(x):
+            if x < 10:
+                return 'small'
+            return 'large'
+    """, """
+        def f(x):
+            if not x < 10:
+                return 'small'
+            return 'large'
+    """)
+
+
+def test_a_return_of_a_computed_value_keeps_returns_compared_by_their_events_only():
+    # one return computes its value: the decompiler may return it through a temporary
+    assert not _differ("""
+        def f(a, b):
+            if a:
+                return b
+            return a + b
+    """, """
+        def f(a, b):
+            if a:
+                __stack_0 = b
+                return __stack_0
+            return a + b
+    """)
+
+
 def test_arguments_computed_another_way_are_not_compared():
     # a temporary on one side: ``log``'s calls are compared by callee only
     assert not _differ("""

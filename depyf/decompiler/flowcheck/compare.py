@@ -34,6 +34,13 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
     if by_arguments:
         ours.name_calls_by_arguments(by_arguments)
         theirs.name_calls_by_arguments(by_arguments)
+    # Where every return returns a constant or a variable, on both sides, each return is compared
+    # by what it returns (``return out`` read as falling off the end returns the same events).
+    mine_returns, their_returns = ours.returned_values(), theirs.returned_values()
+    if mine_returns and their_returns and None not in mine_returns.values() \
+            and None not in their_returns.values():
+        ours.name_returns_by_value()
+        theirs.name_returns_by_value()
     # Same successors: then the branch decisions, unless ``and``/``or`` values are tested (the
     # compiler threads their tests differently per parenthesising) or there are too many paths.
     # (The successors are the pairs with decisions without them, when no path was given up on.)

@@ -300,6 +300,7 @@ class EventExtraction:
         slot was first filled to where its first argument begins, found by following stack depths
         through straight-line code; a call whose callee comes in by a jump keeps no name."""
         self._call_prints: dict[int, str | None] = {}   # labelled call -> its arguments' print
+        self._callee_loads: dict[int, list[int]] = {}   # labelled call -> its callee's attribute loads
         owner: dict[int, int] = {}   # stack slot -> instruction where computing its value began
         loaded: dict[int, int] = {}  # stack slot -> which name of a fused load began it
         depth = 0
@@ -333,6 +334,8 @@ class EventExtraction:
                     events[k] = ("CALL", label)
                     if arguments is not None:
                         self._call_prints[k] = self._arguments_print(arguments, k)
+                        self._callee_loads[k] = [j for j in range(first, arguments)
+                                                 if events[j] is not None and events[j][0] == "attr"]
                 precall = None
             # (every slot with an owner is below ``depth``: the values popped lose theirs)
             fused = _FUSED_LOADS.get(op)
@@ -379,7 +382,40 @@ class EventExtraction:
         differently."""
         for k, e in enumerate(self.events):
             if e is not None and e[0] == "CALL" and len(e) > 1 and e[1] in callees:
-                self.events[k] = ("CALL", f"{e[1]}({self._call_prints.get(k)})")
+                arguments = f"({self._call_prints.get(k)})"
+                self.events[k] = ("CALL", e[1] + arguments)
+                # the loads of the callee (``out.append``) come first: they tell the calls apart too
+                for j in self._callee_loads.get(k, ()):
+                    self.events[j] = (*self.events[j], arguments)
+
+    def returned_values(self) -> dict[int, str | None]:
+        """Each ``return``: the constant (``type:repr``) or the variable (``name:x``) it returns;
+        None when it returns a value computed or brought by a jump, or a decompiler's temporary
+        (which holds a value the original kept on the stack)."""
+        found: dict[int, str | None] = {}
+        for k, e in enumerate(self.events):
+            if e is None or e[0] != "return":
+                continue
+            ins = self.instructions[k]
+            if ins.opname == "RETURN_CONST":
+                found[k] = _constant_print(ins.argval)
+            elif k in self.targets or k == 0:
+                found[k] = None
+            elif k - 1 in self.constants:
+                found[k] = _constant_print(self.constants[k - 1])
+            elif self.instructions[k - 1].opname == "LOAD_COMMON_CONSTANT":     # 3.15: None
+                found[k] = _constant_print(self.instructions[k - 1].argval)
+            elif self.instructions[k - 1].opname in _VARIABLE_LOADS \
+                    and not _TEMPORARY.match(str(self.instructions[k - 1].argval)):
+                found[k] = f"name:{self.instructions[k - 1].argval}"
+            else:
+                found[k] = None
+        return found
+
+    def name_returns_by_value(self) -> None:
+        """Name each ``return`` by the value it returns (see ``returned_values``)."""
+        for k, value in self.returned_values().items():
+            self.events[k] = ("return", value)
 
     def _arguments_print(self, first: int, end: int) -> str | None:
         """The names and constants the instructions ``first`` to ``end`` (a call's arguments)
@@ -494,3 +530,20 @@ class EventExtraction:
             if j < len(self.instructions) and self.events[j] is not None and self.events[j][0] == "CALL":
                 self.events[j] = None
                 self._constant_builds.update((k, j))
+
+
+# loads of a variable's value (not of an attribute)
+_VARIABLE_LOADS = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW", "LOAD_DEREF",
+                             "LOAD_CLASSDEREF", "LOAD_GLOBAL", "LOAD_NAME"})
+_PRINTED_CONSTANT_TYPES = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
+
+
+def _constant_print(value: object) -> str | None:
+    """``type:repr`` of a constant whose repr says what it is (None for others: code objects,
+    frozensets, whose repr need not be the same for equal values)."""
+    if isinstance(value, tuple):
+        parts = [_constant_print(x) for x in value]
+        return None if None in parts else f"tuple:({','.join(parts)})"
+    if type(value) in _PRINTED_CONSTANT_TYPES:
+        return f"{type(value).__name__}:{value!r}"
+    return None
