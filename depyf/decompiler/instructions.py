@@ -151,9 +151,9 @@ class Features:
     # Conditional jumps take exact bools (a ``TO_BOOL`` converts first), so a block of jumps alone
     # raises nothing and may lie outside its handler's range.
     jumps_cannot_raise: bool
-    # A true (false) operand of an ``or`` (``and``) inside an ``and`` (``or``) whose value is used
-    # jumps past the next value test instead of onto it (``a and (b or c) and d``: a true ``b``
-    # goes straight to ``d``).
+    # A test of an ``and``/``or`` operand whose value is used jumps past the next test of that
+    # value instead of onto it (``(a or (b and c)) and d``: a false ``b`` goes straight to the
+    # end; see ``layout.value_tests``).
     threads_value_tests: bool = False
 
 

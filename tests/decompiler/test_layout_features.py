@@ -113,22 +113,40 @@ def test_handlers_laid_out_last():
 
 
 def test_threads_value_tests():
-    # ``a and (b or c) and d``: where a true ``b`` jumps, straight to ``d`` or onto ``c``'s test
-    instrs = _instructions("def f(a, b, c, d):\n    return a and (b or c) and d\n")
+    # ``(a or (b and c)) and d``: where a false ``b`` jumps, straight to the return or onto the
+    # ``and d`` test
+    instrs = _instructions("def f(a, b, c, d):\n    return (a or (b and c)) and d\n")
     after_b = next(ins for ins in instrs if ins.offset > _first_load(instrs, "b")
                    and isinstance(ins.argval, int) and ins.opcode in dis.hasjrel + dis.hasjabs)
-    assert features().threads_value_tests == (after_b.argval == _first_load(instrs, "d"))
+    returned = next(ins.offset for ins in instrs if ins.opname == "RETURN_VALUE")
+    assert features().threads_value_tests == (after_b.argval == returned)
 
 
 def test_value_tests_are_unthreaded_where_the_flag_is_set():
     from depyf.decompiler.instructions import Instr
     from depyf.decompiler.layout.value_tests import unthread_value_tests
 
-    instrs = [Instr("LOAD_FAST", 0, argval="b"), Instr("POP_JUMP_IF_TRUE", 2, target=8),
-              Instr("LOAD_FAST", 4, argval="c"), Instr("JUMP_IF_FALSE_OR_POP", 6, target=10),
-              Instr("LOAD_FAST", 8, argval="d"), Instr("RETURN_VALUE", 10)]
+    # ``a and (b or c) and d``: b's jump comes back onto c's test
+    instrs = [Instr("LOAD_FAST", 0, argval="a"), Instr("JUMP_IF_FALSE_OR_POP", 2, target=14),
+              Instr("LOAD_FAST", 4, argval="b"), Instr("POP_JUMP_IF_TRUE", 6, target=12),
+              Instr("LOAD_FAST", 8, argval="c"), Instr("JUMP_IF_FALSE_OR_POP", 10, target=14),
+              Instr("LOAD_FAST", 12, argval="d"), Instr("RETURN_VALUE", 14)]
     unthread_value_tests(instrs)
-    assert (instrs[1].opname, instrs[1].target) == ("JUMP_IF_TRUE_OR_POP", 6)
+    assert (instrs[3].opname, instrs[3].target) == ("JUMP_IF_TRUE_OR_POP", 10)
+    # ``(a or (b and c)) and d``: a's jump comes onto the ``and d`` test, and b's too
+    instrs = [Instr("LOAD_FAST", 0, argval="a"), Instr("POP_JUMP_IF_TRUE", 2, target=12),
+              Instr("LOAD_FAST", 4, argval="b"), Instr("JUMP_IF_FALSE_OR_POP", 6, target=14),
+              Instr("LOAD_FAST", 8, argval="c"), Instr("JUMP_IF_FALSE_OR_POP", 10, target=14),
+              Instr("LOAD_FAST", 12, argval="d"), Instr("RETURN_VALUE", 14)]
+    unthread_value_tests(instrs)
+    assert [(i.opname, i.target) for i in instrs[1:4:2]] == [("JUMP_IF_TRUE_OR_POP", 10),
+                                                              ("JUMP_IF_FALSE_OR_POP", 10)]
+    # ``a and b and c``: nothing to undo
+    instrs = [Instr("LOAD_FAST", 0, argval="a"), Instr("JUMP_IF_FALSE_OR_POP", 2, target=10),
+              Instr("LOAD_FAST", 4, argval="b"), Instr("JUMP_IF_FALSE_OR_POP", 6, target=10),
+              Instr("LOAD_FAST", 8, argval="c"), Instr("RETURN_VALUE", 10)]
+    unthread_value_tests(instrs)
+    assert [i.target for i in instrs[1:4:2]] == [10, 10]
 
 
 def test_jumps_cannot_raise():

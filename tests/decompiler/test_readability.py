@@ -84,6 +84,11 @@ SOURCES = {
         def f(a, b, c, d, e):
             return a and (b is None or c != 1) and d
     """,
+    "or_chains_inside_and_chains_values": """
+        def f(a, b, c, d, e):
+            return (a and (b or c or d) and e, (a or b) and c, a and (b or c and d) and e,
+                    (a or b and c) and d, (a and (b or c)) or d)
+    """,
     "plain_expression": """
         def f(a, b, c):
             return a + b * c - (a - b) ** 2

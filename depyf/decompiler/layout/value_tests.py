@@ -1,12 +1,20 @@
-"""``threads_value_tests``: a test of an ``and``/``or`` operand threaded through the next test.
+"""``threads_value_tests``: tests of ``and``/``or`` operands threaded through the next test.
 
-In ``a and (b or c) and d`` a true ``b`` goes on to ``d``. Read plainly, ``b``'s jump keeps its
-value (``JUMP_IF_TRUE_OR_POP``) and lands on the test after ``c`` (``JUMP_IF_FALSE_OR_POP``),
-which lets a true value pass. A compiler that threads value tests jumps straight past that test
-and drops the value (``POP_JUMP_IF_TRUE`` to ``d``), so the operands no longer nest as written.
-Undoing it gives back the jump that keeps the value and lands on the test: the two run alike
-(the test passes a value of that truth on, popped, to the same place), and the rest of the
-reading sees the layout of a compiler that does not thread.
+A value an ``and``/``or`` keeps is tested again where the enclosing ``and``/``or`` goes on, and a
+compiler that threads jumps sends a test whose outcome that second test then knows straight past
+it:
+
+- ``a and (b or c) and d``: a true ``b`` goes on to ``d``. Read plainly, ``b``'s jump keeps its
+  value (``JUMP_IF_TRUE_OR_POP``) and lands on the test after ``c`` (``JUMP_IF_FALSE_OR_POP``),
+  which lets a true value pass; threaded, it drops the value and jumps to ``d``
+  (``POP_JUMP_IF_TRUE``). (3.10, 3.11)
+- ``(a or (b and c)) and d``: a false ``b`` is the value of the ``or``, which the ``and d`` test
+  then sends to the end. Read plainly, ``b``'s jump lands on that test; threaded, it jumps to the
+  end itself, past it. (3.10, 3.11, 3.14+)
+
+Undoing both gives the layout of a compiler that does not thread (3.12, 3.13), which the rest of
+the reading sees. Each rewrite runs alike: the test a jump is sent back onto passes a value of
+the known truth on to where the jump went.
 """
 
 from __future__ import annotations
@@ -19,14 +27,21 @@ _THREADED_PAST = {
     "POP_JUMP_IF_TRUE": ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"),
     "POP_JUMP_IF_FALSE": ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"),
 }
+_OTHER_TEST = {"JUMP_IF_TRUE_OR_POP": "JUMP_IF_FALSE_OR_POP", "JUMP_IF_FALSE_OR_POP": "JUMP_IF_TRUE_OR_POP"}
 
 
 def unthread_value_tests(instrs: list[Instr]) -> None:
-    """Turn each forward ``POP_JUMP_IF_X`` that lands right after a test of the other truth that
-    keeps its value back into the value-keeping jump to that test (in place)."""
+    """Both rewrites of the module docstring, in place."""
     position: dict[int, int] = {}
     for k, ins in enumerate(instrs):
         position.setdefault(ins.offset, k)
+    _popping_jumps_back_onto_tests(instrs, position)
+    _kept_values_back_onto_tests(instrs, position)
+
+
+def _popping_jumps_back_onto_tests(instrs: list[Instr], position: dict[int, int]) -> None:
+    """Each forward ``POP_JUMP_IF_X`` that lands right after a value test of the other truth
+    becomes the value-keeping jump onto that test."""
     for k, ins in enumerate(instrs):
         rule = _THREADED_PAST.get(ins.opname)
         if rule is None or ins.target is None:
@@ -38,3 +53,20 @@ def unthread_value_tests(instrs: list[Instr]) -> None:
         if passed.opname == rule[0]:
             ins.opname = rule[1]
             ins.target = passed.offset
+
+
+def _kept_values_back_onto_tests(instrs: list[Instr], position: dict[int, int]) -> None:
+    """Inside the operand of an ``or`` (``and``) that ends on a value test, a value test of that
+    test's kind that jumps where it jumps lands on it instead."""
+    for x, test in enumerate(instrs):
+        other = _OTHER_TEST.get(test.opname)
+        if other is None or test.target is None:
+            continue
+        opener = next((j for j in range(x) if instrs[j].opname == other
+                       and position.get(instrs[j].target) == x), None)
+        if opener is None:
+            continue
+        for j in range(opener + 1, x):
+            inner = instrs[j]
+            if inner.opname == test.opname and inner.target == test.target:
+                inner.target = test.offset

@@ -65,6 +65,21 @@ def _is_format_guard(stmt: ast.stmt, code: types.CodeType) -> bool:
     return any(isinstance(n, ast.Name) and n.id == param for n in ast.walk(stmt.test))
 
 
+def _implicit_class_store(target: str, value: ast.expr, code: types.CodeType) -> bool:
+    """Is ``target = value`` one of the stores the compiler puts in every class body (not one the
+    source wrote, such as ``__module__ = wrapped.__module__``)?"""
+    if target == "__module__":
+        return isinstance(value, ast.Name) and value.id == "__name__"
+    if target == "__qualname__":
+        if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+            return False
+        qualname = getattr(code, "co_qualname", None)     # (3.10: only the name is known)
+        return value.value == qualname if qualname else value.value.rsplit(".", 1)[-1] == code.co_name
+    if target == "__firstlineno__":
+        return isinstance(value, ast.Constant) and isinstance(value.value, int)
+    return target in ("__static_attributes__", "__classdictcell__", "__classcell__")
+
+
 def _without_copied_class_cell(body: list) -> list:
     """A class body's statements without the ``__classcell__`` stores that the compiler copied,
     with the implicit return after them, into the branches of its last statement (3.11 copies
@@ -308,8 +323,7 @@ class Nested:
                 and isinstance(stmt.targets[0], ast.Name)
             ):
                 target = stmt.targets[0].id
-                if target in ("__module__", "__qualname__", "__firstlineno__", "__static_attributes__",
-                              "__classdictcell__", "__classcell__"):
+                if _implicit_class_store(target, stmt.value, fn.code):
                     continue
                 if target == "__type_params__" and isinstance(stmt.value, ast.Name) \
                         and stmt.value.id == ".type_params":

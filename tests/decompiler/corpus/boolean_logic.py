@@ -211,3 +211,8 @@ def value_or_kept_over_lines_before_another_and(rows, i, j):
             (rows is None or
              (i >= -rows) != False and (i < rows) != False) and
             (j >= -3) != False and (j < 3) != False)
+
+
+@cases(*T4)
+def value_or_of_an_and_then_and(a, b, c, d):
+    return (a or (b and c)) and d, (a >= 2 or (a <= 0 and a % 2 == 0)) and all(x == 1 or x % 2 == 0 for x in (b, c))

@@ -226,6 +226,7 @@ def class_body_ending_in_an_if_whose_methods_use_super(base):
 
     class Wrapper(base):
         kind = "wrapped"
+        __module__ = base.__module__
         if "__new__" in base.__dict__:
             def __new__(cls, *args):
                 log.append("new")
@@ -236,4 +237,4 @@ def class_body_ending_in_an_if_whose_methods_use_super(base):
                 super().__init__()
 
     w = Wrapper(1, 2)
-    return Wrapper.kind, getattr(w, "made", None), log
+    return Wrapper.kind, Wrapper.__module__, getattr(w, "made", None), log

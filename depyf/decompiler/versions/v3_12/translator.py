@@ -16,6 +16,7 @@ from depyf.decompiler.instructions import (
 )
 from depyf.decompiler.layout.chain_copies import share_chain_value_copies, share_duplicated_returns
 from depyf.decompiler.layout.copied_tails import hoist_break_tails
+from depyf.decompiler.layout.value_tests import unthread_value_tests
 from depyf.decompiler.versions.v3_12.comprehensions import Comprehensions
 from depyf.decompiler.versions.v3_12.jumps import JumpTranslation
 from depyf.decompiler.versions.v3_12.opcodes import Opcodes
@@ -81,6 +82,8 @@ class Translator(
             hoist_break_tails(out, lambda first, last, back: all(   # the loop's handler protects the copy
                 self.handler_of(ins.offset) == self.handler_of(back.offset) for ins in out[first:last + 1]),
                 lambda new, old, back: None)
+        if self.features.threads_value_tests:
+            unthread_value_tests(out)
         return out, self.remap(out, self.table)
 
     def handler_of(self, offset: int) -> int | None:
