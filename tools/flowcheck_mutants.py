@@ -38,6 +38,8 @@ from depyf.decompiler.flowcheck import differences  # noqa: E402
 
 # a broken mutant loop stops here (the corpus calls take microseconds)
 corpus_harness.CALL_TIME_LIMIT_S = 0.5
+# and one that grows a list without end raises MemoryError instead of exhausting the machine
+_ADDRESS_SPACE = 4 << 30
 
 _SIMPLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete, ast.Return, ast.Raise,
            ast.Break, ast.Continue, ast.Pass)
@@ -175,6 +177,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-function", type=int, default=24, help="mutants tried per function at most")
     parser.add_argument("--show", type=int, default=20, help="mutants let through to list")
     args = parser.parse_args(argv)
+    try:
+        import resource
+
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        resource.setrlimit(resource.RLIMIT_AS, (_ADDRESS_SPACE, hard))
+    except (ImportError, ValueError, OSError):
+        pass
     themes = set(args.themes.split(",")) if args.themes else None
     entries = [e for e in corpus_harness.all_entries() if themes is None or e.theme in themes]
     started = time.process_time()
