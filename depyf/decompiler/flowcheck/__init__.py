@@ -15,8 +15,8 @@ separate start.
 nested code objects they create, and says what differs (empty: same flow).
 
 tables.py holds the opcode tables; flow.py the ``Flow`` of one code object (its events and the paths
-between them), which composes the event extraction of events.py; compare.py compares two flows
-(``differences``).
+between them), which composes the event extraction of events.py and the call and return names of
+labels.py; compare.py compares two flows (``differences``).
 """
 
 from depyf.decompiler.flowcheck.compare import _without_decisions, differences

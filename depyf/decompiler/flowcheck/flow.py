@@ -7,6 +7,7 @@ import types
 from collections import defaultdict
 
 from depyf.decompiler.flowcheck.events import EventExtraction
+from depyf.decompiler.flowcheck.labels import EventLabels
 from depyf.decompiler.flowcheck.tables import (
     _CALLS,
     _CONDITIONAL,
@@ -33,6 +34,7 @@ _THREADING_LIMIT = 16
 
 class Flow(
     EventExtraction,
+    EventLabels,
 ):
     """The events of one code object and the paths between them."""
 
