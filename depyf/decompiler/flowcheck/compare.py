@@ -39,8 +39,8 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
     mine_returns, their_returns = ours.returned_values(), theirs.returned_values()
     if mine_returns and their_returns and None not in mine_returns.values() \
             and None not in their_returns.values():
-        ours.name_returns_by_value()
-        theirs.name_returns_by_value()
+        ours.name_returns_by_value(mine_returns)
+        theirs.name_returns_by_value(their_returns)
     # Same successors: then the branch decisions, unless ``and``/``or`` values are tested (the
     # compiler threads their tests differently per parenthesising) or there are too many paths.
     # (The successors are the pairs with decisions without them, when no path was given up on.)

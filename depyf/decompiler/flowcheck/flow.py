@@ -225,18 +225,8 @@ class Flow(
         """The truth of the value the conditional jump at ``k`` leaves on the stack when it jumps
         (``a or b``: JUMP_IF_TRUE_OR_POP, or 3.12+'s COPY 1; POP_JUMP_IF_TRUE); None when it
         keeps no value."""
-        ins = self.instructions[k]
-        jumps_on = _JUMPS_ON_TRUTH.get(ins.opname)
-        if jumps_on is None:
-            return None
-        if ins.opname in _KEEPS_VALUE:
-            return jumps_on
-        j = k - 1
-        if j >= 0 and self.instructions[j].opname == "TO_BOOL":
-            j -= 1
-        if j >= 0 and self.instructions[j].opname == "COPY" and self.instructions[j].arg == 1:
-            return jumps_on
-        return None
+        jumps_on = _JUMPS_ON_TRUTH.get(self.instructions[k].opname)
+        return jumps_on if jumps_on is not None and self._value_test(k) else None
 
     def _through_tests_of_known_truth(self, target: int, truth: bool) -> int:
         """Where a jump that carries a value of known ``truth`` to ``target`` goes on to.

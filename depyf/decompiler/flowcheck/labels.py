@@ -149,9 +149,9 @@ class EventLabels:
                 found[k] = None
         return found
 
-    def name_returns_by_value(self) -> None:
-        """Name each ``return`` by the value it returns (see ``returned_values``)."""
-        for k, value in self.returned_values().items():
+    def name_returns_by_value(self, values: dict[int, str | None]) -> None:
+        """Name each ``return`` by the value it returns (``values``: ``returned_values()``)."""
+        for k, value in values.items():
             self.events[k] = ("return", value)
 
     def _arguments_print(self, first: int, end: int) -> str | None:

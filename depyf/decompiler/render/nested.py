@@ -77,7 +77,8 @@ def _implicit_class_store(target: str, value: ast.expr, code: types.CodeType) ->
         return value.value == qualname if qualname else value.value.rsplit(".", 1)[-1] == code.co_name
     if target == "__firstlineno__":
         return isinstance(value, ast.Constant) and isinstance(value.value, int)
-    return target in ("__static_attributes__", "__classdictcell__", "__classcell__")
+    # (``__classcell__``, at the end or copied into branches, is left to _without_copied_class_cell)
+    return target in ("__static_attributes__", "__classdictcell__")
 
 
 def _without_copied_class_cell(body: list) -> list:
