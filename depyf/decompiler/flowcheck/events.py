@@ -5,6 +5,7 @@ named in ``labels``."""
 from __future__ import annotations
 
 import dis
+import keyword
 from collections import defaultdict
 
 from depyf.decompiler.flowcheck.tables import (
@@ -74,7 +75,8 @@ class EventExtraction:
             if opname == "LOAD_ASSERTION_ERROR":
                 # ``assert``'s exception: source that raises it reads the global
                 opname, argval = "LOAD_GLOBAL", "AssertionError"
-            elif opname == "LOAD_COMMON_CONSTANT" and ins.argrepr.isidentifier():
+            elif opname == "LOAD_COMMON_CONSTANT" and ins.argrepr.isidentifier() \
+                    and not keyword.iskeyword(ins.argrepr):
                 # 3.14: ``assert``'s exception or a builtin (``all``, ``tuple``): a global in source
                 opname, argval = "LOAD_GLOBAL", ins.argrepr
             if opname in _REBINDABLE_READS:
@@ -248,9 +250,11 @@ class EventExtraction:
             read = frozenset(name for name, kind in here if kind == "read")
             depth = len(slots)
             after = depth + effect
+            # (3.13+'s fused store-then-load pops the value it stores and pushes a new one)
+            stores_then_loads = op == "STORE_FAST_LOAD_FAST"
             if written:
                 # the values this instruction stores are popped; what stays below is pending
-                below = slots[:after] if after < depth else slots
+                below = slots[:-1] if stores_then_loads else slots[:after] if after < depth else slots
                 pending = set().union(*below) if below else set()
                 pending.update(*(v for t, v in kept.items() if t not in written))
                 found.update(written & pending)
@@ -281,6 +285,8 @@ class EventExtraction:
                 if slots and effect >= 0 and not read and op not in _PUSHES_FRESH:
                     carried = carried | slots[-1]     # (UNPACK_SEQUENCE, GET_ITER: from the value below)
                 slots.extend([carried] * (after - len(slots)))
+            elif stores_then_loads and slots:
+                slots[-1] = carried
             elif slots and carried:
                 slots[-1] = slots[-1] | carried
         return found

@@ -1110,3 +1110,26 @@ def while_true_whose_body_starts_with_a_while_whose_if_breaks(items):
         log.append("after")
         if not items or len(log) > 8:
             return log
+
+
+@cases(([[[None]]],), ([None],), ([[0], 1],))
+def while_body_on_the_test_line_rebinds_what_the_test_reads(node):
+    # dis.distb, 3.13+: the body on the test's line fuses its store with the test's next load
+    # (STORE_FAST_LOAD_FAST of one name), which reads the new value, not the one it stores
+    while node[0]: node = node[0]
+    return node
+
+
+@cases((b"ab_c",), (b"",), (b"__",))
+def statements_on_one_line_fuse_a_store_with_the_next_load(line):
+    # quopri.decode, 3.13+: ``new = new + c; i = i + 1`` stores ``new`` and loads ``i`` in one
+    # instruction
+    new = b""
+    i = 0
+    while i < len(line):
+        c = line[i:i + 1]
+        if c == b"_":
+            new = new + b" "; i = i + 1
+        else:
+            new = new + c; i = i + 1
+    return new
