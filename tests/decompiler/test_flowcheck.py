@@ -416,3 +416,105 @@ def test_only_the_very_same_bytecode_skips_following_the_flow():
     assert not same_bytecode(_code("def f(a):\n    return a * 0.0"), _code("def f(a):\n    return a * -0.0"))
     assert not same_bytecode(_code(same), _code(same.replace("a + 1", "a - 1")))
     assert _differ(same, same.replace("a + 1", "a - 1"))      # and then the flow is followed
+
+
+def test_branches_that_assign_other_constants_are_caught():
+    # stores of constants to locals are events: branches swapped, or a test negated, where each
+    # branch only assigns a constant, read differently
+    original = """
+        def f(a, b):
+            if a:
+                r = 1 if b else 2
+            elif b:
+                r = 3
+            else:
+                r = 4
+            return r
+    """
+    assert _differ(original, """
+        def f(a, b):
+            if a:
+                r = 1 if b else 2
+            elif b:
+                r = 4
+            else:
+                r = 3
+            return r
+    """)
+    assert _differ(original.replace("elif b:", "elif not b:"), original)
+
+
+def test_a_dropped_constant_store_is_caught():
+    # (x is written and read in the same orders either way; only the store of 1 tells)
+    original = """
+        def f(a):
+            x = 0
+            if a:
+                x = 1
+                g()
+            return x
+    """
+    assert _differ(original, original.replace("x = 1", "pass"))
+
+
+def test_constants_stored_through_stack_moves_or_directly_are_alike():
+    # ``x, y = 1, f()`` moves 1 past the call's value before storing it (a SWAP on 3.11+, a fused
+    # double store on 3.13+); source that stores after the call says the same
+    assert not _differ("""
+        def f(a):
+            x, y = 1, g(a)
+            c = d = None
+            return x, y, c, d
+    """, """
+        def f(a):
+            y = g(a)
+            x = 1
+            c = d = None
+            return x, y, c, d
+    """)
+
+
+def test_constants_stored_across_a_loop_or_two_at_once_need_not_be_events():
+    # the 1 crosses a comprehension's loop (3.12+) on its way to the store; ``a, b = 1, 2`` is one
+    # fused store of two constants on 3.14+: source storing them one by one still matches
+    assert not _differ("""
+        def f(a):
+            x, y = 1, [i for i in a]
+            u, v = 1, 2
+            return x, y, u, v
+    """, """
+        def f(a):
+            y = [i for i in a]
+            x = 1
+            v = 2
+            u = 1
+            return x, y, u, v
+    """)
+
+
+def test_the_cleanup_of_an_except_clause_name_does_not_join_paths():
+    # every ``except ... as e`` ends with ``e = None; del e``: as an event it would let a break
+    # read as continue pass (both ways out of the clause go through it)
+    original = """
+        def f(items, ignore, log):
+            while True:
+                try:
+                    got = 10 // items.pop(0)
+                except ZeroDivisionError as e:
+                    if ignore:
+                        log.append(type(e).__name__)
+                        continue
+                except TypeError as e:
+                    if ignore:
+                        log.append('type')
+                        continue
+                else:
+                    log.append(got)
+                break
+            return log, items
+    """
+    mutant = original.replace("""                        log.append(type(e).__name__)
+                        continue""", """                        log.append(type(e).__name__)
+                        continue
+                    continue""")
+    assert _differ(original, mutant)

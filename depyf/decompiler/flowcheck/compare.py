@@ -41,6 +41,17 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
             and None not in their_returns.values():
         ours.name_returns_by_value(mine_returns)
         theirs.name_returns_by_value(their_returns)
+    # Stores of constants to locals are events. Where a name's constant stores differ between
+    # the sides and one side also stores it a value not known there (``x, y = 1, [...]``: the
+    # 1 crosses a loop on its way to the store; ``y = [...]; x = 1`` stores it directly), that
+    # name's stores are left out on both sides.
+    mine_stores, their_stores = ours.constant_stores(), theirs.constant_stores()
+    if mine_stores != their_stores:
+        unsure = {name for name, _ in (mine_stores - their_stores) + (their_stores - mine_stores)
+                  if name in ours.stores_of_other_values or name in theirs.stores_of_other_values}
+        if unsure:
+            ours.forget_constant_stores(unsure)
+            theirs.forget_constant_stores(unsure)
     # Same successors: then the branch decisions, unless ``and``/``or`` values are tested (the
     # compiler threads their tests differently per parenthesising) or there are too many paths.
     # (The successors are the pairs with decisions without them, when no path was given up on.)

@@ -83,6 +83,7 @@ class Flow(
         carried = self._constants_carried_by_jumps()
         if carried:
             self._drop_folded_constants(carried)
+        self._name_constant_stores()
         self._label_calls()
         self.has_value_tests = any(ins.opname in _CONDITIONAL and self._value_test(k)
                                    for k, ins in enumerate(self.instructions))

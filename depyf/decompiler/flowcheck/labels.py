@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dis
 import types
+from collections import Counter
 
 from depyf.decompiler.flowcheck.tables import (
     _FUSED_LOADS,
@@ -17,6 +18,7 @@ from depyf.decompiler.flowcheck.tables import (
     _TEMPORARY,
     _TERMINATOR_OPS,
     _UNCONDITIONAL,
+    _UNKNOWN,
     _callee_slots,
     _stack_effect,
 )
@@ -154,6 +156,64 @@ class EventLabels:
         for k, value in values.items():
             self.events[k] = ("return", value)
 
+    def _name_constant_stores(self) -> None:
+        """Make each store of a constant to a local or cell an event named by both
+        (``("store", "x", "int:1")``; a fused store of two values, by the one that is constant):
+        branches that differ only in the constant they assign, or a dropped ``x = None``, then
+        read differently. The constant is followed through the stack of straight-line code,
+        moves included (``x, y = 1, f()`` stores 1 after a SWAP, as ``y = f(); x = 1`` does
+        directly). A store whose value comes in by a jump, or a constant source cannot spell as
+        a literal (a NaN is rebuilt by a call), is no event."""
+        instructions, constants, events = self.instructions, self.constants, self.events
+        self.stores_of_other_values: set[str] = set()   # names also stored a value not known here
+        starts = set(self.starts) | self.targets
+        stack: list = []    # what this straight run of code pushed: a constant, or _UNKNOWN
+        falls_through = True
+        for k, ins in enumerate(instructions):
+            if not falls_through or k in starts:
+                stack = []
+            op = ins.opname
+            falls_through = op not in _UNCONDITIONAL and op not in _TERMINATOR_OPS
+            if op in _LOCAL_STORES and not _clears_exception_name(instructions, k):
+                names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
+                names = names[:1] if op == "STORE_FAST_LOAD_FAST" else names
+                label: tuple = ("store",)
+                for depth, name in enumerate(names, 1):
+                    value = stack[-depth] if len(stack) >= depth else _UNKNOWN
+                    printed = None if value is _UNKNOWN else _literal_print(value)
+                    if _TEMPORARY.match(str(name)):
+                        continue
+                    if printed is not None:
+                        label += (str(name), printed)
+                    else:
+                        self.stores_of_other_values.add(str(name))
+                if len(label) == 5:
+                    # two constants in one fused store (``a, b = 1, 2`` on 3.14): source may
+                    # store them in two statements, two events; compared as stores of other values
+                    self.stores_of_other_values.update(label[1::2])
+                elif len(label) > 1:
+                    events[k] = label
+            _step(stack, ins)
+            if stack and (k in constants or op == "LOAD_COMMON_CONSTANT"):
+                # (3.15 loads None with LOAD_COMMON_CONSTANT)
+                stack[-1] = constants[k] if k in constants else ins.argval
+
+    def constant_stores(self) -> Counter:
+        """How often each (name, constant) store event occurs in the code."""
+        found: Counter = Counter()
+        for e in self.events:
+            if e is not None and e[0] == "store":
+                found.update(zip(e[1::2], e[2::2], strict=True))
+        return found
+
+    def forget_constant_stores(self, names: set[str]) -> None:
+        """Stores to ``names`` are no events (nor part of one) any more."""
+        for k, e in enumerate(self.events):
+            if e is not None and e[0] == "store" and any(n in names for n in e[1::2]):
+                pairs = zip(e[1::2], e[2::2], strict=True)
+                kept = tuple(x for n, v in pairs if n not in names for x in (n, v))
+                self.events[k] = ("store", *kept) if kept else None
+
     def _arguments_print(self, first: int, end: int) -> str | None:
         """The names and constants the instructions ``first`` to ``end`` (a call's arguments)
         load, in order; None when they compute anything else or take a jump."""
@@ -197,6 +257,79 @@ class EventLabels:
 _VARIABLE_LOADS = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW", "LOAD_DEREF",
                              "LOAD_CLASSDEREF", "LOAD_GLOBAL", "LOAD_NAME"})
 _PRINTED_CONSTANT_TYPES = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
+
+
+# stores of a local or cell variable (the fused 3.13+ stores: the top value goes to the first name)
+_LOCAL_STORES = frozenset({"STORE_FAST", "STORE_DEREF", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"})
+# instructions that only reorder or copy the top values: name -> how many (0: the argument)
+_ROTATIONS = {"ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4, "ROT_N": 0}
+# instructions that leave the stack as it is
+_STACK_UNTOUCHED = frozenset({"NOP", "RESUME", "EXTENDED_ARG", "CACHE", "NOT_TAKEN", "KW_NAMES", "POP_BLOCK",
+                              "SETUP_FINALLY", "SETUP_ASYNC_WITH", "MAKE_CELL", "COPY_FREE_VARS",
+                              "GEN_START"})
+# loads that pop nothing (the others, LOAD_ATTR and the like, replace the value below them)
+_POPPING_LOADS = frozenset({"LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR", "LOAD_FROM_DICT_OR_DEREF",
+                            "LOAD_FROM_DICT_OR_GLOBALS", "LOAD_SPECIAL"})
+# prefixes of instructions that only pop (stores, deletes, POP_TOP, conditional jumps, returns)
+_CONSUMER_PREFIXES = ("STORE_", "DELETE_", "POP_", "RETURN_", "RAISE_", "RERAISE", "END_FOR",
+                      "JUMP_IF_", "PRINT_EXPR", "IMPORT_STAR")
+
+
+def _clears_exception_name(instructions: list, k: int) -> bool:
+    """Whether the store at ``k`` is the ``name = None; del name`` that ends an ``except ... as
+    name`` clause: every such clause has it, on each way out, so as an event it would only join
+    paths that leave by other ways (a ``break`` read as ``continue`` would then pass)."""
+    following = instructions[k + 1] if k + 1 < len(instructions) else None
+    return (following is not None and following.opname.startswith("DELETE_")
+            and following.argval == instructions[k].argval)
+
+
+def _step(stack: list, ins: dis.Instruction) -> None:
+    """Run ``ins`` on ``stack`` (``_name_constant_stores``): moves and copies exactly, loads push
+    unknown values, every other instruction replaces what it may have read by unknown values.
+    (Where the stack holds fewer values than an instruction reaches, the ones below are unknown.)"""
+    op = ins.opname
+    if op in _STACK_UNTOUCHED:
+        return
+    if op == "SWAP" or op in _ROTATIONS:
+        n = ins.arg if op == "SWAP" or op == "ROT_N" else _ROTATIONS[op]
+        if len(stack) < n:
+            stack[:0] = [_UNKNOWN] * (n - len(stack))
+        if op == "SWAP":
+            stack[-1], stack[-n] = stack[-n], stack[-1]
+        else:
+            stack[-n:] = [stack[-1], *stack[-n:-1]]
+        return
+    if op in ("COPY", "DUP_TOP", "DUP_TOP_TWO"):
+        n = {"COPY": ins.arg, "DUP_TOP": 1, "DUP_TOP_TWO": 2}[op]
+        if len(stack) < n:
+            stack[:0] = [_UNKNOWN] * (n - len(stack))
+        stack.extend(stack[-n:] if op == "DUP_TOP_TWO" else [stack[-n]])
+        return
+    effect = _stack_effect(ins.opcode, ins.arg if ins.opcode >= _HAVE_ARGUMENT else None)
+    if effect is None:
+        stack.clear()
+        return
+    if op.startswith(_CONSUMER_PREFIXES) and effect <= 0:
+        pops, pushes = -effect, 0
+    elif (op.startswith("LOAD_") and op not in _POPPING_LOADS or op == "PUSH_NULL") and effect >= 0:
+        pops, pushes = 0, effect
+    elif effect <= 0 or op.startswith("BUILD_"):
+        pops, pushes = 1 - effect, 1
+    else:
+        pops, pushes = 1, 1 + effect
+    del stack[max(0, len(stack) - pops):]
+    stack.extend([_UNKNOWN] * pushes)
+
+
+def _literal_print(value: object) -> str | None:
+    """``_constant_print`` of a constant that source spells as a literal (not a NaN, which it
+    rebuilds with ``float('nan')``)."""
+    if isinstance(value, tuple):
+        return None if any(_literal_print(x) is None for x in value) else _constant_print(value)
+    if isinstance(value, (float, complex)) and value != value:
+        return None
+    return _constant_print(value)
 
 
 def _constant_print(value: object) -> str | None:
