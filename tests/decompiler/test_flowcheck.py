@@ -518,3 +518,36 @@ def test_the_cleanup_of_an_except_clause_name_does_not_join_paths():
                         continue
                     continue""")
     assert _differ(original, mutant)
+
+
+def test_a_break_of_an_inner_loop_read_as_continue_is_caught():
+    # both loops' rounds begin with a FOR_ITER: only the event after it tells which loop goes on
+    original = """
+        def f(n):
+            pairs = []
+            for i in range(n):
+                for j in range(n):
+                    if j > i:
+                        break
+                    if (i + j) % 2:
+                        continue
+                    pairs.append((i, j))
+                else:
+                    pairs.append("inner-done")
+            return pairs
+    """
+    assert _differ(original, original.replace("                        break", "                        continue"))
+
+
+def test_a_dropped_final_return_is_caught():
+    # not every return is of a constant or a variable, so returns are not named by their values;
+    # a return of None still differs from one of a tuple
+    original = """
+        def f(i, j):
+            while i < j:
+                if g(i):
+                    return [i]
+                i += 1
+            return (i, j)
+    """
+    assert _differ(original, original.replace("    return (i, j)", "    pass"))

@@ -41,6 +41,11 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
             and None not in their_returns.values():
         ours.name_returns_by_value(mine_returns)
         theirs.name_returns_by_value(their_returns)
+    else:
+        # elsewhere a ``return None`` (written, or falling off the end) still differs from a
+        # return of another value: a dropped final ``return (a, b)`` reads differently
+        ours.name_returns_by_value({k: v for k, v in mine_returns.items() if v == _NONE})
+        theirs.name_returns_by_value({k: v for k, v in their_returns.items() if v == _NONE})
     # Stores of constants to locals are events. Where a name's constant stores differ between
     # the sides and one side also stores it a value not known there (``x, y = 1, [...]``: the
     # 1 crosses a loop on its way to the store; ``y = [...]; x = 1`` stores it directly), that
@@ -55,16 +60,22 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
     # Same successors: then the branch decisions, unless ``and``/``or`` values are tested (the
     # compiler threads their tests differently per parenthesising) or there are too many paths.
     # (The successors are the pairs with decisions without them, when no path was given up on.)
+    with_decisions = False
     if not (ours.has_value_tests or theirs.has_value_tests):
         strict_a, strict_b = ours.pairs(True), theirs.pairs(True)
         if not (ours.gave_up or theirs.gave_up):
             a, b = _without_decisions(strict_a), _without_decisions(strict_b)
             if a == b:
-                a, b = strict_a, strict_b
+                a, b, with_decisions = strict_a, strict_b, True
         else:
             a, b = ours.pairs(False), theirs.pairs(False)
     else:
         a, b = ours.pairs(False), theirs.pairs(False)
+    if a == b:
+        # the same single steps: then the same steps of two
+        two_a, two_b = ours.steps_of_two(with_decisions), theirs.steps_of_two(with_decisions)
+        if two_a is not None and two_b is not None and two_a != two_b:
+            a, b = two_a, two_b
     problems.extend(_binding_differences(original, theirs.bindings(), ours.bindings()))
     problems.extend(_access_order_differences(original, theirs.access_orders(), ours.access_orders()))
     stale = theirs.stale_reads() - ours.stale_reads()
@@ -87,6 +98,7 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
             problems.extend(nested_problems)
 
 
+_NONE = "NoneType:None"    # how ``returned_values`` names a return of None
 _SAME_SHAPE = ("co_code", "co_names", "co_varnames", "co_cellvars", "co_freevars", "co_argcount",
                "co_posonlyargcount", "co_kwonlyargcount", "co_exceptiontable")
 # CO_NESTED only records that the function was compiled inside another one (the recompiled code
@@ -187,10 +199,15 @@ def _constant_builders(code: types.CodeType) -> set[str]:
     return found
 
 
-def _show(pairs: list) -> str:
-    return (
-        ", ".join(f"{_label(a)} -[{'/'.join(d) if d else ''}]-> {_label(b)}" for a, d, b in pairs) or "none"
-    )
+def _show(steps: list) -> str:
+    """Steps (``pairs``, or ``steps_of_two``) as ``event -[decisions]-> event ...``."""
+    shown = []
+    for step in steps:
+        text = _label(step[0])
+        for k in range(1, len(step), 2):
+            text += f" -[{'/'.join(step[k])}]-> {_label(step[k + 1])}"
+        shown.append(text)
+    return ", ".join(shown) or "none"
 
 
 def _label(event: tuple) -> str:

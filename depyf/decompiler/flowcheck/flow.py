@@ -358,6 +358,46 @@ class Flow(
         self._cache[key] = found
         return found
 
+    def steps_of_two(self, decisions: bool) -> set | None:
+        """(event, decisions, event, decisions, event) for every event reached and each way into
+        and out of it: ``pairs`` one step longer. Pairs alone cannot tell apart two loops whose
+        rounds begin with the same event: a ``break`` of the inner loop read as ``continue``
+        reaches a FOR_ITER either way, only the event after it tells which. None when there are
+        more than ``MAX_PATHS_PER_EVENT`` ways to combine (call ``pairs`` first, same ``decisions``)."""
+        events = self.events
+        into: dict[int, set] = defaultdict(set)
+        out_of: dict[int, set] = {}
+        todo = list(self.starts)
+        seen: set[int] = set()
+        while todo:
+            e = todo.pop()
+            if e in seen:
+                continue
+            seen.add(e)
+            here = ("start",) if e in self.starts and events[e] is None else events[e]
+            ways = {(path, events[n] if n >= 0 else ("loop",)) for path, n in self._next_events(e, decisions)}
+            if events[e] is None:       # a start that is no event: its ways begin the paths
+                for path, n in self._next_events(e, decisions):
+                    if n >= 0:
+                        into[n].add((here, path))
+                        todo.append(n)
+                continue
+            out_of[e] = ways
+            for path, n in self._next_events(e, decisions):
+                if n >= 0:
+                    into[n].add((events[e], path))
+                    todo.append(n)
+            if e in self.starts:
+                into[e].add((("start",), ()))
+        out: set = set()
+        for e, ways in out_of.items():
+            if len(into[e]) * len(ways) + len(out) > MAX_PATHS_PER_EVENT:
+                return None
+            for before, first in into[e]:
+                for second, after in ways:
+                    out.add((before, first, events[e], second, after))
+        return out
+
     def pairs(self, decisions: bool) -> set:
         """(event, decisions, next event) for every event reachable from a start (starts included)."""
         out: set = set()
