@@ -536,7 +536,8 @@ def test_a_break_of_an_inner_loop_read_as_continue_is_caught():
                     pairs.append("inner-done")
             return pairs
     """
-    assert _differ(original, original.replace("                        break", "                        continue"))
+    indent = " " * 24
+    assert _differ(original, original.replace(indent + "break", indent + "continue"))
 
 
 def test_a_dropped_final_return_is_caught():
