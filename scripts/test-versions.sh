@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 # Slowest first (pyodide runs take several times longer than native ones).
 VERSIONS=${DEPYF_VERSIONS:-3.14 3.15 3.10 3.12 3.13}
 JOBS=${DEPYF_VERSION_JOBS:-2}
-PER_VERSION_TIMEOUT=${DEPYF_VERSION_TIMEOUT:-900}
+PER_VERSION_TIMEOUT=${DEPYF_VERSION_TIMEOUT:-1500}
 GATING=${DEPYF_GATING_VERSIONS:-3.10 3.12 3.13}
 LOGS=$(mktemp -d)
 trap 'rm -rf "$LOGS"' EXIT
