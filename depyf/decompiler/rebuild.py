@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import sys
 import types
+import warnings
 from collections.abc import Mapping
 
 from depyf.decompiler import traversal
@@ -65,11 +66,15 @@ def rebuild_code(original: types.CodeType, source: str, *, filename: str | None 
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 6000))  # the depth render allows the source: compile it as deep
     try:
-        if compared_only and not room:
-            new = _compiled_alone(original, source, target_file)
-            if new is not None:
-                return _finished(original, new, target_file)
-        return _rebuild_code(original, source, target_file, room or {})
+        with warnings.catch_warnings():
+            # what the compiler warns of (``return`` in ``finally`` on 3.14+, ``is`` with a
+            # literal) the original code already did; recompiling it is no news to the user
+            warnings.simplefilter("ignore", SyntaxWarning)
+            if compared_only and not room:
+                new = _compiled_alone(original, source, target_file)
+                if new is not None:
+                    return _finished(original, new, target_file)
+            return _rebuild_code(original, source, target_file, room or {})
     except SyntaxError as exc:
         raise SourceDoesNotCompile(f"the decompiled source does not compile: {exc.msg} (line {exc.lineno})",
                                    qualname=_qualname(original)) from None

@@ -13,7 +13,8 @@ class FinallyCopies:
     """Finding and skipping the inline copies of a finally body."""
 
     def finally_ops(self, target: int) -> tuple[int, int]:
-        """(first, last) positions of a finally handler's body: after PUSH_EXC_INFO up to its RERAISE 0."""
+        """(first, last) positions of a finally handler's body: after PUSH_EXC_INFO up to its RERAISE 0
+        (up to the end of the handler where the body ends in ``return``)."""
         p = self.cfg.pos(target)
         cleanup = self.cfg.handler_at[p]
         limit = self.cfg.pos(cleanup.target) if cleanup is not None else len(self.instrs)
@@ -24,12 +25,16 @@ class FinallyCopies:
             ins = self.instrs[k]
             if ins.opname == "RERAISE" and ins.argval == 0:
                 last = k
+        if last is None and limit > p + 1 and self.instrs[limit - 1].opname in ENDS_FUNCTION:
+            # ``return`` at the end of the finally body: it never goes on to re-raise
+            last = limit
         if last is None:
             raise self.error(p, "finally handler without RERAISE")
         return p + 1, last
 
-    def skip_finally_copy(self, span: tuple[int, int], p: int) -> int:
-        """Skip the inline copy of a finally body starting at ``p``; returns the position after it.
+    def skip_finally_copy(self, span: tuple[int, int], p: int) -> int | None:
+        """Skip the inline copy of a finally body starting at ``p``; returns the position after it
+        (None where the body ends in its own ``return``: the try statement goes on nowhere).
 
         The copy is compared with the handler's instruction by instruction in layout order, and
         where that fails, along both copies' control flow (``walk_finally_copy``).
@@ -42,7 +47,7 @@ class FinallyCopies:
                 raise
             return walked
 
-    def skip_finally_copy_in_layout(self, span: tuple[int, int], p: int) -> int:
+    def skip_finally_copy_in_layout(self, span: tuple[int, int], p: int) -> int | None:
         """``skip_finally_copy`` for copies laid out alike.
 
         The handler's copy may hold extra exception bookkeeping (POP_TOP of the exception,
@@ -56,6 +61,7 @@ class FinallyCopies:
         if h < last and self.instrs[h].opname != "JUMP":
             k = follow_jumps(self.instrs, self.cfg.pos, k, steps=None)
         joins = None    # where the inline copy goes on when a test in the body skips to its end
+        returned = False    # the copy's straight path ended in the body's own ``return``
         while h < last:
             if k >= len(self.instrs):
                 raise self.error(p, "finally body copy not found on exit")
@@ -93,6 +99,13 @@ class FinallyCopies:
             if a.opname in ("POP_TOP", "POP_EXCEPT"):
                 h += 1
                 continue
+            ends, inline_ends = _top_return(self.instrs, h), _top_return(self.instrs, k)
+            if ends is not None and inline_ends is not None:
+                # both return the value on top (``return`` in the finally body); the handler has
+                # more to pop below it
+                h, k = ends + 1, inline_ends + 1
+                returned = True
+                continue
             if cont is not None:
                 # the copy's straight path ended where the statement goes on (or in the return
                 # after it, which the compiler copied in); the rest of the handler's body is
@@ -103,6 +116,8 @@ class FinallyCopies:
             # the body ends with an if whose branch leaves (break, return): the copy goes on where
             # its test's other branch jumps
             return joins
+        if returned and cont is None and joins is None:
+            return None     # the finally body returns: the try statement goes on nowhere
         return k if cont is None else cont
 
     def walk_finally_copy(self, span: tuple[int, int], p: int) -> int | None:
@@ -134,6 +149,13 @@ class FinallyCopies:
                 exits.add(k)      # the end of the finally body
                 continue
             if copy_key(a) != copy_key(b) and not (a.target is not None and a.opname == b.opname):
+                if _opposite_tests(a.opname, b.opname):
+                    # one copy laid out with its test inverted: the branches pair crosswise
+                    work.append((self.cfg.pos(a.target), k + 1))
+                    work.append((h + 1, self.cfg.pos(b.target)))
+                    continue
+                if _top_return(ins, h) is not None and _top_return(ins, k) is not None:
+                    continue    # both return the value on top, below which the handler has more to pop
                 if a.opname in ("POP_TOP", "POP_EXCEPT"):
                     work.append((h + 1, k))     # the handler's own bookkeeping before leaving
                     continue
@@ -157,3 +179,24 @@ class FinallyCopies:
 def _target_of(entry) -> int | None:
     """Which handler an exception-table entry sends to (one handler's range may be split)."""
     return entry.target if entry is not None else None
+
+
+def _opposite_tests(a: str, b: str) -> bool:
+    """Are ``a`` and ``b`` conditional jumps on opposite outcomes of one test?"""
+    if not (a.startswith("POP_JUMP") and b.startswith("POP_JUMP")):
+        return False
+    a = a.replace("_FORWARD", "").replace("_BACKWARD", "")
+    b = b.replace("_FORWARD", "").replace("_BACKWARD", "")
+    flipped = {"TRUE": "FALSE", "FALSE": "TRUE", "NONE": "NOT_NONE", "NOT_NONE": "NONE"}
+    test = a.split("_IF_")[1]
+    return b == a.split("_IF_")[0] + "_IF_" + flipped.get(test, "")
+
+
+def _top_return(instrs: list, p: int) -> int | None:
+    """Where the code at ``p`` returns the value on top of the stack, popping only values below
+    it on the way (``SWAP 2`` then ``POP_TOP`` or ``POP_EXCEPT``, any number of times); None
+    where it does something else."""
+    while p + 1 < len(instrs) and instrs[p].opname == "SWAP" and instrs[p].argval == 2 \
+            and instrs[p + 1].opname in ("POP_TOP", "POP_EXCEPT"):
+        p += 2
+    return p if p < len(instrs) and instrs[p].opname == "RETURN_VALUE" else None

@@ -921,3 +921,41 @@ def loop_over_try_whose_first_clause_reraises_in_one_branch(steps, lenient):
             log.append(type(exc).__name__)
         log.append("next")
     return log
+
+
+@cases((2,), (0,), ("x",))
+def finally_body_returns(x):
+    # the finally body ends in ``return``: its handler copy has no RERAISE, and the return
+    # swallows whatever the try body raised
+    log = []
+    try:
+        log.append(10 // x)
+    finally:
+        return log + ["finally"]
+
+
+@cases(([0, 0, 3, 4],), ([0],), ([],), ([1, "x"],))
+def for_try_whose_finally_returns_on_a_test(xs):
+    # the inline copy of the finally body tests the other way round from the handler's, and its
+    # return pops the loop's iterator, where the handler's pops the exception first
+    log = []
+    for x in xs:
+        try:
+            log.append(10 // (x + 1))
+        finally:
+            if x:
+                return x, log
+    return 0, log
+
+
+@cases((2, []), (0, []), ("x", []), (None, [1, 2]))
+def finally_returns_after_except_clauses(x, log):
+    try:
+        log.append(1 // x)
+    except ZeroDivisionError:
+        log.append("zero")
+    finally:
+        if log:
+            return len(log), log
+        else:
+            return -1, log

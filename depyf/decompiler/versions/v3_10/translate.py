@@ -152,9 +152,12 @@ def normalize(code: types.CodeType, features: Features) -> tuple[list[Instr], li
             _is_exc(t) or t == _DUP for t in tags[-(_ROT.get(name) or ins.arg) :]
         ):
             under = tags[-4:-1]
-            if name == "ROT_FOUR" and len(under) == 3 and all(_is_exc(t) and t[0] == "S" for t in under) \
-                    and not _is_exc(top):
-                emit("SWAP", 2)  # a value moved under the saved exception state
+            if name == "ROT_FOUR" and len(under) == 3 and not _is_exc(top) \
+                    and (all(_is_exc(t) and t[0] == "S" for t in under)
+                         or all(_is_exc(t) and t[0] == "X" for t in under)):
+                # a value moved under the saved exception state, or under the exception being
+                # handled (``return`` in a finally body): under one value in the model
+                emit("SWAP", 2)
             else:
                 raise fail("stack rotation through exception values")
         elif (
