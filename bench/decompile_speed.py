@@ -50,11 +50,12 @@ def module_sources(names: list[str]) -> dict[str, tuple[str, str]]:
 
 
 def function_codes(code: types.CodeType) -> list[types.CodeType]:
-    """Every function code object nested in ``code`` (class bodies are walked, not counted)."""
+    """Every function code object nested in ``code`` (class bodies and 3.12+'s scopes of type
+    parameters, which source never writes alone, are walked, not counted)."""
     found = []
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            if const.co_flags & inspect.CO_NEWLOCALS:
+            if const.co_flags & inspect.CO_NEWLOCALS and not const.co_name.startswith("<generic parameters"):
                 found.append(const)
             found.extend(function_codes(const))
     return found

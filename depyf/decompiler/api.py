@@ -77,6 +77,7 @@ def decompile(obj: object, *, verify: bool = True) -> str:
         parts = [decompile(f, verify=verify) for f in (obj.fget, obj.fset, obj.fdel) if f is not None]
         return "\n".join(parts)
     code = code_of(obj)
+    _refuse_scopes_without_source(code)
     func = _function_of(obj)
     try:
         with reading_once():
@@ -105,6 +106,21 @@ def decompile(obj: object, *, verify: bool = True) -> str:
         if error is exc:
             raise
         raise error from exc
+
+
+_TYPE_PARAMETER_SCOPE = "<generic parameters of "
+
+
+def _refuse_scopes_without_source(code: types.CodeType) -> None:
+    """Raise ``TypeError`` for a code object that source never writes alone: the scope 3.12+
+    compiles for the type parameters of ``def f[T]``, ``class C[T]`` or ``type A[T] = ...``
+    (its source is that definition's header, which the code defining it reads back)."""
+    if code.co_name.startswith(_TYPE_PARAMETER_SCOPE):
+        defined = code.co_name[len(_TYPE_PARAMETER_SCOPE):].rstrip(">")
+        raise TypeError(
+            f"cannot decompile {code.co_name} on its own: it is the scope of {defined}'s type "
+            f"parameters; decompile the code that defines {defined} (its module, class or function)"
+        )
 
 
 def _called_from_dynamo() -> bool:
@@ -190,7 +206,10 @@ def _ensure_compiles(code: types.CodeType, source: str) -> None:
     except (RecursionError, MemoryError):
         raise DecompilationError("source nested too deeply to parse", qualname=qualname) from None
     try:
-        compile(source, "<decompiled>", "exec", flags=code.co_flags & _FUTURE_ANNOTATIONS, dont_inherit=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)   # (see rebuild_code)
+            compile(source, "<decompiled>", "exec", flags=code.co_flags & _FUTURE_ANNOTATIONS,
+                    dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
         try:
             rebuild_code(code, source)  # raises SourceDoesNotCompile where the wrapper does not help

@@ -366,3 +366,16 @@ def test_super_method_that_reads_a_global_named_with_underscores_recompiles():
     rec = BACKEND.recompile(method.__code__)
     assert rec.code.co_freevars == method.__code__.co_freevars == ("__class__",)
     assert with_code(method, rec.code)(namespace["Named"]()) == method(namespace["Named"]()) == "BASEx"
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="type parameter syntax is 3.12+")
+def test_a_type_parameter_scope_alone_is_a_type_error_its_definition_decompiles():
+    # typing.reveal_type on 3.12+: ``def reveal_type[T](obj: T, /) -> T`` compiles the type
+    # parameters into a scope of their own, which no source writes alone
+    source = "def reveal_type[T](obj: T, /) -> T:\n    return obj\n"
+    module = compile(source, "<m>", "exec", dont_inherit=True)
+    (scope,) = [c for c in module.co_consts if isinstance(c, types.CodeType)]
+    assert scope.co_name == "<generic parameters of reveal_type>"
+    with pytest.raises(TypeError, match="decompile the code that defines reveal_type"):
+        depyf.decompile(scope)
+    assert "def reveal_type[T](obj: T, /) -> T:" in depyf.decompile(module)
