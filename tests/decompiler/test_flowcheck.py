@@ -552,3 +552,21 @@ def test_a_dropped_final_return_is_caught():
             return (i, j)
     """
     assert _differ(original, original.replace("    return (i, j)", "    pass"))
+
+
+def test_an_if_return_then_falling_off_the_end_may_read_as_one_conditional_return():
+    # mpmath.math2._sinpi_real: the last ``if n == 3: return -cos(r)`` reads back as ``return
+    # -cos(r) if n == 3 else None``: one return whose value comes in by jumps, where the original
+    # has a return of None of its own
+    assert not _differ("""
+        def f(n, r):
+            if n == 2:
+                return -sin(r)
+            if n == 3:
+                return -cos(r)
+    """, """
+        def f(n, r):
+            if n == 2:
+                return -sin(r)
+            return -cos(r) if n == 3 else None
+    """)

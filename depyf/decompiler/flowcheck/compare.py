@@ -41,9 +41,11 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
             and None not in their_returns.values():
         ours.name_returns_by_value(mine_returns)
         theirs.name_returns_by_value(their_returns)
-    else:
+    elif not (ours.returns_values_brought_by_jumps() or theirs.returns_values_brought_by_jumps()):
         # elsewhere a ``return None`` (written, or falling off the end) still differs from a
-        # return of another value: a dropped final ``return (a, b)`` reads differently
+        # return of another value: a dropped final ``return (a, b)`` reads differently. (Not
+        # where a return's value comes in by jumps: ``if c: return x`` then falling off the end
+        # reads back as ``return x if c else None``, one return of either value.)
         ours.name_returns_by_value({k: v for k, v in mine_returns.items() if v == _NONE})
         theirs.name_returns_by_value({k: v for k, v in their_returns.items() if v == _NONE})
     # Stores of constants to locals are events. Where a name's constant stores differ between

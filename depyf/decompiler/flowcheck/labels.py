@@ -151,6 +151,12 @@ class EventLabels:
                 found[k] = None
         return found
 
+    def returns_values_brought_by_jumps(self) -> bool:
+        """Does a ``return`` return a value that may come in by a jump (a conditional
+        expression's)?"""
+        return any(e is not None and e[0] == "return" and k in self.targets
+                   and self.instructions[k].opname != "RETURN_CONST" for k, e in enumerate(self.events))
+
     def name_returns_by_value(self, values: dict[int, str | None]) -> None:
         """Name each ``return`` by the value it returns (``values``: ``returned_values()``)."""
         for k, value in values.items():
