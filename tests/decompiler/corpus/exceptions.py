@@ -959,3 +959,29 @@ def finally_returns_after_except_clauses(x, log):
             return len(log), log
         else:
             return -1, log
+
+
+@cases(({1: 2}, 1), ({}, 1), ({1: 2}, [1]))
+def finally_body_ending_the_function_with_a_try_that_passes(table, key):
+    # 3.10: the except clause's cleanup and the finally handler's cleanup both follow the
+    # function's last instruction
+    try:
+        table.get(key)
+    finally:
+        try:
+            del table[key]
+        except:  # noqa: E722
+            pass
+
+
+@cases(({1: 2}, 1), ({}, 1))
+def try_except_inside_try_finally_at_the_end_of_the_function(table, key):
+    log = []
+    try:
+        try:
+            log.append(table[key])
+        except:  # noqa: E722
+            log.append("missing")
+    finally:
+        log.append(len(table))
+    return log

@@ -261,16 +261,19 @@ def _table(out: list[Instr], cover: dict, flow: _BlockFlow, end: int) -> list[Ex
     for k, key in enumerate(keys):
         if key is not None and key[0] == "cleanup":
             last[key[1]] = k
-    cleanups: dict[int, int] = {}
+    cleanups: dict[int, float] = {}
     for handler, k in sorted(last.items(), key=lambda item: -item[1]):
-        # after the next instruction no control falls through from, at a free (odd) offset
-        while k + 1 < len(out) and (
-            out[k].opname not in _NO_FALL or out[k].offset % 2 or out[k + 1].offset % 2
-        ):
+        # after the next instruction no control falls through from, at a free (odd) offset; where
+        # the cleanup of an enclosing handler is there already (a try statement inside a finally
+        # body that ends the function), before it, halfway to its offset: the inner cleanup is
+        # covered by the outer one, as 3.11 lays them out
+        while k + 1 < len(out) and (out[k].opname not in _NO_FALL or out[k].offset % 2):
             k += 1
         if out[k].opname not in _NO_FALL:
             raise DecompilationError("handler code falls off the end", offset=out[k].offset)
-        offset = out[k].offset + 1
+        following = out[k + 1].offset if k + 1 < len(out) else None
+        inserted = following is not None and following % 2 != 0     # (odd, or halfway)
+        offset = (out[k].offset + following) / 2 if inserted else out[k].offset + 1
         cleanups[handler] = offset
         outer = flow.cover(flow.outer[handler])
         block = [Instr(opname, offset, None, argval) for opname, argval in
