@@ -128,6 +128,13 @@ SOURCES = {
             x = a and b or c
             return x
     """,
+    "chained_assignment": """
+        def f(n):
+            a = b = c = n
+            d = e = [n]
+            d.append(g(a := n))
+            return a, b, c, e
+    """,
     "chained_comparison": """
         def f(a, b, c):
             return a < b <= c

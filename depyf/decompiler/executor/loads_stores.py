@@ -145,6 +145,7 @@ class LoadsStores:
                 return
             if isinstance(target, ast.Name):
                 named = ast.NamedExpr(ast.Name(target.id, ast.Store()), value)
+                named.from_copy = True
                 for k, x in enumerate(stack):
                     if x is value:
                         stack[k] = named
@@ -154,6 +155,16 @@ class LoadsStores:
         if out and isinstance(out[-1], ast.Assign) and getattr(out[-1], "shared_value", None) is value:
             out[-1].targets.append(target)
             out[-1].shared_value = None
+            return
+        if isinstance(value, ast.NamedExpr) and getattr(value, "from_copy", False):
+            # the copies were stored first, then the value itself: ``a = b = x``, not
+            # ``b = (a := x)`` (innermost first: ``a = b = c = x`` stores a, b, c)
+            targets = [target]
+            while isinstance(value, ast.NamedExpr) and getattr(value, "from_copy", False):
+                targets.insert(0, ast.Name(value.target.id, ast.Store()))
+                value = value.value
+            writes = set().union(*(_writes(t) for t in targets))
+            self.statement(ast.Assign(targets, value), stack, out, writes)
             return
         self.statement(ast.Assign([target], value), stack, out, _writes(target))
 
