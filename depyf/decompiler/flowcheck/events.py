@@ -13,7 +13,9 @@ from depyf.decompiler.flowcheck.tables import (
     _BINDINGS,
     _CALLS,
     _CONSTANT_ARGUMENT_OPS,
+    _DUPLICATES,
     _GLOBAL_READS,
+    _MOVES,
     _REBINDABLE_READS,
     _TEMPORARY,
     _TERMINATOR_OPS,
@@ -35,9 +37,6 @@ _CONSUMERS = frozenset(
     {"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "END_FOR", "POP_EXCEPT", "END_SEND", "POP_ITER"}
     | {f"POP_JUMP{way}_IF_{test}" for way in ("", "_FORWARD", "_BACKWARD")
        for test in ("FALSE", "TRUE", "NONE", "NOT_NONE")})
-# Instructions that reorder the top n values (0: n is the argument) or push copies of them
-_MOVES = {"SWAP": 0, "ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4, "ROT_N": 0}
-_DUPLICATES = {"COPY": 0, "DUP_TOP": 1, "DUP_TOP_TWO": 2}
 # Instructions that push a value of their own, not one computed from what lies below
 _PUSHES_FRESH = frozenset({"LOAD_CONST", "LOAD_SMALL_INT", "LOAD_GLOBAL", "LOAD_NAME", "PUSH_NULL",
                            "LOAD_ASSERTION_ERROR", "LOAD_BUILD_CLASS", "LOAD_COMMON_CONSTANT", "BUILD_LIST",

@@ -12,7 +12,9 @@ import types
 from collections import Counter
 
 from depyf.decompiler.flowcheck.tables import (
+    _DUPLICATES,
     _FUSED_LOADS,
+    _MOVES,
     _NAMED_LOADS,
     _STACK_EFFECTS,
     _TEMPORARY,
@@ -267,8 +269,6 @@ _PRINTED_CONSTANT_TYPES = (type(None), bool, int, float, complex, str, bytes, ty
 
 # stores of a local or cell variable (the fused 3.13+ stores: the top value goes to the first name)
 _LOCAL_STORES = frozenset({"STORE_FAST", "STORE_DEREF", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"})
-# instructions that only reorder or copy the top values: name -> how many (0: the argument)
-_ROTATIONS = {"ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4, "ROT_N": 0}
 # instructions that leave the stack as it is
 _STACK_UNTOUCHED = frozenset({"NOP", "RESUME", "EXTENDED_ARG", "CACHE", "NOT_TAKEN", "KW_NAMES", "POP_BLOCK",
                               "SETUP_FINALLY", "SETUP_ASYNC_WITH", "MAKE_CELL", "COPY_FREE_VARS",
@@ -297,8 +297,8 @@ def _step(stack: list, ins: dis.Instruction) -> None:
     op = ins.opname
     if op in _STACK_UNTOUCHED:
         return
-    if op == "SWAP" or op in _ROTATIONS:
-        n = ins.arg if op == "SWAP" or op == "ROT_N" else _ROTATIONS[op]
+    if op in _MOVES:
+        n = _MOVES[op] or ins.arg
         if len(stack) < n:
             stack[:0] = [_UNKNOWN] * (n - len(stack))
         if op == "SWAP":
@@ -306,8 +306,8 @@ def _step(stack: list, ins: dis.Instruction) -> None:
         else:
             stack[-n:] = [stack[-1], *stack[-n:-1]]
         return
-    if op in ("COPY", "DUP_TOP", "DUP_TOP_TWO"):
-        n = {"COPY": ins.arg, "DUP_TOP": 1, "DUP_TOP_TWO": 2}[op]
+    if op in _DUPLICATES:
+        n = _DUPLICATES[op] or ins.arg
         if len(stack) < n:
             stack[:0] = [_UNKNOWN] * (n - len(stack))
         stack.extend(stack[-n:] if op == "DUP_TOP_TWO" else [stack[-n]])

@@ -162,6 +162,11 @@ _OPERATOR_EVENTS = {"BINARY_OP", "COMPARE_OP"}  # keyed by the operator
 _RETURNS = {"RETURN_VALUE", "RETURN_CONST"}
 
 
+# Instructions that reorder the top n values (0: n is the argument) or push copies of them
+_MOVES = {"SWAP": 0, "ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4, "ROT_N": 0}
+_DUPLICATES = {"COPY": 0, "DUP_TOP": 1, "DUP_TOP_TWO": 2}
+
+
 _UNKNOWN = object()
 
 
