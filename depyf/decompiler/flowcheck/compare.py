@@ -80,7 +80,9 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
             a, b = two_a, two_b
     problems.extend(_binding_differences(original, theirs.bindings(), ours.bindings()))
     problems.extend(_access_order_differences(original, theirs.access_orders(), ours.access_orders()))
-    stale = theirs.stale_reads() - ours.stale_reads()
+    stale = theirs.stale_reads()    # (followed in the recompiled code only where the original has one)
+    if stale:
+        stale = stale - ours.stale_reads()
     if stale:
         qualname = getattr(original, "co_qualname", original.co_name)
         problems.append(f"{qualname}: the recompiled code reads {', '.join(sorted(stale))} after writing it, "
