@@ -131,7 +131,9 @@ class FinallyCopies:
         RERAISE), the inline copy goes on: that must be one place. None when the copies differ.
         """
         first = span[0]
-        own_cleanup = _target_of(self.cfg.handler_at[first])
+        # the handler's own cleanup protects its start (PUSH_EXC_INFO): the body's first
+        # instruction may already be inside a try statement of the body
+        own_cleanup = _target_of(self.cfg.handler_at[first - 1])
         ins = self.instrs
         exits: set[int] = set()
         seen: set[tuple[int, int]] = set()

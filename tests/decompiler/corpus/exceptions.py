@@ -985,3 +985,66 @@ def try_except_inside_try_finally_at_the_end_of_the_function(table, key):
     finally:
         log.append(len(table))
     return log
+
+
+@cases(({1: 2}, 1), ({}, 1))
+def finally_body_with_a_try_whose_clause_works_then_more_code(table, key):
+    # the finally body's first instruction is inside its own try statement: the handler's
+    # cleanup, not that try's, marks the end of the body (refused on 3.10, 3.12+ before)
+    log = []
+    try:
+        log.append(table.get(key))
+    finally:
+        try:
+            del table[key]
+        except:  # noqa: E722
+            log.append("missing")
+    return log
+
+
+@cases(({1: 2}, 1), ({}, 1), ({1: 2}, [1]))
+def finally_body_with_try_except_else_then_more_code(table, key):
+    log = []
+    try:
+        log.append(table.get(key))
+    finally:
+        try:
+            del table[key]
+        except KeyError as e:
+            log.append(str(e))
+        else:
+            log.append("deleted")
+    log.append("after")
+    return log
+
+
+@cases(({1: 2}, 1), ({}, 1))
+def return_through_a_finally_body_holding_try_except_finally(table, key):
+    log = []
+    try:
+        return table[key]
+    finally:
+        try:
+            del table[key]
+        except KeyError:
+            log.append("missing")
+        finally:
+            log.append("fin")
+        table["log"] = log
+
+
+@cases(({1: 2}, 1), ({}, 1), ({1: 2}, [1]))
+def finally_body_opening_with_nested_trys(table, key):
+    log = []
+    try:
+        log.append(table.get(key))
+    finally:
+        try:
+            try:
+                del table[key]
+            except KeyError:
+                log.append("k")
+        except:  # noqa: E722
+            log.append("x")
+        log.append("fin")
+    return log
