@@ -129,8 +129,11 @@ def copy_key(ins: Instr) -> tuple:
     """What all copies of one instruction share, so what makes two pieces of code copies of one
     (the compiler copies small tails into each path that reaches them): the operation, its value
     (by repr: ``0 == False``, but they are different constants) and where it jumps (a jump's raw
-    argument is relative to where it lies, its target is not)."""
-    return ins.opname, repr(ins.argval), ins.target
+    argument is relative to where it lies, its target is not). Code objects compare by content:
+    two copies of a test holding a comprehension load two equal ones (3.12+ inlines the
+    comprehension, and each copy is read back into a code object of its own)."""
+    value = ins.argval
+    return ins.opname, value if isinstance(value, types.CodeType) else repr(value), ins.target
 
 
 @dataclass(frozen=True)

@@ -642,3 +642,27 @@ def while_true_two_withs_break(n):
             if i > n:
                 break
     return log
+
+
+@cases((0, 0, 0), (0, 1, 0), (2, 0, 1), (0, 0, 1), (0, 0, "x"), (0, "y", 1))
+def while_else_with_breaks_before_and_inside_a_try_finally(a, b, c):
+    # the code after the else clause is laid out inside the loop's range, before the copy of
+    # the test at the bottom: a jump there is a ``break`` (refused on 3.12+ before)
+    log = []
+    while a < 1:
+        a += 1
+        if b == 1:
+            break
+        try:
+            log.append(a / c)
+            if c == 1:
+                return log
+        except Exception:
+            if b:
+                break
+        finally:
+            c = c + 1 if isinstance(c, int) else c
+    else:
+        log.append("else")
+    log.append("after")
+    return log

@@ -1133,3 +1133,26 @@ def statements_on_one_line_fuse_a_store_with_the_next_load(line):
         else:
             new = new + c; i = i + 1
     return new
+
+
+@cases((0, [1]), (0, []), (2, [1, 2]), (-2, [0]))
+def while_test_with_a_comprehension_and_continue(a, c):
+    # 3.12+ inlines the comprehension: the two copies of the test each hold one, read back into
+    # code objects of their own that must count as copies (refused on 3.12+ before)
+    while a < 1 and [i for i in c if i]:
+        a += 1
+        if len(c) > 1:
+            continue
+        c = c[1:]
+    return a, c
+
+
+@cases((0, [1]), (0, []), (1, [0, 2]), (-3, [1]))
+def while_test_with_a_comprehension_or_a_counter(a, c):
+    n = 0
+    while a < 0 and sum([i * 2 for i in c]) or n < 2:
+        n += 1
+        a += 1
+        if not c:
+            continue
+    return a, n
