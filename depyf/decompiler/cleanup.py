@@ -129,7 +129,8 @@ def _conditional_return(stmt: ast.stmt, final: ast.Return) -> bool:
         return False
     only = stmt.body[0]
     return _is_copied_return(only) and only.source_line == final.source_line \
-        and only.value is not None and final.value is not None
+        and only.value is not None and final.value is not None \
+        and not (getattr(only, "after_exit_copy", False) or getattr(final, "after_exit_copy", False))
 
 
 def _same_return(stmt: ast.stmt, final: ast.Return) -> bool:

@@ -63,6 +63,11 @@ class RegionExits:
                 q = p           # (iterators are popped before a constant is loaded and returned)
             node = ast.Return(self.return_value(q, stack))
             node.source_line = self.instrs[p].lineno if p is not None else None
+            if any(layer.kind in (RegionKind.FINALLY, RegionKind.WITH) for layer in ctx.layers):
+                # the RETURN follows a copy of a finally body or of a with's exit, whose line it
+                # takes: returns of different statements share it (``if c: return x`` and the
+                # implicit ``return None`` at the end are no ``return x if c else None``)
+                node.after_exit_copy = True
             out.append(node)
         elif kind is ExitKind.BREAK:
             out.append(ast.Break())

@@ -1048,3 +1048,27 @@ def finally_body_opening_with_nested_trys(table, key):
             log.append("x")
         log.append("fin")
     return log
+
+
+@cases((0, 1), (1, 1), (1, "x"))
+def try_finally_if_return_at_the_end(a, c):
+    # the finally body writes a variable the return value reads: the value is computed before
+    # the finally body runs (refused before: read back as one conditional return)
+    try:
+        if a:
+            return c + 1
+    finally:
+        c = 0
+
+
+@cases((0, 0, 1), (1, 0, 1), (1, 1, 1), (1, 1, "x"))
+def try_finally_elif_return_at_the_end(a, b, c):
+    try:
+        if not a:
+            pass
+        elif not b:
+            pass
+        else:
+            return not c >= 1
+    finally:
+        c = c + 1

@@ -194,3 +194,12 @@ def loop_in_with_then_test_after(xs, error):
     if error:
         return [x for x in xs], 1
     return [x for x in xs]
+
+
+@cases((0, 1), (1, 1), (1, 0))
+def with_if_return_at_the_end(a, c):
+    # the RETURN after the with's exit copy takes the with's line, and so does the implicit
+    # ``return None``: two returns, not ``return None if not a else c + 1`` (refused before)
+    with contextlib.nullcontext():
+        if a:
+            return c + 1
