@@ -7,6 +7,7 @@ again. Its normaliser replays the block stack, so each instruction comes with it
 from __future__ import annotations
 
 from depyf.decompiler.instructions import Instr, copy_key
+from depyf.decompiler.layout.chain_copies import share_value_tail_copies
 from depyf.decompiler.layout.copied_tails import chain_operand_copies, hoist_break_tails
 
 _NOT_IN_TAIL = frozenset({"PUSH_EXC_INFO", "POP_EXCEPT", "RERAISE", "CHECK_EXC_MATCH", "YIELD_VALUE",
@@ -231,3 +232,13 @@ def drop_copied_reraises(out: list[Instr], cover: dict) -> None:
     out[:] = [ins for k, ins in enumerate(out)
               if not (ins.opname == "RERAISE" and k + 1 < len(out) and out[k + 1].opname == "RERAISE"
                       and out[k + 1].argval == ins.argval and cover[id(out[k + 1])] == cover[id(ins)])]
+
+
+def share_placed_value_tail_copies(out: list[Instr], cover: dict, depth_of: dict) -> None:
+    """``share_value_tail_copies`` for 3.10: copies under the same handler; each jump that replaces
+    a copy keeps the copy's region and depth."""
+    def keep_place(jump: Instr, first: Instr) -> None:
+        cover[id(jump)] = cover[id(first)]
+        depth_of[id(jump)] = depth_of.get(id(first))
+
+    share_value_tail_copies(out, lambda a, b: cover[id(a)] == cover[id(b)], keep_place)

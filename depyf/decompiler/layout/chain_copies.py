@@ -4,6 +4,8 @@ out as 3.12 and later do; each becomes a jump again, as 3.11 lays the code out."
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from depyf.decompiler.instructions import COPIED_BLOCK_LIMIT, Instr, copy_key
 from depyf.decompiler.layout.copied_tails import chain_operand_copies
 
@@ -86,3 +88,46 @@ def share_duplicated_returns(out: list[Instr]) -> None:
         if r < t and out[r].opname == "RETURN_VALUE" and out[r].offset not in targeted:
             copy = out[r]
             out[r] = Instr("JUMP", copy.offset, None, None, out[join].offset, copy.lineno, copy.slots)
+
+
+def share_value_tail_copies(out: list[Instr], same_protection: Callable[[Instr, Instr], bool],
+                            placed: Callable[[Instr, Instr], None] | None = None) -> None:
+    """``x = a and (b if c else d)``, ``return a or (b if c else d)``: the statement's code after
+    the value (``STORE_FAST x; LOAD_FAST x; RETURN_VALUE``) ends the function, so a compiler that
+    copies return tails copies it into the branch of the right operand that fell through to it;
+    the value-keeping test still jumps to the original. Each such copy becomes a jump to the
+    original again: the same straight-line code, under the same handlers, run on the same stack.
+    (``same_protection(copy, original)``: are the two instructions under the same handler?
+    ``placed(jump, first)``: the new jump takes the place of the copy's first instruction.)"""
+    index_of = {ins.offset: k for k, ins in enumerate(out)}
+    targeted = {ins.target for ins in out if ins.target is not None}
+    replace: dict[int, tuple[int, int]] = {}
+    for k, ins in enumerate(out):
+        t = index_of.get(ins.target) if ins.opname in _VALUE_JUMPS else None
+        if t is None or t <= k:
+            continue
+        m = next((n for n in range(1, COPIED_BLOCK_LIMIT + 1)
+                  if t + n <= len(out) and out[t + n - 1].opname == "RETURN_VALUE"), None)
+        if m is None:
+            continue
+        tail = out[t:t + m]
+        if any(x.target is not None or x.opname in _LEAVES for x in tail[:-1]) \
+                or any(x.offset in targeted for x in tail[1:]):
+            continue
+        keys = [copy_key(x) for x in tail]
+        r = k + 1
+        while r + m <= t:
+            copy = out[r:r + m]
+            if r not in replace and [copy_key(x) for x in copy] == keys \
+                    and not any(x.offset in targeted for x in copy[1:]) \
+                    and all(same_protection(a, b) for a, b in zip(copy, tail, strict=True)):
+                replace[r] = (r + m - 1, out[t].offset)
+                r += m
+                continue
+            r += 1
+    for a in sorted(replace, reverse=True):
+        last, target = replace[a]
+        jump = Instr("JUMP", out[a].offset, None, None, target, out[a].lineno, out[a].slots)
+        if placed is not None:
+            placed(jump, out[a])
+        out[a:last + 1] = [jump]

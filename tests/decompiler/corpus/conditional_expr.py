@@ -147,3 +147,27 @@ def returns_differing_only_in_callee(a, b, n):
         else:
             return str(a), 0
     return abs(b), str(b)
+
+
+@cases((0, 1, 0), (1, 2, 0), (1, 2, 1), (1, 0, 1))
+def and_with_a_conditional_right_operand_stored_then_returned(a, b, c):
+    # compilers that copy return tails copy ``x = ...; return x`` into the conditional's first
+    # branch (refused on 3.10, 3.12+ before)
+    x = a and (b if c else 7)
+    return x
+
+
+@cases((0, 1, 0), (1, 2, 0), (0, 2, 1), (0, 0, 1))
+def return_or_with_a_conditional_right_operand(a, b, c):
+    return a or (b if c else 7)
+
+
+@cases((0, 1, 0, 1), (1, 2, 0, 0), (1, 2, 1, 1), (1, 0, 1, 0))
+def return_and_of_two_conditionals(a, b, c, x):
+    y = b
+    return (y if c else 7) and (5 if x else y)
+
+
+@cases((0, 1, 0), (1, 2, 0), (1, 2, 1), (1, 0, 1))
+def return_chain_of_ands_ending_in_a_conditional(a, b, c):
+    return a and b and (b if c else 7)

@@ -11,6 +11,7 @@ from depyf.decompiler.layout.block_stack_tails import (
     drop_copied_reraises,
     hoist_placed_break_tails,
     share_chain_exits,
+    share_placed_value_tail_copies,
     share_return_tails,
 )
 from depyf.decompiler.layout.value_tests import unthread_value_tests
@@ -242,6 +243,7 @@ def normalize(code: types.CodeType, features: Features) -> tuple[list[Instr], li
     out = _retarget(out, raw)
     if features.copies_return_tails:
         hoist_placed_break_tails(out, cover, depth_of)
+        share_placed_value_tail_copies(out, cover, depth_of)
     if features.threads_value_tests:
         unthread_value_tests(out)
     return out, _table(out, cover, flow, raw[-1].offset + 2 if raw else 0)

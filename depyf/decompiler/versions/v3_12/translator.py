@@ -14,7 +14,11 @@ from depyf.decompiler.instructions import (
     raw_exception_entries,
     raw_instructions,
 )
-from depyf.decompiler.layout.chain_copies import share_chain_value_copies, share_duplicated_returns
+from depyf.decompiler.layout.chain_copies import (
+    share_chain_value_copies,
+    share_duplicated_returns,
+    share_value_tail_copies,
+)
 from depyf.decompiler.layout.copied_tails import hoist_break_tails
 from depyf.decompiler.layout.value_tests import unthread_value_tests
 from depyf.decompiler.versions.v3_12.comprehensions import Comprehensions
@@ -79,6 +83,7 @@ class Translator(
         if self.features.copies_return_tails:
             share_chain_value_copies(out)
             share_duplicated_returns(out)
+            share_value_tail_copies(out, lambda a, b: self.handler_of(a.offset) == self.handler_of(b.offset))
             hoist_break_tails(out, lambda first, last, back: all(   # the loop's handler protects the copy
                 self.handler_of(ins.offset) == self.handler_of(back.offset) for ins in out[first:last + 1]),
                 lambda new, old, back: None)
