@@ -189,6 +189,32 @@ def test_a_lost_global_declaration_is_caught():
     )
 
 
+def test_a_store_in_code_that_never_runs_only_needs_its_scope_kept():
+    # the compiler keeps the handler of an empty try body; the decompiler leaves it out. Its store
+    # never runs: dropping it is fine where the name stays a local (a parameter) ...
+    def kept(a, c):
+        try:
+            pass
+        except ZeroDivisionError:
+            c = 1
+        return a + c
+
+    assert depyf.decompile(kept)
+    # ... and refused where the store alone made the name local (``g`` would read a global)
+    problems = _differ("""
+        def f(a):
+            try:
+                pass
+            except ZeroDivisionError:
+                g = 1
+            return g
+    """, """
+        def f(a):
+            return g
+    """)
+    assert problems and "'g' is bound in code that never runs (fast)" in problems[0]
+
+
 def test_a_split_tuple_assignment_that_reorders_calls_is_caught():
     # ``x[f()], x[g()] = h(), k()`` evaluates h, k, then f, g: as two assignments f runs before k
     problems = _differ("""

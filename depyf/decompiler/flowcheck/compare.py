@@ -79,6 +79,7 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
         if two_a is not None and two_b is not None and two_a != two_b:
             a, b = two_a, two_b
     problems.extend(_binding_differences(original, theirs.bindings(), ours.bindings()))
+    problems.extend(_dead_binding_differences(original, recompiled, theirs.bindings(reachable=False)))
     problems.extend(_access_order_differences(original, theirs.access_orders(), ours.access_orders()))
     stale = theirs.stale_reads()    # (followed in the recompiled code only where the original has one)
     if stale:
@@ -154,6 +155,33 @@ def _binding_differences(
         qualname = getattr(code, "co_qualname", code.co_name)
         problems.append(f"{qualname}: {name!r} is bound differently (original: {_kinds(theirs)}; "
                         f"recompiled: {_kinds(mine)})")
+    return problems
+
+
+def _dead_binding_differences(code: types.CodeType, recompiled: types.CodeType,
+                              dead: dict[str, set]) -> list[str]:
+    """Names that only unreachable code of the original binds (the decompiler leaves such code
+    out): the binding never runs, but it decides the name's scope, so the recompiled code must
+    give the name the same kind (a local, a cell, a global)."""
+    problems = []
+    for name, found in sorted(dead.items()):
+        kinds = {kind for _, kind in found}
+        if len(kinds) != 1:
+            continue
+        kind = kinds.pop()
+        if kind == "fast":
+            same = name in recompiled.co_varnames
+        elif kind == "deref":
+            same = name in recompiled.co_cellvars or name in recompiled.co_freevars
+        elif kind == "global":
+            same = name not in recompiled.co_varnames and name not in recompiled.co_cellvars \
+                and name not in recompiled.co_freevars
+        else:
+            same = True     # (module and class bodies: every name is looked up by name)
+        if not same:
+            qualname = getattr(code, "co_qualname", code.co_name)
+            problems.append(f"{qualname}: {name!r} is bound in code that never runs ({kind}); the "
+                            f"recompiled code gives it another scope")
     return problems
 
 

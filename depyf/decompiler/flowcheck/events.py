@@ -46,12 +46,15 @@ _PUSHES_FRESH = frozenset({"LOAD_CONST", "LOAD_SMALL_INT", "LOAD_GLOBAL", "LOAD_
 class EventExtraction:
     """What the flow records at each instruction, and what it leaves out."""
 
-    def bindings(self) -> dict[str, set]:
-        """name -> the (store/del, kind) pairs of every instruction that binds or unbinds it."""
+    def bindings(self, reachable: bool = True) -> dict[str, set]:
+        """name -> the (store/del, kind) pairs of every reachable instruction that binds or unbinds
+        it (with ``reachable=False``, of the instructions no path reaches: code the compiler
+        kept after a constant test or in the handler of an empty ``try`` body)."""
+        walked = self._walked[0] if self._walked is not None else self._walk()[0]
         found: dict[str, set] = defaultdict(set)
         for k, ins in enumerate(self.instructions):
             binding = _BINDINGS.get(ins.opname)
-            if binding is not None and k not in self._future_import:
+            if binding is not None and k not in self._future_import and (k in walked) == reachable:
                 names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
                 stored = names[:1] if ins.opname == "STORE_FAST_LOAD_FAST" else names
                 for name in stored:
@@ -67,9 +70,10 @@ class EventExtraction:
         accesses: dict[int, list[tuple[str, str]]] = {}
         rebindable: set[str] = set()
         calls = []
+        walked = self._walked[0] if self._walked is not None else self._walk()[0]
         for k, ins in enumerate(self.instructions):
-            if k in self._future_import or k in self._constant_builds:
-                continue
+            if k in self._future_import or k in self._constant_builds or k not in walked:
+                continue    # (code no path reaches accesses nothing)
             opname, argval = ins.opname, ins.argval
             if opname == "LOAD_ASSERTION_ERROR":
                 # ``assert``'s exception: source that raises it reads the global
