@@ -57,7 +57,7 @@ class WhileTests:
                 if ia.target is None and copy_key(ia) != copy_key(ib):
                     break
                 # jumps inside the test (``and``/``or`` values, a chain's exit) land alike in both copies
-                # (3.12+ inlines a comprehension in the test: its FOR_ITER and jump back too)
+                # (a comprehension inlined in the test: its FOR_ITER and jump back too)
                 same_value_jump = ia.opname == ib.opname \
                     and (ia.opname.startswith("JUMP_IF") or ia.opname in ("JUMP", "FOR_ITER")) \
                     and self.cfg.pos(ia.target) is not None and self.cfg.pos(ib.target) is not None \
