@@ -125,9 +125,10 @@ class ControlFlowGraph:
         """Blocks reached from the entry by normal flow or by an exception raised in a reached block."""
         return self.reach([0] if self.blocks else [])
 
-    def reach(self, starts: Iterable[int], keep: Callable[[int], bool] | None = None) -> set[int]:
-        """Blocks reached from the blocks ``starts`` by normal flow or by raising, entering only
-        blocks that ``keep`` accepts (all when None)."""
+    def reach(self, starts: Iterable[int], keep: Callable[[int], bool] | None = None,
+              raising: bool = True) -> set[int]:
+        """Blocks reached from the blocks ``starts`` by normal flow or (with ``raising``) by
+        raising, entering only blocks that ``keep`` accepts (all when None)."""
         seen: set[int] = set()
         work = list(starts)
         while work:
@@ -137,7 +138,7 @@ class ControlFlowGraph:
             seen.add(index)
             b = self.blocks[index]
             work.extend(b.succs)
-            if b.handler is not None:
+            if raising and b.handler is not None:
                 h = self.pos(b.handler.target)
                 if h is not None:
                     work.append(self.block_of[h])

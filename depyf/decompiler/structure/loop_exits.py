@@ -64,7 +64,8 @@ class LoopExits:
         # the code the loop's exit runs into (its else clause, then what follows the loop) can be
         # laid out inside the loop's range: before a copy of the test at the bottom and the
         # except clauses of a try in the body. A jump there from the loop is a ``break``.
-        past_exit = self.flows_into(self.cfg.block_of[exit_pos], blocks) \
+        # (normal flow only: the handlers of code there can be a try's in the loop)
+        past_exit = self.cfg.reach([self.cfg.block_of[exit_pos]], lambda b: b not in blocks, raising=False) \
             if exit_pos is not None and header < exit_pos < last else set()
 
         def after_loop(t: int) -> bool:
@@ -196,19 +197,6 @@ class LoopExits:
                              for b in preds) and self.dead_end({p}, set(blocks)) is not None:
                 dropped.add(p)
         return found - dropped
-
-    def flows_into(self, start: int, avoiding: frozenset[int]) -> set[int]:
-        """The blocks that block ``start`` runs into by normal flow (no exception edges: the
-        handlers of code there can be a try's in the loop), entering none of ``avoiding``."""
-        seen: set[int] = set()
-        work = [start]
-        while work:
-            b = work.pop()
-            if b in seen or b in avoiding:
-                continue
-            seen.add(b)
-            work.extend(self.cfg.blocks[b].succs)
-        return seen
 
     def reached_within(self, blocks: frozenset[int], header: int, last: int,
                        exit_pos: int | None) -> set[int]:
