@@ -141,8 +141,28 @@ def _same_return(stmt: ast.stmt, final: ast.Return) -> bool:
     )
 
 
+def _assertion(stmt: ast.If) -> ast.Assert | None:
+    """``if not c: raise AssertionError(m)`` raising the exception class that ``assert`` loads
+    (the builtin itself, not a lookup of the name) -> ``assert c, m``."""
+    if stmt.orelse or len(stmt.body) != 1 or not isinstance(stmt.body[0], ast.Raise):
+        return None
+    raised = stmt.body[0]
+    exc, message = raised.exc, None
+    if raised.cause is not None:
+        return None
+    if isinstance(exc, ast.Call) and len(exc.args) == 1 and not exc.keywords \
+            and not isinstance(exc.args[0], ast.Starred):
+        exc, message = exc.func, exc.args[0]
+    if not getattr(exc, "assertion_error", False):
+        return None
+    return ast.Assert(negate(stmt.test), message)
+
+
 def _rewrite(stmt: ast.stmt) -> list[ast.stmt]:
     if isinstance(stmt, ast.If):
+        assertion = _assertion(stmt)
+        if assertion is not None:
+            return [assertion]
         stmt = _conditional_test(stmt)
         if not stmt.body or all(isinstance(s, ast.Pass) for s in stmt.body):
             if stmt.orelse:

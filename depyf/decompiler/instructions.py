@@ -158,6 +158,9 @@ class Features:
     # value instead of onto it (``(a or (b and c)) and d``: a false ``b`` goes straight to the
     # end; see ``layout.value_tests``).
     threads_value_tests: bool = False
+    # No conditional jump goes backwards: ``if c: body`` ending a loop body jumps forward over a
+    # copy of the jump back, the very code of ``if not c: continue`` followed by ``body``.
+    conditional_jumps_go_forward: bool = False
 
 
 def features() -> Features:

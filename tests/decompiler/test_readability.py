@@ -241,6 +241,50 @@ SOURCES = {
                         return 3
             return 2
     """,
+    "if_ending_a_for_loop_body": """
+        def f(xs, out, c):
+            for x in xs:
+                out.log(x)
+                if x > 1 and x < c:
+                    out.append(x)
+            return out
+    """,
+    "if_ending_a_while_loop_body": """
+        def f(out, c):
+            while out:
+                x = out.pop()
+                if x > c:
+                    c = x
+            return c
+    """,
+    "guard_clauses_that_raise_before_the_code": """
+        def f(n, cutoff, items):
+            if not n > 0:
+                raise ValueError(n)
+            if not 0.0 <= cutoff <= 1.0:
+                raise ValueError(cutoff)
+            result = []
+            for x in items:
+                if x >= cutoff:
+                    result.append(x)
+            return result[:n]
+    """,
+    "if_not_else": """
+        def f(a, b):
+            if a is not None:
+                b.append(a)
+            else:
+                b.clear()
+            return b
+    """,
+    "assert_statements": """
+        def f(x, y):
+            assert x > 0, f"bad {x}"
+            assert y
+            for i in x:
+                assert i and y, (i, y)
+            return x
+    """,
     "try_statement_ending_in_a_return_copied_into_its_clauses": """
         def f(work):
             try:

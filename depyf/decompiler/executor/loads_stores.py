@@ -66,7 +66,9 @@ class LoadsStores:
         stack.append(ast.Attribute(obj, ins.argval, ast.Load()))
 
     def op_LOAD_ASSERTION_ERROR(self, ins, stack, out):
-        stack.append(load("AssertionError"))
+        node = load("AssertionError")
+        node.assertion_error = True     # the builtin itself, no lookup: ``assert``'s (cleanup)
+        stack.append(node)
 
     def op_LOAD_BUILD_CLASS(self, ins, stack, out):
         stack.append(v.BuildClass())

@@ -13,6 +13,10 @@ from depyf.decompiler.structure.conditions import _continues_chain
 from depyf.decompiler.structure.model import BranchExit, BranchWay, Context, ExitKind
 from depyf.decompiler.structure.value_flows import kept_values
 
+# the most lines a loop body's last ``if`` keeps nested where it is also the code of ``if not c:
+# continue`` and what follows (``Features.conditional_jumps_go_forward``)
+_SHORT_ROUND_END_LINES = 3
+
 
 class IfBuilder:
     """The statement of a conditional jump: ``if``/``else``, or an exit (break, continue, return)."""
@@ -52,6 +56,13 @@ class IfBuilder:
         if pending:
             out = _SpillBeforeIf(out, pending, stack, self.executor)
         rt, rf = self.resolve_exit(t, ctx, stack), self.resolve_exit(f, ctx, stack)
+        if rt.way is BranchWay.ON and rf.way is BranchWay.STMT and self.ends_round(f, t, ctx):
+            return self._if_to_round_end(cond, t, f, ctx, stack, out)
+        if rf.way is BranchWay.ON and rt.way is BranchWay.STMT and self.ends_round(t, f, ctx):
+            return self._if_to_round_end(negate(cond), f, t, ctx, stack, out)
+        if rt.way is BranchWay.ON and rf.way is BranchWay.STMT and self.guards_round_end(f, t, ctx):
+            out.append(ast.If(cond, self.emit(t, ctx, list(stack)) or [ast.Pass()], []))
+            return None
         if rt.way is not BranchWay.ON or rf.way is not BranchWay.ON:
             return self.conditional_exit(cond, t, f, rt, rf, ctx, stack, out)
         join = self.join_of(t, f, ctx)
@@ -102,8 +113,55 @@ class IfBuilder:
                                   lambda: self.error(i, "branches leave different values on the stack"))
             keep = s_then if len(s_then) >= len(s_else) else s_else
             stack[:] = keep if then else (s_else if other else keep)
+        if other and t is not None and f is not None and f < t:
+            # the branch laid out first is the one the test falls into: the source's ``if`` body
+            # (``if not c: raise E`` before the code it guards, as written)
+            cond, then, other = negate(cond), other, then
         out.append(ast.If(cond, then or [ast.Pass()], other))
         return join
+
+    def ends_round(self, pos: int | None, body: int | None, ctx: Context) -> bool:
+        """Does a jump to ``pos`` only end the loop body, where the code at ``body`` (laid out
+        before it) runs to anyway? Then the test guards ``body`` (``if c: body`` as the body's
+        last statement), not a ``continue``: ``pos`` is the jump back laid out last in the loop,
+        or the bottom copy of a while loop's test, and nothing the walk stops at lies between."""
+        loop = ctx.loop
+        if loop is None or pos is None or body is None or body >= pos or not self.cfg.is_leader(pos):
+            return False
+        if any(body < stop < pos for stop in ctx.stops):
+            return False    # (``body`` ends where an enclosing statement does: the jump skips more)
+        if loop.back is not None and pos in loop.continues and pos != loop.header:
+            return pos <= loop.back
+        block = self.cfg.block_at(pos)
+        ins = self.instrs[pos]
+        if block.end - block.start != 1 or ins.opname != "JUMP" or self.cfg.pos(ins.target) != loop.header:
+            return False
+        after = pos + 1
+        return after >= len(self.instrs) or self.cfg.block_of[after] not in loop.blocks
+
+    def guards_round_end(self, pos: int | None, body: int | None, ctx: Context) -> bool:
+        """Where no conditional jump goes backwards, is a test that jumps back to the loop's
+        header from before ``body``, which runs to the end of the loop body, ``if c: body``?
+        It is also the code of ``if not c: continue`` then ``body``: a short ``body`` (a few
+        lines) reads as the ``if``, as earlier CPythons lay it out; a long one stays a guard
+        clause, whose ``continue`` keeps the rest unnested. (Asked only where the test jumps back
+        when false: where it jumps back when true, ``if c: continue`` reads without a ``not``.)"""
+        loop = ctx.loop
+        if loop is None or pos != loop.header or body is None or body < pos \
+                or not features().conditional_jumps_go_forward:
+            return False
+        last = max(self.cfg.blocks[b].end for b in loop.blocks) - 1
+        jump = self.instrs[last]
+        if body >= last or jump.opname != "JUMP" or self.cfg.pos(jump.target) != pos:
+            return False
+        if any(body < stop <= last for stop in ctx.stops):
+            return False
+        return len({ins.lineno for ins in self.instrs[body:last]} - {None}) <= _SHORT_ROUND_END_LINES
+
+    def _if_to_round_end(self, cond, body: int, end: int, ctx: Context, stack: list, out: list) -> int:
+        """``if cond: <body>`` as the last statement of a loop body that ends at ``end``."""
+        out.append(ast.If(cond, self.emit(body, ctx.with_stops(end), list(stack)) or [ast.Pass()], []))
+        return end
 
     def _goes_on_into(self, t: int, f: int, join: int) -> bool:
         """Does the branch at ``t`` end, just before ``f``, in a value-keeping test (``a or``, ``a

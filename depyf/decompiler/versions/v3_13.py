@@ -37,7 +37,8 @@ REMOVED = frozenset({"KW_NAMES", "FORMAT_VALUE"})
 INVISIBLE = frozenset({"TO_BOOL"})
 HANDLED = frozenset((v3_12.HANDLED - REMOVED) | SPECIAL | INVISIBLE)
 FEATURES = Features(copies_return_tails=True, copies_loop_tests=True, handlers_laid_out_last=True,
-                    jumps_cannot_raise=True)
+                    jumps_cannot_raise=True,
+                    conditional_jumps_go_forward=True)
 
 
 class Translator(v3_12.Translator):

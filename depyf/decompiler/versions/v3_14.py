@@ -52,7 +52,8 @@ INVISIBLE = frozenset({"TO_BOOL", "NOT_TAKEN"})
 HANDLED = frozenset((v3_13.HANDLED - REMOVED) | SPECIAL | INVISIBLE)
 FEATURES = Features(copies_return_tails=True, copies_loop_tests=False, handlers_laid_out_last=True,
                     jumps_cannot_raise=True,
-                    threads_value_tests=True)
+                    threads_value_tests=True,
+                    conditional_jumps_go_forward=True)
 
 _SUBSCRIPT = "[]"
 EXTRA = "X"  # a slot the model does not have (3.14: a with's ``self``; 3.15 adds iterators' slots)

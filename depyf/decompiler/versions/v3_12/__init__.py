@@ -42,7 +42,8 @@ from depyf.decompiler.versions.v3_12.tables import CONVERSIONS, DROP, HANDLED, J
 from depyf.decompiler.versions.v3_12.translator import Translator
 
 FEATURES = Features(copies_return_tails=True, copies_loop_tests=True, handlers_laid_out_last=True,
-                    jumps_cannot_raise=False)
+                    jumps_cannot_raise=False,
+                    conditional_jumps_go_forward=True)
 
 
 def normalize(code: types.CodeType,
