@@ -11,11 +11,14 @@ from collections.abc import Mapping
 from depyf.decompiler import traversal
 from depyf.decompiler.codeinfo import argument_names
 from depyf.decompiler.errors import DecompilationError, SourceDoesNotCompile
+from depyf.decompiler.import_hints import import_hint, imported_globals
 
 # Flags that change how a frame runs; CO_NESTED and friends are informational only.
 _SIGNIFICANT_FLAGS = 0x01 | 0x02 | 0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200
 
 _WRAPPER = "__depyf_wrapper__"
+# Source is compiled with asserts kept whatever ``-O`` says: an ``assert`` read back from code
+# holds the test that code makes (code compiled under ``-O`` has none, and reads back without it).
 _FUTURE_FLAGS = 0x1000000  # CO_FUTURE_ANNOTATIONS: annotations stay strings
 # The class that gives a method its ``__class__`` cell is named with underscores only: inside a
 # class so named the compiler mangles no ``__private`` name (it would turn a global ``__x`` of the
@@ -95,7 +98,8 @@ def _rebuild_code(original: types.CodeType, source: str, target_file: str,
             "source nested too deeply to compile", qualname=_qualname(original)
         ) from None
     if original.co_name == "<module>":
-        new = compile(tree, target_file, "exec", flags=original.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+        new = compile(tree, target_file, "exec", flags=original.co_flags & _FUTURE_FLAGS, dont_inherit=True,
+                      optimize=0)
     elif is_class_body(original):
         new = _compile_function(original, tree, target_file, want_class_body=True)
     else:
@@ -153,12 +157,16 @@ def _compiled_alone(original: types.CodeType, source: str, target_file: str) -> 
     name = original.co_name
     if name == "<module>" or is_class_body(original) or original.co_freevars or not name.isidentifier():
         return None
+    imported = imported_globals(original)
+    if imported:
+        # (after the function: the compiler reads every import of the module, wherever it is)
+        source = f"{source.rstrip()}\nif 0: import {', '.join(imported)}\n"
     try:
         module = compile(source, target_file, "exec", flags=original.co_flags & _FUTURE_FLAGS,
-                         dont_inherit=True)
+                         dont_inherit=True, optimize=0)
     except Exception:
         return None
-    if module.co_names != (name,):
+    if set(module.co_names) - set(imported) != {name}:    # (the hint's names stay in co_names)
         return None
     found = _find(module, name, skip_self=True, predicate=lambda c: not is_class_body(c))
     if found is None or any(c not in found.co_cellvars for c in original.co_cellvars if c != "__class__"):
@@ -200,11 +208,15 @@ def _compile_function(original: types.CodeType, tree: ast.Module, filename: str,
     wrapper = ast.FunctionDef(name=_WRAPPER, args=_no_args(), body=body, decorator_list=[], returns=None,
                               **wrapper_args)
     module = ast.Module(body=[wrapper], type_ignores=[])
+    imported = imported_globals(original)
+    if imported:
+        module.body.append(import_hint(imported))
     # Only our wrapper's nodes lack a location: give them one before the parsed (or already
     # located) statements go in, rather than walking those too.
     traversal.fill_locations(module)
     holder.extend(inner)
-    compiled = compile(module, filename, "exec", flags=original.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    compiled = compile(module, filename, "exec", flags=original.co_flags & _FUTURE_FLAGS, dont_inherit=True,
+                      optimize=0)
     wrapper_code = _find(compiled, _WRAPPER)
     if wrapper_code is None:  # pragma: no cover - the compiler always emits it
         raise DecompilationError("wrapper code object missing", qualname=_qualname(original))
