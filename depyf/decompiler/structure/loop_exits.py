@@ -231,7 +231,12 @@ class LoopExits:
             while changed:     # a dead end may be entered through another (a jump to the return)
                 changed = False
                 for p in others - dead:
-                    region = self.dead_end({p}, inside)
+                    block = self.cfg.block_of[p] if self.cfg.is_leader(p) else None
+                    if block is not None and block in inside and block not in blocks:
+                        dead.add(p)     # (taken in by a dead end found before: the way into it)
+                        changed = True
+                        continue
+                    region = self.dead_end({p}, inside, breaks_to=keep)
                     if region is not None:
                         dead.add(p)
                         inside |= region
@@ -242,10 +247,15 @@ class LoopExits:
                 fallback = found - dead
         return fallback
 
-    def dead_end(self, starts: set[int], loop_blocks: set[int]) -> set[int] | None:
+    def dead_end(self, starts: set[int], loop_blocks: set[int],
+                 breaks_to: int | None = None) -> set[int] | None:
         """The blocks of the code at ``starts`` if it ends the function (return or raise) without
-        joining other code and only ``loop_blocks`` enter it, else None."""
+        joining other code and only ``loop_blocks`` enter it, else None. With ``breaks_to`` (where
+        the loop's breaks land) a jump there ends the code too: a ``break`` of the body's own."""
         region: set[int] = set()
+        if breaks_to is not None and not self.cfg.is_leader(breaks_to):
+            breaks_to = None
+        away = self.cfg.block_of[breaks_to] if breaks_to is not None else None
         for p in starts:
             if not self.cfg.is_leader(p):
                 return None
@@ -258,19 +268,25 @@ class LoopExits:
             for s in self.cfg.blocks[b].succs:
                 if s in loop_blocks:
                     return None
+                if away is not None and (s == away or self.follow_trivial(self.cfg.blocks[s].start,
+                                                                          backward=True) == breaks_to):
+                    continue
                 if s not in region:
                     region.add(s)
                     todo.append(s)
         grown = True
-        while grown:    # take in the little blocks on the way from the loop (a chain's POP_TOP; JUMP)
-            grown = False
+        while grown:    # take in the little blocks on the way from the loop (a chain's POP_TOP; JUMP;
+            grown = False   # jumps to jumps: where those come from is checked below, once all are in)
             for b in list(region):
                 for pred in self.cfg.blocks[b].preds:
                     block = self.cfg.blocks[pred]
                     if pred not in region and pred not in loop_blocks and set(block.succs) <= region \
-                            and set(block.preds) <= region | loop_blocks and block.preds:
+                            and block.preds and (set(block.preds) <= region | loop_blocks
+                                                 or self._popping_jump(block.start) is not None):
                         region.add(pred)
                         grown = True
+                if len(region) > 64:
+                    return None
         entered_inside = all(pred in region or pred in loop_blocks
                              for b in region for pred in self.cfg.blocks[b].preds)
         return region if entered_inside else None

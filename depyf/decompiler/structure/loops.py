@@ -270,7 +270,9 @@ class LoopBuilder:
         return test_end, inside[0], exit_pos
 
     def emit_loop_body_from_header(self, pos, loop, ctx, stack):
-        return self.emit(pos, Context(ctx.stops, loop, ctx.layers), list(stack))
+        # (as in the other loops: reaching where the enclosing statement ends is a ``break`` when
+        # the loop's breaks land there)
+        return self.emit(pos, Context(ctx.stops - loop.breaks, loop, ctx.layers), list(stack))
 
     def loop_test(self, pos, test_end, body_start, exit_pos, stack, scratch, ctx):
         """The condition under which a while loop's test enters the body."""

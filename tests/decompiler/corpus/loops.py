@@ -1156,3 +1156,50 @@ def while_test_with_a_comprehension_or_a_counter(a, c):
         if not c:
             continue
     return a, n
+
+
+@cases((1, 2, 3, 0, None), (1, 2, 3, 1, None), (3, 2, 1, 0, None), (1, 2, 3, 0, 0), (0, 5, 9, 0, 0),
+       (1, 0, 3, 0, 0))
+def while_test_chain_body_ends_in_a_return_laid_out_last(a, b, c, y, flip):
+    # a loop whose body never falls off its end keeps its test at the top only; the body's last
+    # statement (a return) is laid out after the continue that ends the else branch, outside the
+    # loop's blocks: it is the body's, not a second place breaks go (refused before)
+    rounds = 0
+    while a < b <= c:
+        rounds += 1
+        if y:
+            pass
+        elif not (b if a else -2):
+            pass
+        else:
+            if flip is None and a < b <= c and rounds > 2:
+                break
+            if flip is not None:
+                b -= 1
+            continue
+        return not c, rounds
+    return a, b, c, rounds
+
+
+@cases((True, 0, 0, 0, 0), (False, -1, 1, 0, 0), (False, 0, 0, 1, 0), (False, 0, 0, 0, 1), (False, -1, 0, 1, 2))
+def while_after_constant_arm_test_breaks_from_code_outside_its_blocks(a, w, y, b, c):
+    # the body's code after ``continue`` (a test that breaks or returns) reaches no jump back:
+    # it lies outside the loop's blocks, and its ``break`` goes where the test exits
+    # (refused before: "breaks leave the loop to different places")
+    n = 0
+    if a:
+        pass
+    else:
+        while w < 0 and -(y and 2) or w < 1:
+            n += 1
+            w += 1
+            if b and n < 3:
+                if c >= y:
+                    continue
+            elif y:
+                break
+            else:
+                b = 1
+                break
+            return 7, n
+    return 9, n, b
