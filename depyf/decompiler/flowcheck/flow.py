@@ -206,6 +206,12 @@ class Flow(
         if op in _UNCONDITIONAL:
             return [(target, "")] if target is not None else []
         nxt = [(k + 1, "")] if k + 1 < len(self.instructions) else []
+        if k in self.constants and k + 1 in self.targets:
+            # a constant running into a test of its value that jumps also reach (``(b or 4) or c``:
+            # the 4 decides that test, which the compiler drops where the ``or`` is one, flat)
+            after = self._through_tests_of_known_truth(k + 1, bool(self.constants[k]))
+            if after != k + 1:
+                return [(after, "")]
         if op in _CONDITIONAL and target is not None:
             known = self._constant_outcome(k)
             if known is not None:       # a test of a constant: only one way is ever taken

@@ -216,3 +216,13 @@ def value_or_kept_over_lines_before_another_and(rows, i, j):
 @cases(*T4)
 def value_or_of_an_and_then_and(a, b, c, d):
     return (a or (b and c)) and d, (a >= 2 or (a <= 0 and a % 2 == 0)) and all(x == 1 or x % 2 == 0 for x in (b, c))
+
+
+@cases((0, 0), (2, 5), (None, 1), (3, -1))
+def or_of_an_or_ending_in_a_constant(b, w):
+    # ``(b or 4) or ...``: the 4 decides the outer test, reached by the inner one's jump too; the
+    # compiler drops that test where the ``or`` reads flat (refused on 3.12+ before)
+    x = (b or 4) or 1 < b
+    while w < 3 or w < 1:
+        w += 1
+    return x, w
