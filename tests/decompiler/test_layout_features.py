@@ -235,3 +235,17 @@ def test_a_continue_then_a_way_out_in_an_except_clause_of_a_while_loop(source):
     assert "except ZeroDivisionError:" in recompiled.source
     for stack, m in (([3, 2, 1], 0), ([0, 4], 0), ([0, 4], 1), ([0, 0, 5], 1), ([], 1)):
         assert again(list(stack), m) == original(list(stack), m)
+
+
+def test_conditional_jumps_go_forward():
+    """Where no conditional jump goes backwards, ``if c: g()`` ending a loop body jumps forward
+    over a copy of the jump back, and that code is the very code of ``if not c: continue``."""
+    source = "def f(xs):\n    for x in xs:\n        if x:\n            g()\n"
+    same = _code_bytes(source) == _code_bytes(
+        "def f(xs):\n    for x in xs:\n        if not x:\n            continue\n        g()\n")
+    assert features().conditional_jumps_go_forward == same
+
+
+def _code_bytes(source: str) -> bytes:
+    module = compile(source, "<probe>", "exec")
+    return next(c for c in module.co_consts if hasattr(c, "co_code")).co_code
