@@ -50,7 +50,7 @@ class EventExtraction:
         """name -> the (store/del, kind) pairs of every reachable instruction that binds or unbinds
         it (with ``reachable=False``, of the instructions no path reaches: code the compiler
         kept after a constant test or in the handler of an empty ``try`` body)."""
-        walked = self._walked[0] if self._walked is not None else self._walk()[0]
+        walked = self._walk_taken()[0]
         found: dict[str, set] = defaultdict(set)
         for k, ins in enumerate(self.instructions):
             binding = _BINDINGS.get(ins.opname)
@@ -70,7 +70,7 @@ class EventExtraction:
         accesses: dict[int, list[tuple[str, str]]] = {}
         rebindable: set[str] = set()
         calls = []
-        walked = self._walked[0] if self._walked is not None else self._walk()[0]
+        walked = self._walk_taken()[0]
         for k, ins in enumerate(self.instructions):
             if k in self._future_import or k in self._constant_builds or k not in walked:
                 continue    # (code no path reaches accesses nothing)

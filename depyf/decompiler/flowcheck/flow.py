@@ -92,7 +92,7 @@ class Flow(
         """Jump targets entered only by a value-keeping test of a constant that always jumps there
         (``3 or x``: JUMP_IF_TRUE_OR_POP, or 3.12+'s COPY 1; POP_JUMP_IF_TRUE): target -> the
         constant's instruction."""
-        _, entries = self._walked if self._walked is not None else self._walk()
+        _, entries = self._walk_taken()
         carried = {}
         for target, sources in entries.items():
             k = sources[0]
@@ -113,6 +113,10 @@ class Flow(
             if keeps_value and j in self.constants:
                 carried[target] = j
         return carried
+
+    def _walk_taken(self) -> tuple[set[int], dict[int, list[int]]]:
+        """The walk kept from the starts (``_walk``), or a fresh one where none is kept."""
+        return self._walked if self._walked is not None else self._walk()
 
     def _walk(self, handler_of: dict[int, int] | None = None) -> tuple[set[int], dict[int, list[int]]]:
         """The instructions reachable from the starts, and for each jump target reached the
@@ -184,7 +188,7 @@ class Flow(
         """The code objects this code can load. (One compiled in a branch the compiler dropped as
         dead, ``if 0: def g(): ...``, stays among the constants; one loaded only where a constant
         test never goes, ``if -1: ... else: [listcomp]``, is left out of source that says ``if -1``.)"""
-        reachable, _ = self._walked if self._walked is not None else self._walk()
+        reachable, _ = self._walk_taken()
         loaded = {id(self.instructions[k].argval) for k in reachable
                   if self.instructions[k].opname == "LOAD_CONST"}
         return [c for c in self.code.co_consts if isinstance(c, types.CodeType) and id(c) in loaded]
