@@ -38,10 +38,7 @@ def imported_globals(code: types.CodeType) -> list[str]:
     return sorted(name for name in plain - method if name.isidentifier() and not keyword.iskeyword(name))
 
 
-def import_hint(names: list[str], lineno: int = 1) -> ast.If:
-    """``if 0: import a, b`` (never run; the compiler still sees ``a`` and ``b`` imported)."""
-    node = ast.If(ast.Constant(0), [ast.Import([ast.alias(name) for name in names])], [])
-    for item in ast.walk(node):
-        if "lineno" in item._attributes:
-            item.lineno, item.end_lineno, item.col_offset, item.end_col_offset = lineno, lineno, 0, 0
-    return node
+def import_hint(names: list[str]) -> ast.If:
+    """``if 0: import a, b`` (never run; the compiler still sees ``a`` and ``b`` imported). Its
+    locations are the caller's to fill, with the rest of the module it goes into."""
+    return ast.If(ast.Constant(0), [ast.Import([ast.alias(name) for name in names])], [])

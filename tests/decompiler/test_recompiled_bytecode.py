@@ -12,6 +12,7 @@ import sys
 import textwrap
 
 import pytest
+from test_readability import SOURCES as READABILITY_SOURCES
 
 import depyf
 from depyf.decompiler.flowcheck.compare import same_bytecode
@@ -52,14 +53,7 @@ MODULES = {
                 raise ValueError(n)
             return items[:n]
     """,
-    "if_not_else": """
-        def f(a, b):
-            if a is not None:
-                b.append(a)
-            else:
-                b.clear()
-            return b
-    """,
+    "if_not_else": READABILITY_SOURCES["if_not_else"],
 }
 
 
