@@ -50,6 +50,10 @@ def _made_with_closure_value(fn: v.FunctionValue) -> bool:
         and fn.qualname_known
 
 
+# the instructions that end a run besides conditional jumps: unconditional control
+_ENDS_A_RUN = frozenset({"JUMP", "FOR_ITER", "ASYNC_FOR_ITER", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+
+
 @dataclass
 class Stop:
     """Why a run stopped: ``ins`` is the control instruction (None: fell into a new block)."""
@@ -96,14 +100,17 @@ class Executor(
         """
         i = start
         self.current_stack = stack
+        handlers = _HANDLERS
+        instrs = self.instrs
+        expr = ast.expr
         for item in stack:
-            if isinstance(item, ast.expr) and not hasattr(item, "_seq"):
+            if isinstance(item, expr) and not hasattr(item, "_seq"):
                 # a value the structuring built where branches meet (``a or b``, ``x if c else
                 # y``): completed there, after the values below it
                 self.seq += 1
                 item._seq = self.seq
         while i < end:
-            ins = self.instrs[i]
+            ins = instrs[i]
             op = ins.opname
             if self.parallel and (op not in _DURING_GROUP and not self.computes_next_target(ins, stack)
                                   or self.reads_group_target(ins)):
@@ -119,7 +126,7 @@ class Executor(
                 elif op == "POP_JUMP_IF_NOT_NONE":
                     cond = ast.Compare(cond, [ast.IsNot()], [ast.Constant(None)])
                 return i + 1, Stop(ins, cond)
-            if op in ("JUMP", "FOR_ITER", "ASYNC_FOR_ITER", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+            if op in _ENDS_A_RUN:
                 if op == "RETURN_VALUE":
                     item = self.pop(stack, ins)
                     if isinstance(item, v.CompAccumulator):
@@ -132,12 +139,12 @@ class Executor(
                 elif op == "RAISE_VARARGS":
                     out.append(self._raise(ins, stack))
                 return i + 1, Stop(ins)
-            handler = getattr(self, "op_" + op, None)
+            handler = handlers.get(op)
             if handler is None:
                 raise self.error(ins, f"no symbolic semantics for {op}")
             self.current = i
-            handler(ins, stack, out)
-            if stack and isinstance(stack[-1], ast.expr) and not hasattr(stack[-1], "_seq"):
+            handler(self, ins, stack, out)
+            if stack and isinstance(stack[-1], expr) and not hasattr(stack[-1], "_seq"):
                 self.seq += 1
                 stack[-1]._seq = self.seq  # when this value was completed (see _store)
             i += 1
@@ -194,3 +201,7 @@ class Executor(
             # a code object passed around as data (Dynamo builds nested functions this way)
             return load(opaque.placeholder(item))
         raise self.error(ins, f"{type(item).__name__} used as a value")
+
+
+# opname -> the ``op_<opname>`` method that gives it meaning (looked up once, not per instruction)
+_HANDLERS = {name[3:]: getattr(Executor, name) for name in dir(Executor) if name.startswith("op_")}
