@@ -85,6 +85,9 @@ def share_duplicated_returns(out: list[Instr]) -> None:
             if out[r].offset in targeted and out[r].offset != ins.target:
                 break
             r += 1
+        if join == t + 2 and r >= k + 3 and [copy_key(x) for x in out[r - 2:r]] == \
+                [copy_key(x) for x in tail[:2]]:
+            continue    # the whole tail is copied (``return`` popping a loop's iterator): see below
         if r < t and out[r].opname == "RETURN_VALUE" and out[r].offset not in targeted:
             copy = out[r]
             out[r] = Instr("JUMP", copy.offset, None, None, out[join].offset, copy.lineno, copy.slots)

@@ -200,8 +200,14 @@ class ConditionReader:
             return p + 1
         if block.end == p + 2 and self.instrs[p + 1].opname == "JUMP":
             return self.cfg.pos(self.instrs[p + 1].target)
-        if self.is_return_copy(p + 1, block.end):
-            return p + 1        # the return block after the chain, copied into its exit
+        end = self.copied_block_end(p + 1)
+        if end is not None and end >= block.end and all(
+            self.cfg.blocks[self.cfg.block_of[x]].preds == [self.cfg.block_of[x - 1]]
+            for x in range(block.end, end) if self.cfg.is_leader(x)
+        ):
+            # the return block after the chain, copied into its exit (split into blocks only where
+            # the protecting handler changes: 3.12+ leave the return itself unprotected)
+            return p + 1
         return None
 
     def chain_operand(self, t: int, stack: list, ctx: Context | None, consumed: set[int]):

@@ -78,8 +78,9 @@ class CopiedCode:
         targets and exception handlers?"""
         if p + n > len(self.instrs) or q + n > len(self.instrs):
             return False
+        handler_at = self.cfg.handler_at
         return all(copy_key(self.instrs[p + k]) == copy_key(self.instrs[q + k])
-                   and self.cfg.handler_at[p + k] == self.cfg.handler_at[q + k] for k in range(n))
+                   and _handled_alike(handler_at[p + k], handler_at[q + k]) for k in range(n))
 
     def return_copies(self, q: int | None) -> set[int]:
         """Every other place that runs a copy of the small returning block at ``q``."""
@@ -140,3 +141,10 @@ class CopiedCode:
                  if [copy_key(x) for x in self.instrs[p:p + n]] == key]
         return found[0] if len(found) == 1 else None
 
+
+def _handled_alike(a, b) -> bool:
+    """Do the exception entries ``a`` and ``b`` (None: no handler) send an exception to the same
+    handler, the same way? (A copy's entry covers other offsets than the original's.)"""
+    if a is None or b is None:
+        return a is b
+    return (a.target, a.depth, a.lasti) == (b.target, b.depth, b.lasti)

@@ -21,6 +21,7 @@ from depyf.decompiler.structure.loop_exits import LoopExits
 from depyf.decompiler.structure.loops import LoopBuilder
 from depyf.decompiler.structure.match import MatchBuilder
 from depyf.decompiler.structure.model import Context, ExitKind
+from depyf.decompiler.structure.once_loops import OnceLoops
 from depyf.decompiler.structure.protected import TryBuilder
 from depyf.decompiler.structure.regions import RegionExits
 from depyf.decompiler.structure.value_flows import ValueFlows
@@ -32,7 +33,7 @@ MAX_STEPS = 200_000
 class Structurer(
     GraphAnalysis, CopiedCode, ConditionReader, CompoundConditions, IfBuilder, ValueFlows,
     LoopBuilder, LoopExits, WhileTests, MatchBuilder, TryBuilder, ExceptClauses, FinallyCopies,
-    RegionExits,
+    RegionExits, OnceLoops,
 ):
     """Recovers the statements of one code object."""
 
@@ -53,6 +54,7 @@ class Structurer(
         self._past_jumps: dict = {}            # position -> past_lone_jump (see compound)
         self._else_trials: set[int] = set()    # loops being read as while/else (see while_else_without_copy)
         self._shared_operands: dict[tuple, object] = {}   # see ValueFlows.shared_operand_key
+        self._values_meeting_after_loops: set[int] = set()   # see IfBuilder.conditional
         self.back_edge_targets = self._back_edge_targets()
         self.while_tests = self.find_while_tests()
         self.matches = self.find_matches()

@@ -10,7 +10,7 @@ from depyf.decompiler.executor import replace_everywhere, replace_in
 from depyf.decompiler.expressions import negate
 from depyf.decompiler.instructions import FOR_ITERS, features
 from depyf.decompiler.structure.conditions import _continues_chain
-from depyf.decompiler.structure.model import BranchExit, BranchWay, Context, ExitKind
+from depyf.decompiler.structure.model import BranchesEndApart, BranchExit, BranchWay, Context, ExitKind
 from depyf.decompiler.structure.value_flows import kept_values
 
 # the most lines a loop body's last ``if`` keeps nested where it is also the code of ``if not c:
@@ -78,6 +78,16 @@ class IfBuilder:
                                        self.executor.value(other, self.instrs[i])))
                 return join
             join = self.join_by_dominators(i, t, f, ctx.loop)
+        if join is not None and ctx.loop is not None and join in ctx.loop.breaks:
+            # the values of a conditional expression meeting after the loop (``while c: return
+            # a if b else d`` inside a try: the return runs the finally body, laid out apart)
+            values = self.one_value_each(((t, join), (f, join)), ctx, stack, past_loop=True)
+            if values is not None:
+                self._values_meeting_after_loops.add(join)
+                stack.append(self.conditional_value(cond, self.executor.value(values[0], self.instrs[i]),
+                                                    self.executor.value(values[1], self.instrs[i]),
+                                                    stack, False))
+                return join
         inner = ctx.with_stops(join)
         s_then, s_else = list(stack), list(stack)
         shared = None
@@ -89,6 +99,13 @@ class IfBuilder:
             then = self.emit(t, inner, s_then)
             reused = shared is not None and self.read_shared_operand(f, inner, s_else)
             other = [] if reused else self.emit(f, inner, s_else)
+        except BranchesEndApart as apart:
+            if not any(self.same_place(join, p) for p in apart.places):
+                raise
+            after = self.once_loop(i, cond, t, f, join, ctx, stack, out)
+            if after is False:
+                raise
+            return after
         finally:
             if shared:
                 self._shared_operands.pop(shared, None)
@@ -214,6 +231,12 @@ class IfBuilder:
         if rf.way is end and rt.way is on:
             out.append(ast.If(cond, self.emit(t, ctx, list(stack)) or [ast.Pass()], []))
             return rf.place
+        if rt.way is end and rf.way is end and rt.place is not None and rf.place is not None \
+                and not self.same_place(rt.place, rf.place):
+            # (``if c: ... (jump to the end of an enclosing if) ...``: no statement says that)
+            error = self.error(t, "the branches end in different places")
+            raise BranchesEndApart(error.reason, (rt.place, rf.place), qualname=error.qualname,
+                                   offset=error.offset, opname=error.opname)
         then = rt.stmts if rt.way is stmt else []
         other = rf.stmts if rf.way is stmt else []
         out.append(ast.If(cond, then or [ast.Pass()], other))   # (even empty: the test runs code)

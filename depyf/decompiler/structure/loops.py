@@ -162,6 +162,11 @@ class LoopBuilder:
             # exits there too)
             body_stops = (ctx.stops - loop.breaks) | {bottom}
             body = self.emit(body_start, Context(body_stops, loop, ctx.layers), list(stack))
+            if break_target in self._values_meeting_after_loops:
+                # the jumps there were values meeting after the loop (``return a if b else c``,
+                # its return laid out there), no ``break``: those land elsewhere, if any
+                break_target = self.break_target(breaks - self._values_meeting_after_loops, exit_pos, pos) \
+                    if breaks_out(body) else None
             orelse, after = self.loop_else(exit_pos, break_target, ctx, stack)
             out.append(ast.While(cond, strip_continue(body) or [ast.Pass()], orelse))
             return None if after in ctx.next_rounds else after
@@ -293,6 +298,20 @@ class LoopBuilder:
         if same(f, body_start) and same(t, exit_pos):
             return negate(cond)
         raise self.error(pos, "unrecognised while-loop test")
+
+
+def breaks_out(body: list) -> bool:
+    """Does a ``break`` in ``body`` leave the loop whose body it is (not one of a loop inside)?"""
+    todo = list(body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Break):
+            return True
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            todo.extend(node.orelse)    # (a ``break`` in its else clause is the enclosing loop's)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.expr)):
+            todo.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.expr))
+    return False
 
 
 def strip_continue(body: list) -> list:

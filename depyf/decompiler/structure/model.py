@@ -7,6 +7,8 @@ import ast
 import enum
 from dataclasses import dataclass, field
 
+from depyf.decompiler.errors import DecompilationError
+
 TryStar = getattr(ast, "TryStar", ast.Try)  # ``try``/``except*`` (where ``ast`` has it)
 
 TRY_NODES = (ast.Try, TryStar)
@@ -30,6 +32,16 @@ class Sentinel:
 NO_CONTINUATION = Sentinel("NO_CONTINUATION")
 # Layer.target of except clauses or a finally body that no cleanup handler protects
 NO_HANDLER = Sentinel("NO_HANDLER")
+
+
+class BranchesEndApart(DecompilationError):
+    """A test whose two outcomes go to different places where the statement being read ends: a
+    jump from inside an ``if`` body to after the ``if`` (a ``break`` of a ``while`` whose body
+    never reaches its end, which the compiler lays out as an ``if``). ``places``: the two."""
+
+    def __init__(self, message: str, places: tuple[int, int], **where) -> None:
+        super().__init__(message, **where)
+        self.places = places
 
 
 class ExitKind(enum.Enum):

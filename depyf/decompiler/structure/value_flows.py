@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.executor import replace_in
@@ -55,10 +56,12 @@ class ValueFlows:
             return None
         return join
 
-    def one_value_each(self, branches: tuple, ctx: Context, stack: list) -> list | None:
+    def one_value_each(self, branches: tuple, ctx: Context, stack: list,
+                       past_loop: bool = False) -> list | None:
         """The value each branch pushes from its start to its stop (``branches``: (start, stop)
         pairs), when each only pushes one value (runs no statement, leaves the stack below as
-        it was); else None."""
+        it was); else None. With ``past_loop`` a stop where the enclosing loop's breaks land
+        ends a branch too (see ``_values_meet_at``)."""
         values = []
         shared = None
         if len(branches) == 2 and branches[0][1] == branches[1][1] \
@@ -68,7 +71,7 @@ class ValueFlows:
         try:
             for start, stop in branches:
                 trial = list(stack)
-                region = ctx.with_stops(stop)
+                region = _values_meet_at(ctx, stop) if past_loop else ctx.with_stops(stop)
                 if shared and values and self.read_shared_operand(start, region, trial):
                     values.append(trial[-1])
                     continue
@@ -193,3 +196,14 @@ def _ends_statement(ins) -> bool:
     """Does ``ins`` use the value before it as a whole statement (``x = v``, ``v``, ``return v``)?
     Branches that each end so read as an if statement, as written, not as one conditional value."""
     return ins.opname.startswith("STORE_") or ins.opname in ("POP_TOP", "RETURN_VALUE")
+
+
+def _values_meet_at(ctx: Context, stop: int) -> Context:
+    """The context to read a branch that pushes a value in, up to ``stop`` where the values meet:
+    a jump there ends the branch, even where it would leave the loop (``while c: return a if b
+    else d``: the return after the loop is laid out outside it), as a ``break`` carries no value."""
+    region = ctx.with_stops(stop)
+    if ctx.loop is not None and stop in ctx.loop.breaks:
+        region = Context(region.stops, dataclasses.replace(ctx.loop, breaks=ctx.loop.breaks - {stop}),
+                         region.layers)
+    return region

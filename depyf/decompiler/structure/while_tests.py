@@ -12,6 +12,10 @@ TEST_OPS = frozenset({
     "COMPARE_OP", "IS_OP", "CONTAINS_OP", "UNARY_NOT", "UNARY_NEGATIVE", "JUMP",
 })
 
+# a test's jump -> the jump taken on the other outcome of the same test
+_OPPOSITE_TEST = {"POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE", "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
+                  "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE", "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE"}
+
 
 class WhileTests:
     """Finding the two copies of each while test."""
@@ -46,11 +50,12 @@ class WhileTests:
                         and ins[j - 1].opname == "JUMP" and self.cfg.pos(ins[j - 1].target) == body_start \
                         and ins[j - 2].opname.startswith("POP_JUMP"):
                     end = j - 2
-            k = 0
-            while True:
-                a, b = last - k, end - k
-                if b < 0 or a <= body_start:
-                    break
+            a, b = last, end     # the bottom and top copies, read backwards side by side
+            while b >= 0 and a > body_start:
+                folded = self._folded_jump_to_body(a, b, body_start)
+                if folded is not None:
+                    a, b = folded
+                    continue
                 ia, ib = self.instrs[a], self.instrs[b]
                 if (ia.target is None) != (ib.target is None):
                     break
@@ -71,20 +76,42 @@ class WhileTests:
                     break
                 if ib.lineno != ia.lineno:
                     break
-                k += 1
-            if k == 0:
+                a, b = a - 1, b - 1
+            if a == last:
                 continue
-            top, test_end = end + 1 - k, end
+            top, test_end = b + 1, end
             if not self.instrs[test_end].opname.startswith("POP_JUMP"):
                 continue
             t, f = self.branches(test_end)
             exit_pos = f if self.same_place(t, body_start) else t
-            bottom = last - k + 1
+            bottom = a + 1
             widened = self.widen_copied_test(top, bottom, test_end, body_start, exit_pos)
             if widened is not None:
                 top, bottom = widened
             found[top] = WhileTest(test_end, body_start, exit_pos, bottom, back)
         return found
+
+    def _folded_jump_to_body(self, a: int, b: int, body_start: int) -> tuple[int, int] | None:
+        """Where the two copies read on from, when the bottom one's ``a`` and the top one's ``b``
+        end the same test of a value, once as one jump into the body and once as the opposite
+        jump over a jump there (``POP_JUMP_IF_FALSE L; JUMP body; L:`` is ``POP_JUMP_IF_TRUE
+        body``): the top copy has that form where a constant arm folded a test away (``(-5 if g()
+        else c) or d``: a true ``g()`` enters the body). None when they end no such pair."""
+        for one, pair in ((a, b), (b, a)):
+            jump, test = self.instrs[pair], self.instrs[pair - 1] if pair >= 1 else None
+            single = self.instrs[one]
+            if (
+                test is not None
+                and jump.opname == "JUMP"
+                and self.cfg.pos(jump.target) == body_start
+                and test.opname == _OPPOSITE_TEST.get(single.opname)
+                and self.cfg.pos(test.target) == pair + 1
+                and single.target is not None
+                and self.cfg.pos(single.target) == body_start
+                and single.lineno == test.lineno
+            ):
+                return (a - 1, b - 2) if pair == b else (a - 2, b - 1)
+        return None
 
     def widen_copied_test(self, top: int, bottom: int, test_end: int, body_start: int,
                           exit_pos: int | None) -> tuple | None:

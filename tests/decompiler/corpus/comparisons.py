@@ -151,3 +151,18 @@ def chain_ending_in_is_none_test(node, clock_seq, a):
     while node is clock_seq is None and len(out) < 3:
         out.append("loop")
     return out
+
+
+@cases((1, 0, 0), (1, 2, 0), (0, 2, 5), (0, 1, 5), (0, 3, 5), (0, 0, 1))
+def chain_exit_with_a_copied_return_inside_try(b, c, x):
+    # the chain's exit pops the middle operand, then runs a copy of ``return not x``; 3.12+ leave
+    # both returns out of the try's exception entries, which then cover the copy apart from the
+    # original (refused before: "unrecognised chained comparison")
+    try:
+        if b:
+            pass
+        elif not c < b <= 1 % x:
+            return not x
+    except ZeroDivisionError:
+        return "zero"
+    return None

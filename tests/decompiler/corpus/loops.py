@@ -1203,3 +1203,79 @@ def while_after_constant_arm_test_breaks_from_code_outside_its_blocks(a, w, y, b
                 break
             return 7, n
     return 9, n, b
+
+
+@cases((0, 5, lambda: 0), (0, 0, lambda: 0), (2, 0, lambda: 1), (0, 1, lambda: 1), (3, 3, lambda: 0))
+def while_test_with_a_constant_arm_that_enters_the_body(w, c, g):
+    # the true constant arm folds the test of ``g()`` into ``POP_JUMP_IF_FALSE L; JUMP body`` at
+    # the top, where the copy at the bottom has one ``POP_JUMP_IF_TRUE body`` (3.12+; refused
+    # before: "unrecognised while-loop test")
+    n = 0
+    while w < 3 and (-5 if g() else 3 < -2 <= c) or w < 1:
+        n += 1
+        w += 1
+        if n > 4:
+            break
+    return n, w
+
+
+@cases((0, 0, 0), (1, 0, 0), (1, 1, 0), (1, 1, 4), (1, 0, 4), (-1, 2, 4))
+def while_whose_body_never_goes_back_breaks_from_an_elif(w, x, a):
+    # no path reaches the body's end, so there is no jump back: the loop is laid out as an
+    # ``if``, and its ``break`` jumps from inside the body past code after the inner ``if``
+    # (refused before: "the recompiled code takes other paths")
+    b = 0
+    while w > 0 or w < -5:
+        if not x:
+            a = 4
+        elif not 4 - a:
+            break
+        b += 3
+        return b, a
+    if a > 3:
+        b -= 1
+    return b, a
+
+
+@cases((0, [], 1), (1, [], 1), (1, [1, 2], 1), (1, [3], 0), (2, [5, 6], 2), (3, [0], 5))
+def once_while_with_else_inside_a_for_loop(n, xs, k):
+    # the inner loop's body never goes back to its test (it ends in ``break``), inside a loop
+    # that goes on after it: its ``else`` runs when the test is false, a ``break`` skips it
+    out = []
+    for i in range(n):
+        while k > i:
+            if xs and xs[0] > 2:
+                out.append(xs[0])
+            elif not xs:
+                break
+            for x in xs:
+                out.append(x * k)
+            break
+        else:
+            out.append(i)
+        out.append(k)
+    return out
+
+
+@cases(([], 0), ([0], 0), ([0], 5), ([3, 4], 0), ([2], 1))
+def return_of_an_or_with_a_constant_tested_arm_inside_a_for_loop(xs, c):
+    # the ``return`` pops the loop's iterator (``SWAP 2; POP_TOP``); 3.12+ copy that whole tail
+    # into the right operand's branch (refused before: "value-position and/or with statements
+    # inside")
+    for x in xs:
+        return x or (c if -1 else 0)
+    return None
+
+
+@cases((5, 1, 1, []), (0, 1, 1, []), (0, 1, 0, []), (0, 0, 1, []), (2, 1, 0, [7]))
+def return_of_a_conditional_expression_in_a_while_inside_try_finally(n, x, a, log):
+    # the two values meet at the return, laid out after the loop with the finally body before it:
+    # the jumps there are no ``break`` (refused before: "return value not found")
+    try:
+        while n < 4:
+            n += 1
+            if x:
+                return n if a else -n
+    finally:
+        log.append(n)
+    return log

@@ -1,0 +1,58 @@
+"""``while`` loops whose body never reaches its end: laid out as an ``if``, read back as a loop."""
+
+from __future__ import annotations
+
+import ast
+
+from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.structure.model import Context, Loop
+
+
+class OnceLoops:
+    """``while c: ... break ... return``: the body never goes back to the test, so the compiler
+    makes no jump back and the loop looks like ``if c:``. Its ``break`` is then a jump from inside
+    the ``if`` body to the code after it, which no ``if`` can say (``IfBuilder`` finds the
+    branches of an inner test ending in different places). Read as the loop instead: the jumps to
+    the end are ``break``, and a body that does fall into the end ends with one."""
+
+    def once_loop(self, i: int, cond: ast.expr, t: int, f: int, join: int, ctx: Context,
+                  stack: list, out: list) -> int | None | bool:
+        """Read the test at ``i`` (true: ``t``, false: ``f``, both meeting at ``join``) as a
+        ``while`` that runs its body at most once; where control goes next, or False when it
+        does not read so."""
+        if t is None or join is None:
+            return False
+        body_blocks = self._blocks_before(t, join, ctx.stops)
+        if body_blocks is None:
+            return False
+        if ctx.loop is not None:
+            outer = ctx.loop.continues | ctx.loop.breaks
+            if any(self.cfg.blocks[s].start in outer for b in body_blocks for s in self.cfg.blocks[b].succs):
+                return False    # (the enclosing loop's ``continue`` or ``break`` would be the new loop's)
+        loop = Loop(i, frozenset(), frozenset({join}), frozenset(body_blocks | {self.cfg.block_of[i]}),
+                    after=join)
+        try:
+            body = self.emit(t, Context(ctx.stops - {join}, loop, ctx.layers), list(stack))
+            other = [] if self.same_place(f, join) else self.emit(f, ctx.with_stops(join), list(stack))
+        except DecompilationError:
+            return False
+        out.append(ast.While(cond, body or [ast.Break()], other))
+        return join
+
+    def _blocks_before(self, start: int, end: int, stops: frozenset) -> set[int] | None:
+        """The blocks reached from ``start`` before ``end``; None when one of them goes on to
+        another of the ``stops`` (where an enclosing statement ends: the loop's body would fall
+        off its end there, and run again) or back to code before ``start``."""
+        blocks = self.cfg.blocks
+        first, stop = self.cfg.block_of[start], self.cfg.block_of[end]
+        seen, work = {first}, [first]
+        while work:
+            b = work.pop()
+            for s in blocks[b].succs:
+                if s == stop or s in seen:
+                    continue
+                if blocks[s].start < start or blocks[s].start in stops:
+                    return None
+                seen.add(s)
+                work.append(s)
+        return seen
