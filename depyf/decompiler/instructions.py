@@ -183,7 +183,9 @@ def _version_module():
 def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
     """The normalised instructions and exception table of ``code`` for the running CPython."""
     check_opcodes(code)
-    return _version_module().normalize(code)
+    instrs, entries = _version_module().normalize(code)
+    from depyf.decompiler.layout.uncovered_jumps import cover_uncovered_jumps  # (imports this module)
+    return instrs, cover_uncovered_jumps(instrs, entries)
 
 
 # While a decompilation runs (``reading_once``): id(code) -> (code, its instructions, its exception

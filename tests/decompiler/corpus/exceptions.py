@@ -1072,3 +1072,21 @@ def try_finally_elif_return_at_the_end(a, b, c):
             return not c >= 1
     finally:
         c = c + 1
+
+
+@cases((lambda: 1, [1, 2], 0), (lambda: 1 / 0, [1, 2], 0), (lambda: 1 / 0, [], 5), (lambda: [][0], [3, 0, 4], 2))
+def loop_in_except_clause_ending_in_dead_code(f, xs, k):
+    # 3.13 leaves the jump back of the loop out of the clause's protected range when the body's
+    # last statement compiles to nothing (refused before: "for loop without an iterator")
+    out = []
+    try:
+        return f()
+    except ZeroDivisionError:
+        for x in xs:
+            if x >= k:
+                out.append(x)
+            if 0:
+                out.append(-x)
+    except IndexError:
+        out.append(k)
+    return out

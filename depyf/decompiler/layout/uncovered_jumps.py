@@ -1,0 +1,50 @@
+"""Jumps the exception table leaves out of the protected code around them.
+
+3.13 can leave an unconditional jump out of its handler's range when the statement whose line it
+carries was optimised away: ``if 0: pass`` as a loop body's last statement inside an ``except``
+clause leaves the jump back to the loop's header unprotected, inside a loop that one handler
+protects whole. Read as the table says, the loop's back edge would leave the clause. No source
+says that: the jump belongs to the protected code around it. (A try body's own jump back to a
+loop around the try is left out by design, and stays so.)
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+
+
+def cover_uncovered_jumps(instrs: list, entries: list) -> list:
+    """``entries`` (``ExceptionEntry``) with one more for each ``JUMP`` of ``instrs`` (``Instr``)
+    back to a ``for`` loop's header that no entry covers, where the instruction before it and the
+    loop's start (what runs before its header: the iterator made) are covered alike (the same
+    handler, depth and ``lasti``): the whole loop lies in that protected code. (``instructions.
+    normalize`` calls this: it imports nothing from there.)"""
+    if not entries:
+        return entries
+    ranges = sorted(entries, key=lambda e: e.start)
+    starts = [e.start for e in ranges]
+
+    def covering(offset: int):
+        k = bisect.bisect_right(starts, offset) - 1
+        while k >= 0:
+            e = ranges[k]
+            if e.start <= offset < e.end:
+                return e
+            k -= 1
+        return None
+
+    position = {ins.offset: k for k, ins in reversed(list(enumerate(instrs)))}
+    added = []
+    for k in range(1, len(instrs)):
+        jump = instrs[k]
+        if jump.opname != "JUMP" or jump.target is None or covering(jump.offset) is not None:
+            continue
+        header = position.get(jump.target)
+        if header is None or header < 1 or instrs[header].opname not in ("FOR_ITER", "ASYNC_FOR_ITER"):
+            continue    # (a try body's way back to a loop around it is left out by design)
+        before, after = covering(instrs[k - 1].offset), covering(instrs[header - 1].offset)
+        if before is not None and after is not None \
+                and (before.target, before.depth, before.lasti) == (after.target, after.depth, after.lasti):
+            added.append(dataclasses.replace(before, start=jump.offset, end=jump.offset + 1))
+    return entries + added if added else entries
