@@ -206,7 +206,7 @@ class ConditionReader:
             for x in range(block.end, end) if self.cfg.is_leader(x)
         ):
             # the return block after the chain, copied into its exit (split into blocks only where
-            # the protecting handler changes: 3.12+ leave the return itself unprotected)
+            # the protecting handler changes: a compiler may leave the return itself unprotected)
             return p + 1
         return None
 
