@@ -34,12 +34,14 @@ def cover_uncovered_jumps(instrs: list, entries: list) -> list:
             k -= 1
         return None
 
+    uncovered = [k for k in range(1, len(instrs)) if instrs[k].opname == "JUMP"
+                 and instrs[k].target is not None and covering(instrs[k].offset) is None]
+    if not uncovered:
+        return entries      # (the common case: no position map to build)
     position = {ins.offset: k for k, ins in reversed(list(enumerate(instrs)))}
     added = []
-    for k in range(1, len(instrs)):
+    for k in uncovered:
         jump = instrs[k]
-        if jump.opname != "JUMP" or jump.target is None or covering(jump.offset) is not None:
-            continue
         header = position.get(jump.target)
         if header is None or header < 1 or instrs[header].opname not in ("FOR_ITER", "ASYNC_FOR_ITER"):
             continue    # (a try body's way back to a loop around it is left out by design)

@@ -45,14 +45,7 @@ class OnceLoops:
         off its end there, and run again) or back to code before ``start``."""
         blocks = self.cfg.blocks
         first, stop = self.cfg.block_of[start], self.cfg.block_of[end]
-        seen, work = {first}, [first]
-        while work:
-            b = work.pop()
-            for s in blocks[b].succs:
-                if s == stop or s in seen:
-                    continue
-                if blocks[s].start < start or blocks[s].start in stops:
-                    return None
-                seen.add(s)
-                work.append(s)
+        seen = self.cfg.reach([first], keep=lambda b: b == first or b != stop, raising=False)
+        if any(blocks[b].start < start or blocks[b].start in stops for b in seen if b != first):
+            return None
         return seen
