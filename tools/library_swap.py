@@ -3,6 +3,7 @@ module of an installed third-party library and run that library's own test suite
 
     python tools/library_swap.py networkx [--tests networkx] [--json out.json] [--timeout 1800]
     python tools/library_swap.py mpmath toolz --pytest-args "-x -q"
+    python tools/library_swap.py networkx sympy --recompile-only    # no tests: refusals only
 
 Many libraries ship their tests inside the package (networkx, mpmath, toolz, sympy, ...). For
 each library two fresh pytest runs of ``pytest --pyargs <tests>`` are made, in the interpreter that
@@ -88,6 +89,26 @@ def _pytest_run(mode: str, package: str, tests: str, timeout: float, pytest_args
         return result
 
 
+def recompile_only(libraries: list[str]) -> int:
+    """Recompile every function of each library in this process and report what is refused: a
+    check of the decompiler and its flow check on unseen code in seconds, without the tests."""
+    from library_swap_plugin import _library_modules
+    from swapping import recompile_modules
+
+    refused = 0
+    for package in libraries:
+        modules, not_imported = _library_modules(package)
+        done = recompile_modules(modules)
+        version = getattr(sys.modules[package], "__version__", "?")
+        print(f"{package} {version}: {done['recompiled']} of {done['found']} functions recompiled "
+              f"({len(modules)} modules, {done['decompile_seconds']:.0f} s); slowest: "
+              + ", ".join(f"{name} {t} s" for t, name in done["slowest"][:3]))
+        print_problems(package, {**done, "regressions": []}, most=30)
+        refused += len(done["failures"])
+    print(f"Python {sys.version.split()[0]}: {refused} refused")
+    return 0 if not refused else 1
+
+
 def meets_bar(r: dict) -> bool:
     return (not r["regressions"] and not r["failures"] and r["functions_found"] > 0
             and r["swapped"] + r["not_live"] == r["functions_found"] and r["tests_passed_before"] > 0
@@ -130,11 +151,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pytest-args", default="", help="extra pytest arguments, one string")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per pytest run (default 1800)")
     parser.add_argument("--json", help="write the per-library reports to this file")
+    parser.add_argument("--recompile-only", action="store_true",
+                        help="only recompile every function (flow check on) and report refusals and the "
+                             "slowest functions; no tests run")
     parser.add_argument("--_identity", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args._identity:  # harness check: the real source, through depyf's rebuild step
         os.environ["DEPYF_LIBSWAP_IDENTITY"] = "1"
 
+    if args.recompile_only:
+        return recompile_only(args.libraries)
     started = time.perf_counter()
     reports = [run_library(lib, args.tests or lib, args.timeout, args.pytest_args.split())
                for lib in args.libraries]

@@ -45,16 +45,15 @@ def units_of(code) -> list:
     return found
 
 
-def swap_modules(modules: list, identity: bool) -> dict:
-    """Recompile every function of ``modules``, then put the new code into every live function."""
-    import gc
-    import types
-
+def recompile_modules(modules: list, identity: bool = False) -> dict:
+    """Recompile every function of ``modules`` (nothing is swapped): the replacements, the
+    failures, the counts, and the slowest functions with their seconds."""
     recompile = _identity_recompile if identity else _depyf_recompile()
     replacements: dict = {}
     failures = []
-    counts = {"found": 0, "decompiled": 0, "recompiled": 0, "swapped": 0, "not_live": 0}
+    counts = {"found": 0, "decompiled": 0, "recompiled": 0}
     files = set()
+    timings = []
     started = time.perf_counter()
     for mod in modules:
         spec = mod.__spec__
@@ -62,7 +61,9 @@ def swap_modules(modules: list, identity: bool) -> dict:
         files.add(module_code.co_filename)
         for code in units_of(module_code):
             counts["found"] += 1
+            began = time.perf_counter()
             new_code, stage, error = recompile(code)
+            timings.append((time.perf_counter() - began, f"{spec.name}.{_qualname(code)}"))
             if new_code is None:
                 counts["decompiled"] += stage != "decompile"
                 failures.append({"qualname": _qualname(code), "line": code.co_firstlineno, "stage": stage,
@@ -71,8 +72,19 @@ def swap_modules(modules: list, identity: bool) -> dict:
             counts["decompiled"] += 1
             counts["recompiled"] += 1
             replacements[code] = new_code
-    decompile_seconds = time.perf_counter() - started
+    slowest = [(round(t, 3), name) for t, name in sorted(timings, reverse=True)[:5]]
+    return {**counts, "replacements": replacements, "files": files, "failures": failures,
+            "decompile_seconds": time.perf_counter() - started, "slowest": slowest}
 
+
+def swap_modules(modules: list, identity: bool) -> dict:
+    """Recompile every function of ``modules``, then put the new code into every live function."""
+    import gc
+    import types
+
+    done = recompile_modules(modules, identity)
+    replacements, failures = done.pop("replacements"), done["failures"]
+    files = done.pop("files")
     # Everything is recompiled before anything is swapped: depyf itself uses some of these modules.
     swapped_units = set()
     for obj in gc.get_objects():
@@ -86,9 +98,9 @@ def swap_modules(modules: list, identity: bool) -> dict:
                 continue
             swapped_units.add(original)
     _install_load_hook(files, replacements)
-    counts["swapped"] = len(swapped_units)
-    counts["not_live"] = len([c for c in replacements if c not in swapped_units])
-    return {**counts, "failures": failures, "decompile_seconds": decompile_seconds}
+    done["swapped"] = len(swapped_units)
+    done["not_live"] = len([c for c in replacements if c not in swapped_units])
+    return done
 
 
 def _depyf_recompile():

@@ -12,6 +12,7 @@ from depyf.decompiler import traversal
 from depyf.decompiler.codeinfo import argument_names
 from depyf.decompiler.errors import DecompilationError, SourceDoesNotCompile
 from depyf.decompiler.import_hints import import_hint, imported_globals
+from depyf.decompiler.render.free_variables import with_free_variables_kept
 
 # Flags that change how a frame runs; CO_NESTED and friends are informational only.
 _SIGNIFICANT_FLAGS = 0x01 | 0x02 | 0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200
@@ -230,25 +231,21 @@ def _compile_function(original: types.CodeType, tree: ast.Module, filename: str,
 
 
 def _keep_free_variables(original: types.CodeType, body: list) -> None:
-    """Free variables the code keeps but never reads (Dynamo's transformed code does this) still
-    have to be free variables of the new code: reference them where it never runs. So does
-    ``__class__`` of a method whose decompiled source no longer calls ``super()`` (Dynamo's
-    transformed code of such a method keeps the cell and passes it to its resume functions)."""
+    """Free variables the code keeps but never reads (Dynamo's transformed code does this, and a
+    constant-folded ``7 or c``) still have to be free variables of the new code: reference them
+    where it never runs. So does ``__class__`` of a method whose decompiled source no longer calls
+    ``super()`` (Dynamo's transformed code of such a method keeps the cell and passes it to its
+    resume functions)."""
     if not original.co_freevars:
         return      # nothing to keep
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == original.co_name:
-            used = {n.id for n in traversal.walk(node) if isinstance(n, ast.Name)}
-            if "super" in used:
-                used.add("__class__")   # the compiler gives a function that names super the cell
-            missing = [v for v in original.co_freevars if v not in used]
-            if missing:
-                keep = ast.If(
-                    ast.Constant(False),
-                    [ast.Expr(ast.Tuple([ast.Name(v, ast.Load()) for v in missing], ast.Load()))],
-                    [],
-                )
-                node.body.insert(0, traversal.fill_locations(keep, node.lineno, node.col_offset))
+            kept = with_free_variables_kept(original, node.body)
+            if kept is not node.body:
+                for stmt in kept:
+                    if not hasattr(stmt, "lineno"):
+                        traversal.fill_locations(stmt, node.lineno, node.col_offset)
+                node.body = kept
             return
 
 

@@ -174,6 +174,23 @@ def test_a_lost_nonlocal_declaration_is_caught():
     assert any(p.split(":")[0].endswith("drop") for p in problems)   # (3.10 has no qualified names)
 
 
+def test_a_closure_that_loses_a_cell_is_caught():
+    # ``7 or c`` compiles to the constant alone, but c stays free in g (and a cell of f): a
+    # decompiled ``7 + k`` without a never-run read of c gives g another closure
+    original = """
+        def f(c):
+            def g(k):
+                return (7 or c) + k
+            return g
+    """
+    problems = _differ(original, original.replace("(7 or c)", "7"))
+    assert any("other free variables" in p for p in problems)
+    assert any("other cell variables" in p for p in problems)
+    assert not _differ(original, original.replace("return (7 or c) + k", "if False:\n"
+                                                   "                    (c,)\n"
+                                                   "                return 7 + k"))
+
+
 def test_a_lost_global_declaration_is_caught():
     problems = _differ("""
         def f(n):

@@ -56,3 +56,12 @@ def test_toolz_passes_its_own_tests_after_the_swap(tmp_path):
     assert report["functions_found"] == report["swapped"] + report["not_live"] >= 400
     assert report["failures"] == [] and report["regressions"] == []
     assert report["tests_passed_before"] == report["tests_passed_after"] >= 150
+
+
+def test_recompile_only_reports_every_function_and_runs_no_test(tmp_path):
+    pythonpath = os.pathsep.join([str(FIXTURE), str(ROOT / "tools"), os.environ.get("PYTHONPATH", "")])
+    proc = subprocess.run([sys.executable, str(TOOL), "swaplib", "--recompile-only"], capture_output=True,
+                          text=True, timeout=600, cwd=tmp_path, env={**os.environ, "PYTHONPATH": pythonpath})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "swaplib ?: 5 of 5 functions recompiled (2 modules" in proc.stdout
+    assert "0 refused" in proc.stdout and "passed" not in proc.stdout

@@ -20,6 +20,7 @@ def differences(original: types.CodeType, recompiled: types.CodeType) -> list[st
 def _compare(original: types.CodeType, recompiled: types.CodeType, problems: list[str]) -> None:
     if same_bytecode(original, recompiled):
         return
+    problems.extend(_closure_differences(original, recompiled))
     builders = _constant_builders(original)
     ours, theirs = Flow(recompiled, builders), Flow(original, builders)
     # A callee named on one side only (reached through a jump, or through instructions the other
@@ -155,6 +156,26 @@ def _binding_differences(
         qualname = getattr(code, "co_qualname", code.co_name)
         problems.append(f"{qualname}: {name!r} is bound differently (original: {_kinds(theirs)}; "
                         f"recompiled: {_kinds(mine)})")
+    return problems
+
+
+# Comprehensions' code runs once, where it is made: nothing outside sees its closure.
+_COMPREHENSION_CODE = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>"})
+
+
+def _closure_differences(original: types.CodeType, recompiled: types.CodeType) -> list[str]:
+    """Other free or cell variables: a function's closure is part of its behaviour
+    (``__closure__``, ``__code__.co_freevars``), and the compiler decides it from the source before
+    it folds constants, so a read it folded away (``7 or c``) still makes ``c`` free."""
+    if original.co_name in _COMPREHENSION_CODE:
+        return []
+    problems = []
+    qualname = getattr(original, "co_qualname", original.co_name)
+    for attr, kind in (("co_freevars", "free"), ("co_cellvars", "cell")):
+        theirs, mine = getattr(original, attr), getattr(recompiled, attr)
+        if set(theirs) != set(mine):
+            problems.append(f"{qualname}: other {kind} variables (original: {', '.join(theirs) or 'none'}; "
+                            f"recompiled: {', '.join(mine) or 'none'})")
     return problems
 
 

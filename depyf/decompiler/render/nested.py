@@ -21,6 +21,7 @@ from depyf.decompiler.pseudo_statements import (
     ClassAnnotationsStmt,
     ModuleAnnotationsStmt,
 )
+from depyf.decompiler.render.free_variables import with_free_variables_kept
 from depyf.decompiler.render.returns import _contains_yield, remove_implicit_returns
 from depyf.decompiler.structure import Structurer
 
@@ -163,7 +164,7 @@ class Nested:
         doc = self.docstring(code)
         if doc is not None:
             decls.insert(0, ast.Expr(ast.Constant(doc)))
-        body = decls + body
+        body = with_free_variables_kept(code, decls + body)
         if code.co_flags & (CO_GENERATOR | CO_ASYNC_GENERATOR) and not _contains_yield(body):
             # keeps the generator kind: a yield the compiler sees but never runs
             body.insert(len(decls), ast.If(ast.Constant(False), [ast.Expr(ast.Yield(None))], []))
@@ -339,6 +340,7 @@ class Nested:
             cleaned.insert(0, ast.Nonlocal(sorted(structurer.executor.nonlocals_declared)))
         if structurer.executor.globals_declared:
             cleaned.insert(0, ast.Global(sorted(structurer.executor.globals_declared)))
+        cleaned = with_free_variables_kept(fn.code, cleaned)
         extra = {"type_params": []} if sys.version_info >= (3, 12) else {}
         return ast.ClassDef(name, bases, keywords, cleaned or [ast.Pass()], [], **extra)
 

@@ -234,3 +234,19 @@ def lambda_conditional_over_lines(key, default):
             else (n, default)
         )
     return report(1, {"k": 2}), report(2, {})
+
+
+@cases((2, 5), (-1, 0))
+def nested_function_whose_only_read_of_a_cell_is_folded_away(a, c):
+    # ``7 or c`` compiles to the constant alone, yet ``c`` stays a free variable of g and a cell
+    # of this function: the closure is part of the behaviour
+    def g(k):
+        """Adds seven."""
+        nonlocal a
+        a = a + k
+        return (7 or c) + k
+
+    class Folded:
+        size = (3 or c) * 2
+
+    return g(a), a, g.__code__.co_freevars, len(g.__closure__), Folded.size, Folded.__name__

@@ -1,0 +1,61 @@
+"""Free variables that a nested function's decompiled source no longer names.
+
+The compiler decides which names a nested function takes from its enclosing one before it folds
+constants: ``return (7 or c) + k`` makes ``c`` a free variable although the code never loads it,
+and the decompiled ``return 7 + k`` would not. Recompiled that way, the closure loses the cell and
+the enclosing function keeps ``c`` as a plain local, which the flow check rightly refuses. A read
+where it never runs, ``if False: (c,)``, gives the compiler the same knowledge and costs nothing
+at run time (the compiler drops the dead branch)."""
+
+from __future__ import annotations
+
+import ast
+import types
+
+from depyf.decompiler import traversal
+
+
+def names_read_or_bound(body: list[ast.stmt]) -> set[str]:
+    """Every name the statements mention (nested scopes included: a free variable may only pass
+    through to a deeper function), with ``__class__`` for a body that calls ``super``."""
+    names: set[str] = set()
+    for stmt in body:
+        for node in traversal.walk(stmt):
+            if isinstance(node, ast.Name):
+                names.add(node.id)
+            elif isinstance(node, (ast.Nonlocal, ast.Global)):
+                names.update(node.names)
+    if "super" in names:
+        names.add("__class__")      # the compiler gives a function that names super the cell
+    return names
+
+
+def unnamed_free_variables(code: types.CodeType, body: list[ast.stmt]) -> list[str]:
+    """The free variables of ``code`` that ``body`` never names, in ``co_freevars`` order (only
+    names source can spell: the compiler's own cells, such as ``__classdict__``, are its business)."""
+    if not code.co_freevars:
+        return []
+    named = names_read_or_bound(body)
+    return [name for name in code.co_freevars
+            if name not in named and name.isidentifier() and not name.startswith("__classdict")]
+
+
+def never_run_read(names: list[str]) -> ast.If:
+    """``if False: (a, b)``: reads the compiler sees and never runs."""
+    return ast.If(ast.Constant(False), [ast.Expr(ast.Tuple([ast.Name(n, ast.Load()) for n in names],
+                                                           ast.Load()))], [])
+
+
+def with_free_variables_kept(code: types.CodeType, body: list[ast.stmt]) -> list[ast.stmt]:
+    """``body`` with a never-run read of each free variable it no longer names, placed after its
+    docstring and declarations (a docstring must stay first; a read before ``nonlocal`` is an
+    error)."""
+    missing = unnamed_free_variables(code, body)
+    if not missing:
+        return body
+    at = 0
+    while at < len(body) and (isinstance(body[at], (ast.Global, ast.Nonlocal)) or (
+            at == 0 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str))):
+        at += 1
+    return body[:at] + [never_run_read(missing)] + body[at:]
