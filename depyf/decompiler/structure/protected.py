@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 
 from depyf.decompiler import values as v
+from depyf.decompiler.cleanup import terminates
 from depyf.decompiler.instructions import POP_JUMPS, features
 from depyf.decompiler.pseudo_statements import ReraiseStmt
 from depyf.decompiler.structure.model import NO_HANDLER, TRY_NODES, Context, Layer, RegionKind, TryStar
@@ -166,6 +168,9 @@ class TryBuilder:
             h_after = self.single(self.one_return_copy(h_layer.normal_exits, after), pos,
                                   "except clauses continue at different places")
         orelse: list = []
+        if after is not None and h_after is not None and after != h_after and try_type is ast.Try \
+                and self.clauses_end_the_function(after, h_after, handlers, ctx, entry_stack):
+            h_after = after
         if after is not None and h_after is not None and after != h_after:
             # the else clause ends where the except clauses go on, or at its own copy of that
             # place when it is a copied return tail
@@ -177,6 +182,32 @@ class TryBuilder:
             after = h_after
         out.append(try_type(body or [ast.Pass()], handlers, orelse, []))
         return after
+
+    def clauses_end_the_function(self, after: int, h_after: int, handlers: list, ctx: Context,
+                                 entry_stack: list) -> bool:
+        """Where the except clauses go on is code that ends the function and that only they reach
+        (a ``break`` whose loop has no other exit: the compiler copies the code after the loop
+        into the clause). Then it is the clauses' own last statements: the try statement goes on
+        where its body does. Appended to each clause that runs off its end. (Not for ``except*``,
+        whose clauses cannot return.)"""
+        if self.straight_to_end(h_after) is None:
+            return False
+        if after not in ctx.stops and self.return_copies(h_after):
+            return False    # the try body's way may run a copy of it: read as the else clause
+        if self.cfg.is_leader(h_after):
+            blocks = self.cfg.blocks
+            # (each way in leaves an except clause)
+            if not all(any(ins.opname == "POP_EXCEPT" for ins in self.instrs[blocks[b].start:blocks[b].end])
+                       for b in blocks[self.cfg.block_of[h_after]].preds):
+                return False
+        tail = self.emit(h_after, ctx, list(entry_stack))
+        if not terminates(tail):
+            return False
+        for handler in handlers:
+            if not terminates(handler.body):
+                kept = [stmt for stmt in handler.body if not isinstance(stmt, ast.Pass)]
+                handler.body = [*kept, *copy.deepcopy(tail)]
+        return True
 
     def with_suppressed_exit(self, target: int) -> int | None:
         """Where a with statement goes on after ``__exit__`` suppressed an exception."""

@@ -153,3 +153,14 @@ def equal_generators_merged_by_their_lines(succ, pred):
         x for v in pred.values() for x in v
     )
     return plain, weighted
+
+
+@cases(([0, 1, None, "s", 2],), ([],))
+def negated_or_and_and_as_elements(items):
+    # ``not (a or b)`` keeps a's value on the stack and jumps to the truth test before the
+    # ``not``; 3.13 drops that test (TO_BOOL), and the comprehension's own code must send the
+    # jump on to the ``not``, as the enclosing code does
+    flags = [not (isinstance(x, str) or x is None) for x in items]
+    both = {i: not (x and i) for i, x in enumerate(items)}
+    nested = [[not (x or y) for y in items[:2]] for x in items]
+    return flags, both, nested, sum(not (x or 0) for x in items)

@@ -1090,3 +1090,25 @@ def loop_in_except_clause_ending_in_dead_code(f, xs, k):
     except IndexError:
         out.append(k)
     return out
+
+
+@cases(([3, 2, "x", 1], True), ([4, None], True), ([5, 1], False), ([1, 0], True))
+def break_from_except_clauses_of_a_loop_with_no_other_exit(items, guarded):
+    # the loop ends only by the breaks in the clauses: the compiler copies the code after the
+    # loop into them, and the try statement still goes on where its body does
+    items = list(items)
+    v = 0
+    found = None
+    while True:
+        if guarded:
+            try:
+                v += 10 // items.pop()
+            except TypeError as exc:
+                found = type(exc).__name__
+                break
+            except (IndexError, ZeroDivisionError):
+                break
+        else:
+            guarded = len(items) > 1
+        v += 1
+    return v * 2, found

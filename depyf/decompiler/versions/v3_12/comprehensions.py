@@ -135,9 +135,11 @@ class Comprehensions:
             replacements["co_qualname"] = f"{self.qualname}.{name}"
         # The template's bytecode never touches a local, so any co_varnames is valid for it.
         synthetic = _TEMPLATE.replace(**replacements)
-        _remember(
-            synthetic, self.retarget(body, [self.raw[k].offset for k in range(first_loop, body_end)]), []
-        )
+        # (every offset of the loop, dropped instructions too: a jump to a dropped TO_BOOL or
+        # NOT_TAKEN goes on to the next kept instruction, as in the enclosing code)
+        first = self.raw[first_loop].offset
+        offsets = [offset for offset in self.all_offsets if first <= offset < exit_offset]
+        _remember(synthetic, self.retarget(body, offsets), [])
         return synthetic
 
     def comprehension_epilogue(self, k: int, tail: list[str | None], out: list[Instr]) -> int:
