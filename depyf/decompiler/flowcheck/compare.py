@@ -291,6 +291,12 @@ def _pair_nested(original: list[types.CodeType], recompiled: list[types.CodeType
             compared.append((candidate, differences(c, candidate)))
             if not compared[-1][1]:
                 break
+        if all(d for _, d in compared):
+            # (twins merged into one constant while others of the name are left: a twin taken)
+            shared = next((x for x in taken[c.co_name] if not differences(c, x)), None)
+            if shared is not None:
+                yield c, shared, []
+                continue
         match, found = next(((x, d) for x, d in compared if not d), compared[0])
         candidates.remove(match)
         taken[c.co_name].append(match)

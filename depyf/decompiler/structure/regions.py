@@ -208,8 +208,11 @@ class RegionExits:
         if layer.kind is RegionKind.FINALLY:
             return self.skip_finally_copy(layer.finally_ops, p)
         if layer.kind is RegionKind.WITH:
-            k = p
-            limit = p + 8
+            # (the exit code may be reached through jumps: a layout that shares one copy of it)
+            k = self.follow_jumps(p)
+            if k is None:
+                raise self.error(p, "with exit call not found")
+            limit = k + 8
             while k < len(ins) and k < limit:
                 if ins[k].opname == "CALL" and ins[k].argval == 2:
                     k += 1

@@ -250,3 +250,20 @@ def nested_function_whose_only_read_of_a_cell_is_folded_away(a, c):
         size = (3 or c) * 2
 
     return g(a), a, g.__code__.co_freevars, len(g.__closure__), Folded.size, Folded.__name__
+
+
+@cases(([1, 2], [2, 3], 2), ([2], [2], 2))
+def twin_lambdas_and_generators_on_two_lines_beside_others(first, second, point):
+    # read back on one line, each pair of twins is one code constant on 3.10 while other
+    # lambdas and generators of the same name remain: the flow check pairs each with its twin
+    if (any(p != point for p in first) or
+            any(p != point for p in second)):
+        found = all(x in second for x in first)
+    else:
+        found = None
+    scale = lambda x: x * point
+    steps = [lambda x: max(x, scale(x)),
+             point,
+             lambda x: max(x, scale(x)),
+             [point, lambda x: first + [x]]]
+    return found, steps[0](3), steps[2](-1), steps[3][1](7)

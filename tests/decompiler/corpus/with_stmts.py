@@ -203,3 +203,32 @@ def with_if_return_at_the_end(a, c):
     with contextlib.nullcontext():
         if a:
             return c + 1
+
+
+@cases((1, 0, 0, 0), (0, 1, 1, 1), (0, 1, 1, 0), (0, 1, 0, 0), (0, 0, 1, 1), (1, 1, 1, 1), (1, 2, 0, 0))
+def with_body_of_many_branches_ending_together(a, b, c, d):
+    # every branch of the body ends the with statement: 3.10 gives each its own copy of the exit
+    # code, and the normaliser shares one of them through jumps, here several in a row
+    log = []
+    with Recorder(log):
+        if a:
+            try:
+                (q, r) = divmod(10, b - 1)
+            except ZeroDivisionError:
+                pass
+            else:
+                if q > 5:
+                    raise ValueError(q)
+                log.append(q)
+        elif b:
+            if c:
+                if d == 1:
+                    try:
+                        (q, r) = divmod(10, d)
+                    except ZeroDivisionError:
+                        pass
+                    else:
+                        if r:
+                            raise ValueError(r)
+                        log.append(q)
+    return log
