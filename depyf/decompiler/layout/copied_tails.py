@@ -78,6 +78,8 @@ def hoist_break_tails(out: list[Instr], fits, made) -> None:
         if back.opname != "JUMP" or back.target is None or back.target > back.offset \
                 or (e + 1 < len(out) and out[e + 1].offset == back.offset + 1):
             continue
+        if e >= 3 and [ins.opname for ins in out[e - 3:e]] == ["POP_EXCEPT", "POP_TOP", "POP_TOP"]:
+            continue    # a with's handler going on after it suppressed an exception: no loop
         h = next((k for k, ins in enumerate(out) if ins.offset >= back.target), e)
         if out[h].opname in FOR_ITERS \
                 or any(ins.target is not None and ins.target > back.offset for ins in out[h:e + 1]):

@@ -232,3 +232,22 @@ def with_body_of_many_branches_ending_together(a, b, c, d):
                             raise ValueError(r)
                         log.append(q)
     return log
+
+
+LIMIT = 3
+
+
+@cases((1,), (0,), ("x",))
+def with_then_try_except_finally_reading_a_global(n):
+    # the with's handler goes on after a suppressed exception with a jump back to the try
+    # statement after it (3.12+): no loop, so the code after the try stays where it is
+    log = []
+    with contextlib.suppress(ZeroDivisionError):
+        log.append(1 // n)
+    try:
+        log.append(LIMIT // n)
+    except ZeroDivisionError:
+        pass
+    finally:
+        log.append(LIMIT)
+    return log
