@@ -78,9 +78,9 @@ def hoist_break_tails(out: list[Instr], fits, made) -> None:
         if back.opname != "JUMP" or back.target is None or back.target > back.offset \
                 or (e + 1 < len(out) and out[e + 1].offset == back.offset + 1):
             continue
-        if e >= 3 and [ins.opname for ins in out[e - 3:e]] == ["POP_EXCEPT", "POP_TOP", "POP_TOP"]:
-            continue    # a with's handler going on after it suppressed an exception: no loop
         h = next((k for k, ins in enumerate(out) if ins.offset >= back.target), e)
+        if _goes_on_after_its_with(out, h, e):
+            continue
         if out[h].opname in FOR_ITERS \
                 or any(ins.target is not None and ins.target > back.offset for ins in out[h:e + 1]):
             continue    # the loop has an exit: the code after it is there
@@ -121,6 +121,19 @@ def hoist_break_tails(out: list[Instr], fits, made) -> None:
             jump = Instr("JUMP", out[s].offset, None, None, offset, out[s].lineno)
             made(jump, out[s], out[s])
             out[s:r + 1] = [jump]
+
+
+def _goes_on_after_its_with(out: list[Instr], h: int, e: int) -> bool:
+    """Is the jump back at ``e`` (to ``h``) a with statement's handler going on after its
+    ``__exit__`` suppressed an exception (POP_EXCEPT, the with's values popped), to code after the
+    with that 3.12+ lay out before the handler? That closes no loop. A jump back to before the
+    with (no BEFORE_WITH between ``h`` and ``e``) may: the with ends a ``while True`` body."""
+    k = e - 1
+    while k > 0 and out[k].opname == "POP_TOP":
+        k -= 1
+    if e - k < 3 or out[k].opname != "POP_EXCEPT":
+        return False
+    return not any(ins.opname in ("BEFORE_WITH", "BEFORE_ASYNC_WITH") for ins in out[h:e])
 
 
 def _region_exit_copies(out: list[Instr]) -> list[list[tuple]]:
