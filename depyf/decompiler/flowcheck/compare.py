@@ -280,11 +280,13 @@ def _pair_nested(original: list[types.CodeType], recompiled: list[types.CodeType
     taken: dict[str, list[types.CodeType]] = defaultdict(list)
     for c in recompiled:
         pool[c.co_name].append(c)
+    def twin_taken(c: types.CodeType) -> types.CodeType | None:
+        return next((x for x in taken[c.co_name] if not differences(c, x)), None)
+
     for c in original:
         candidates = pool.get(c.co_name)
         if not candidates:
-            shared = next((x for x in taken[c.co_name] if not differences(c, x)), None)
-            yield c, shared, []
+            yield c, twin_taken(c), []
             continue
         compared = []
         for candidate in candidates:
@@ -293,7 +295,7 @@ def _pair_nested(original: list[types.CodeType], recompiled: list[types.CodeType
                 break
         if all(d for _, d in compared):
             # (twins merged into one constant while others of the name are left: a twin taken)
-            shared = next((x for x in taken[c.co_name] if not differences(c, x)), None)
+            shared = twin_taken(c)
             if shared is not None:
                 yield c, shared, []
                 continue
