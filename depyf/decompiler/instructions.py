@@ -408,6 +408,25 @@ def handled_opnames() -> frozenset[str]:
     return frozenset(_version_module().HANDLED)
 
 
+def extended_arg_landings(raw: Sequence) -> dict[int, int]:
+    """Offset of each ``EXTENDED_ARG`` -> offset of the instruction it extends.
+
+    The compiler points a jump at the first code unit of its target, which is the target's
+    ``EXTENDED_ARG`` prefix when its argument needs one (a jump back over a long loop body). The
+    model drops the prefix and gives the instruction its whole argument, so a jump there lands on
+    the instruction: passes that ask "does anything jump to this instruction" must see it so."""
+    landings: dict[int, int] = {}
+    pending: list[int] = []
+    for ins in raw:
+        if ins.opname == "EXTENDED_ARG":
+            pending.append(ins.offset)
+            continue
+        for offset in pending:
+            landings[offset] = ins.offset
+        pending.clear()
+    return landings
+
+
 def forward_offsets(instrs: list[Instr], dropped: list[int], all_offsets: list[int]) -> dict[int, int]:
     """Map every original offset to the offset of the first kept instruction at or after it.
 

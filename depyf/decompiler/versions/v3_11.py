@@ -11,6 +11,7 @@ from depyf.decompiler.instructions import (
     Features,
     Instr,
     async_for_entries_to_outer,
+    extended_arg_landings,
     forward_offsets,
     lean_instructions,
     raw_exception_entries,
@@ -55,6 +56,7 @@ _CONVERSIONS = {0: None, 1: "s", 2: "r", 3: "a"}
 
 def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
     raw = lean_instructions(code)
+    landings = extended_arg_landings(raw)
     table = [ExceptionEntry(e.start, e.end, e.target, e.depth, e.lasti)
              for e in raw_exception_entries(code)]
     out: list[Instr] = []
@@ -64,6 +66,8 @@ def normalize(code: types.CodeType) -> tuple[list[Instr], list[ExceptionEntry]]:
 
     def emit(opname: str, argval: object = None, target: int | None = None) -> Instr:
         """Model the raw instruction being read (``ins``) as ``opname``."""
+        if target is not None:
+            target = landings.get(target, target)
         new = Instr(opname, ins.offset, ins.arg, argval, target, ins.lineno, extra={})
         out.append(new)
         return new

@@ -915,6 +915,31 @@ def while_with_continue_in_except_clause(stack, m):
     return out, m
 
 
+@cases((1, 0, 1, 1, [1, 2]), (0, 0, 0, 0, [1]), (2, 1, 0, 0, [3, 4]), (0, 1, 1, 0, [1, 2]), (3, 0, 0, 1, [1]),
+       (1, 0, 2, 0, [5]))
+def long_body_continue_through_a_conditional_test(a, b, c, y, items):
+    # a body so long that the jump back to the loop's header needs an EXTENDED_ARG prefix: 3.12+
+    # points the conditional expression's jump at that prefix, and the conditional jump before
+    # the jump back (read as one inverted jump) must not swallow the jump that lands there
+    total = 0
+    for i in items:
+        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
+        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
+        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
+        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
+        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
+        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
+        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
+        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
+        if b:
+            if a:
+                break
+        elif y if c else max(c, 1):
+            continue
+        a -= c
+    return a, total
+
+
 class _Steps:
     """An iterator over ``items`` with a ``check`` that raises StopIteration at the values in ``stops``."""
 

@@ -6,7 +6,13 @@ import dis
 import types
 
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.instructions import ExceptionEntry, Features, Instr, raw_instructions
+from depyf.decompiler.instructions import (
+    ExceptionEntry,
+    Features,
+    Instr,
+    extended_arg_landings,
+    raw_instructions,
+)
 from depyf.decompiler.layout.block_stack_tails import (
     drop_copied_reraises,
     hoist_placed_break_tails,
@@ -79,6 +85,7 @@ def normalize(code: types.CodeType, features: Features) -> tuple[list[Instr], li
     """The normalised instructions and synthesised exception table of ``code`` (compiled by CPython 3.10),
     laid out by the passes that ``features`` (the compiler's) call for."""
     raw = list(raw_instructions(code))
+    landings = extended_arg_landings(raw)
     qualname = getattr(code, "co_qualname", code.co_name)
     flow = _BlockFlow(raw, qualname)
     flow.run()
@@ -113,6 +120,8 @@ def normalize(code: types.CodeType, features: Features) -> tuple[list[Instr], li
             key: tuple | None = key,
             **extra: object,
         ) -> Instr:
+            if target is not None:
+                target = landings.get(target, target)
             new = Instr(opname, ins.offset, ins.arg, argval, target, line, slots, dict(extra))
             out.append(new)
             cover[id(new)] = key

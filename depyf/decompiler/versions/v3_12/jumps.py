@@ -55,7 +55,8 @@ class JumpTranslation:
             if nxt is not None and nxt.opname == "POP_TOP" and nxt.offset not in self.dropped:
                 # COPY 1; POP_JUMP_IF_X L; POP_TOP  ==  JUMP_IF_X_OR_POP L
                 copy = out.pop()
-                out.append(Instr(_OR_POP[name], copy.offset, None, None, unthreaded, copy.lineno))
+                target = self.landings.get(unthreaded, unthreaded)
+                out.append(Instr(_OR_POP[name], copy.offset, None, None, target, copy.lineno))
                 self.drop(ins, nxt)
                 return i + 2
         folded = self._inverted_backward_jump(i, ins, name)

@@ -11,6 +11,7 @@ from depyf.decompiler.instructions import (
     ExceptionEntry,
     Features,
     Instr,
+    extended_arg_landings,
     raw_exception_entries,
     raw_instructions,
 )
@@ -68,8 +69,13 @@ class Translator(
             else:
                 self.raw.append(ins)
         self.pos = {ins.offset: k for k, ins in enumerate(self.raw)}
+        self.landings = extended_arg_landings(all_raw)
+        for prefix, landing in self.landings.items():   # a jump to the prefix finds the instruction
+            if landing in self.pos:
+                self.pos[prefix] = self.pos[landing]
         self.jump_targets = {
-            ins.argval for ins in all_raw if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs
+            self.landings.get(ins.argval, ins.argval)
+            for ins in all_raw if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs
         }
         self.table = [ExceptionEntry(e.start, e.end, e.target, e.depth, e.lasti)
                       for e in raw_exception_entries(code)]
@@ -128,6 +134,8 @@ class Translator(
     def emit(self, out: list[Instr], ins: dis.Instruction, opname: str, argval: object = None,
              target: int | None = None, *, arg: int | None = -1, slots: int = 2, **extra: object) -> Instr:
         line = ins.positions.lineno if ins.positions else None
+        if target is not None:
+            target = self.landings.get(target, target)
         new = Instr(
             opname, ins.offset, ins.arg if arg == -1 else arg, argval, target, line, slots, dict(extra)
         )
