@@ -3,7 +3,7 @@ laid out after it."""
 
 from __future__ import annotations
 
-from depyf.decompiler.instructions import FOR_ITERS, POP_JUMPS
+from depyf.decompiler.instructions import CONDITIONAL_JUMPS, FOR_ITERS, POP_JUMPS
 from depyf.decompiler.structure.model import ENDS_FUNCTION, Context
 
 
@@ -260,6 +260,12 @@ class LoopExits:
             if not self.cfg.is_leader(p):
                 return None
             region.add(self.cfg.block_of[p])
+
+        def breaks_away(s: int) -> bool:
+            """Does block ``s`` go where the loop's breaks land (a ``break`` of the body's own)?"""
+            return away is not None and (s == away or self.follow_trivial(self.cfg.blocks[s].start,
+                                                                          backward=True) == breaks_to)
+
         todo = list(region)
         while todo:
             b = todo.pop()
@@ -268,8 +274,7 @@ class LoopExits:
             for s in self.cfg.blocks[b].succs:
                 if s in loop_blocks:
                     return None
-                if away is not None and (s == away or self.follow_trivial(self.cfg.blocks[s].start,
-                                                                          backward=True) == breaks_to):
+                if breaks_away(s):
                     continue
                 if s not in region:
                     region.add(s)
@@ -280,16 +285,86 @@ class LoopExits:
             for b in list(region):
                 for pred in self.cfg.blocks[b].preds:
                     block = self.cfg.blocks[pred]
-                    if pred not in region and pred not in loop_blocks and set(block.succs) <= region \
+                    if pred not in region and pred not in loop_blocks \
+                            and all(s in region or breaks_away(s) for s in block.succs) \
                             and block.preds and (set(block.preds) <= region | loop_blocks
                                                  or self._popping_jump(block.start) is not None):
                         region.add(pred)
                         grown = True
                 if len(region) > 64:
                     return None
+        region |= self._tests_on_the_way(region, loop_blocks, breaks_away)
+        if len(region) > 64:
+            return None
         entered_inside = all(pred in region or pred in loop_blocks
                              for b in region for pred in self.cfg.blocks[b].preds)
         return region if entered_inside else None
+
+    def _tests_on_the_way(self, region: set[int], loop_blocks: set[int], breaks_away) -> set[int]:
+        """Blocks outside the loop from which control only goes into ``region``, where the loop's
+        breaks land or into code that ends the function at once, entered only from the loop, the
+        region or each other: the body's tests on the way to code that ends the function (``if a:
+        if b: break`` whose other way falls into a return laid out after the loop's last block; a
+        chained comparison's exit that pops its operand and returns). The loop itself is the code
+        that reaches its back edge: those tests never do, yet they are its body's."""
+        blocks = self.cfg.blocks
+        ways: set[int] = set()
+        closing: dict[int, frozenset[int] | None] = {}
+
+        def ending(s: int) -> frozenset[int] | None:
+            """The blocks of the code from ``s`` when it only ends the function (a few blocks
+            that return or raise, joining nothing else), else None."""
+            if s not in closing:
+                closing[s] = self._ends_alone(s, loop_blocks | region)
+            return closing[s]
+
+        def leads_in(b: int) -> bool:
+            """Is ``b`` a test whose every way goes into the region, the ways found, where the
+            breaks land or into code that ends the function, or straight code that goes on to
+            such a test? (Straight code that runs into the region or where the breaks land is a
+            break's own: its ``POP_EXCEPT``, a finally body's copy.)"""
+            if self.instrs[blocks[b].end - 1].opname not in CONDITIONAL_JUMPS:
+                return all(s in ways for s in blocks[b].succs) and bool(blocks[b].succs)
+            return all(s in region or s in ways or breaks_away(s) or ending(s) is not None
+                       for s in blocks[b].succs)
+
+        grown = True
+        while grown:
+            grown = False
+            for b in list(region | ways):
+                for pred in blocks[b].preds:
+                    if pred not in region and pred not in ways and pred not in loop_blocks and leads_in(pred):
+                        ways.add(pred)
+                        grown = True
+            if len(ways) + len(region) > 64:
+                return set()
+        ends = {e for b in ways for s in blocks[b].succs
+                if s not in region and s not in ways and not breaks_away(s) for e in ending(s)}
+        pruned = True
+        while pruned:   # a way entered from elsewhere is no body's test, nor what only leads to it
+            pruned = False
+            for b in list(ways | ends):
+                if b in ways and not leads_in(b) or not all(p in region or p in ways or p in ends
+                                                            or p in loop_blocks for p in blocks[b].preds):
+                    ways.discard(b)
+                    ends.discard(b)
+                    pruned = True
+        return ways | ends
+
+    def _ends_alone(self, start: int, joined: set[int], limit: int = 8) -> frozenset[int] | None:
+        """The blocks of the code from ``start`` when it returns or raises after at most ``limit``
+        blocks without running into ``joined``, else None."""
+        found, todo = {start}, [start]
+        while todo:
+            for t in self.cfg.blocks[todo.pop()].succs:
+                if t in joined:
+                    return None
+                if t not in found:
+                    found.add(t)
+                    todo.append(t)
+                    if len(found) > limit:
+                        return None
+        return frozenset(found)
 
     def without_inline_exits(self, found: set[int]) -> set[int]:
         """Drop exits whose code runs straight into another exit: the tail of an ``if`` that ends in

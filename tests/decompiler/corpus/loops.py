@@ -915,31 +915,6 @@ def while_with_continue_in_except_clause(stack, m):
     return out, m
 
 
-@cases((1, 0, 1, 1, [1, 2]), (0, 0, 0, 0, [1]), (2, 1, 0, 0, [3, 4]), (0, 1, 1, 0, [1, 2]), (3, 0, 0, 1, [1]),
-       (1, 0, 2, 0, [5]))
-def long_body_continue_through_a_conditional_test(a, b, c, y, items):
-    # a body so long that the jump back to the loop's header needs an EXTENDED_ARG prefix: 3.12+
-    # points the conditional expression's jump at that prefix, and the conditional jump before
-    # the jump back (read as one inverted jump) must not swallow the jump that lands there
-    total = 0
-    for i in items:
-        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
-        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
-        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
-        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
-        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
-        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
-        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
-        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
-        if b:
-            if a:
-                break
-        elif y if c else max(c, 1):
-            continue
-        a -= c
-    return a, total
-
-
 class _Steps:
     """An iterator over ``items`` with a ``check`` that raises StopIteration at the values in ``stops``."""
 
@@ -1304,3 +1279,51 @@ def return_of_a_conditional_expression_in_a_while_inside_try_finally(n, x, a, lo
     finally:
         log.append(n)
     return log
+
+
+@cases((1, 0, 1, 1, [1, 2]), (0, 0, 0, 0, [1]), (2, 1, 0, 0, [3, 4]), (0, 1, 1, 0, [1, 2]), (3, 0, 0, 1, [1]),
+       (1, 0, 2, 0, [5]))
+def long_body_continue_through_a_conditional_test(a, b, c, y, items):
+    # a body so long that the jump back to the loop's header needs an EXTENDED_ARG prefix: 3.12+
+    # points the conditional expression's jump at that prefix, and the conditional jump before
+    # the jump back (read as one inverted jump) must not swallow the jump that lands there
+    total = 0
+    for i in items:
+        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
+        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
+        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
+        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
+        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
+        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
+        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
+        total += i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a + i + a
+        if b:
+            if a:
+                break
+        elif y if c else max(c, 1):
+            continue
+        a -= c
+    return a, total
+
+
+
+@cases((1, 2, 0), (1, 1, 3), (0, 3, 1), (0, 3, 0), (0, 0, 2), (2, 0, 0))
+def while_true_whose_tests_break_or_fall_into_a_return_laid_out_last(a, b, c):
+    # the tests of ``if a: ... if b > 1: break`` never go back to the loop, and their other way
+    # falls into a return of a conditional expression laid out after the loop's blocks: that
+    # return is the body's own code, not a second place the breaks land
+    n = 0
+    while True:
+        while c > n:
+            n += 1
+        if a:
+            if b:
+                n += 10
+            if b > 1:
+                break
+        elif b > n:
+            if c:
+                n += 1
+                continue
+        return a if c else b
+    return a, b, c, n
