@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import textwrap
 
 import pytest
@@ -612,4 +613,33 @@ def test_an_if_return_then_falling_off_the_end_may_read_as_one_conditional_retur
             if n == 2:
                 return -sin(r)
             return -cos(r) if n == 3 else None
+    """)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="3.10's handlers are pushed by SETUP_FINALLY")
+def test_a_handler_whose_try_body_cannot_raise_is_never_entered():
+    # ``try: pass`` leaves a NOP (3.12+) or a forward jump past the handlers (3.11) in the
+    # protected range: neither raises, so the handlers never run and the finally body runs once
+    original = """
+        def f(c):
+            try:
+                pass
+            except ValueError:
+                pass
+            finally:
+                c = c + c
+            return c
+    """
+    assert not _differ(original, """
+        def f(c):
+            c = c + c
+            return c
+    """)
+    assert depyf.decompile(_code(original)).count("c + c") == 1
+    # a body that can raise keeps its handlers: they are compared
+    assert _differ(original.replace("pass\n            except", "c.x\n            except"), """
+        def f(c):
+            c.x
+            c = c + c
+            return c
     """)

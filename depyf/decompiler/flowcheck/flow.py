@@ -26,6 +26,8 @@ from depyf.decompiler.flowcheck.tables import (
 )
 from depyf.decompiler.instructions import flow_instructions, raw_exception_entries
 
+_CANNOT_RAISE = frozenset({"NOP", "JUMP_FORWARD"})
+
 
 class Flow(
     EventExtraction,
@@ -145,14 +147,18 @@ class Flow(
 
     def _add_entered_handlers(self, entries) -> None:
         """Exception handlers as starts, each once code it protects can run: a handler of an empty
-        ``try`` body (``try: pass``) is kept by the compiler but never entered."""
+        ``try`` body (``try: pass``) is kept by the compiler but never entered, also where the
+        body is what the compiler left in its range: a ``NOP`` (3.12+) or a ``JUMP_FORWARD`` past
+        the handlers (3.11), which cannot raise (a forward jump checks no signals)."""
         handler_of: dict[int, int] = {}
+        instructions = self.instructions
         for e in entries:
             target = self.index.get(e.target)
-            first, end = self.index.get(e.start), self.index.get(e.end, len(self.instructions))
+            first, end = self.index.get(e.start), self.index.get(e.end, len(instructions))
             if target is not None and first is not None:
                 for j in range(first, end):
-                    handler_of.setdefault(j, target)
+                    if instructions[j].opname not in _CANNOT_RAISE:
+                        handler_of.setdefault(j, target)
         # (a walk from every start found reaches the same instructions by the same ways)
         self._walked = self._walk(handler_of)
         self.starts = [0] + sorted(set(self.starts) - {0})
