@@ -1112,3 +1112,47 @@ def break_from_except_clauses_of_a_loop_with_no_other_exit(items, guarded):
             guarded = len(items) > 1
         v += 1
     return v * 2, found
+
+
+@cases((1, 0, 0), (0, 1, 1), (0, 1, 0), (0, 0, 5))
+def try_finally_around_a_test_of_a_false_constant(a, b, c):
+    # ``if not 1:`` compiles to nothing but the jump over it, which 3.13+ leave out of the try's
+    # range: the range comes in pieces, and the jump lands in a later one
+    log = []
+    try:
+        if a:
+            log.append("a")
+        elif b:
+            if c:
+                if not 1:
+                    log.append("never")
+            else:
+                return log, c
+            log.append(c)
+    finally:
+        log.append("finally")
+    return log
+
+
+@cases((1, 1, 0), (1, 0, 1), (1, 0, 0), (0, 0, 0), ("raise", 0, 0))
+def except_clause_with_a_test_of_a_false_constant_inside_try_finally(a, b, c):
+    # as above in an except clause: the jump's piece and the one it lands in are apart, with
+    # code between them that the finally's handler protects (the return's copy of the finally)
+    log = []
+    try:
+        if a == "raise":
+            raise KeyError(a)
+        raise ValueError(a)
+    except ValueError:
+        if a:
+            if b:
+                if not 6:
+                    log.append("never")
+            elif c:
+                return log, c
+            log.append(a)
+    except KeyError:
+        log.append("key")
+    finally:
+        log.append("finally")
+    return log

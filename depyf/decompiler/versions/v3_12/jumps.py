@@ -154,7 +154,7 @@ class JumpTranslation:
                 j += 1
             forward[off] = kept[j] if j < len(kept) else self.end_offset
         table = async_for_entries_to_outer(table, self.async_for_handlers)
-        entries = []
+        kept_entries = []
         for e in table:
             if e.target in self.dead_handlers or e.target in self.dropped:
                 continue
@@ -162,18 +162,30 @@ class JumpTranslation:
             target = forward.get(e.target)
             if target is None or target == self.end_offset or start >= end:
                 continue
+            kept_entries.append(ExceptionEntry(start, end, target, e.depth, e.lasti))
+        entries: list[ExceptionEntry] = []
+        for e in kept_entries:
             last = entries[-1] if entries else None
-            if last is not None and (last.target, last.depth, last.lasti) == (target, e.depth, e.lasti) \
-                    and (last.end == start or self._inner_jumps_only(out, last.start, last.end, start, end)):
-                # split by a drop, or by jumps that stay inside the range
-                entries[-1] = ExceptionEntry(last.start, end, target, e.depth, e.lasti)
+            key = (e.target, e.depth, e.lasti)
+
+            def lands_inside(t: int, lo: int = last.start if last else 0, hi: int = e.end,
+                             key: tuple = key) -> bool:
+                return lo <= t < hi or _covered(kept_entries, key, t)
+
+            if last is not None and (last.target, last.depth, last.lasti) == key and (
+                last.end == e.start or self._inner_jumps_only(out, last.end, e.start, lands_inside)
+            ):
+                # split by a drop, or by jumps that stay inside what the handler protects (3.13
+                # leaves the jump over a removed ``if <false constant>:`` out of the range; it may
+                # land in a later piece, past code another handler protects)
+                entries[-1] = ExceptionEntry(last.start, e.end, e.target, e.depth, e.lasti)
             else:
-                entries.append(ExceptionEntry(start, end, target, e.depth, e.lasti))
+                entries.append(e)
         return entries
 
     @staticmethod
-    def _inner_jumps_only(out: list[Instr], start: int, gap: int, resume: int, end: int) -> bool:
-        """Is ``[gap, resume)`` only jumps whose targets lie in ``[start, end)``?
+    def _inner_jumps_only(out: list[Instr], gap: int, resume: int, lands_inside) -> bool:
+        """Is ``[gap, resume)`` only jumps whose targets ``lands_inside`` accepts?
 
         Such jumps cannot raise; 3.13 leaves some (a loop's ``POP_JUMP_IF_X; JUMP_BACKWARD``) out of
         the exception range around them, which would cut the protected region in two.
@@ -181,5 +193,10 @@ class JumpTranslation:
         inside = [ins for ins in out if gap <= ins.offset < resume]
         return bool(inside) and all(
             ins.opname in ("JUMP", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
-                           "POP_JUMP_IF_NOT_NONE") and ins.target is not None and start <= ins.target < end
+                           "POP_JUMP_IF_NOT_NONE") and ins.target is not None and lands_inside(ins.target)
             for ins in inside)
+
+
+def _covered(entries: list[ExceptionEntry], key: tuple, offset: int) -> bool:
+    """Does an entry of the handler ``key`` (target, depth, lasti) protect ``offset``?"""
+    return any((e.target, e.depth, e.lasti) == key and e.start <= offset < e.end for e in entries)
