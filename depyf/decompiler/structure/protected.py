@@ -8,7 +8,7 @@ import functools
 
 from depyf.decompiler import values as v
 from depyf.decompiler.cleanup import terminates
-from depyf.decompiler.instructions import POP_JUMPS, features
+from depyf.decompiler.instructions import FOR_ITERS, POP_JUMPS, features
 from depyf.decompiler.pseudo_statements import ReraiseStmt
 from depyf.decompiler.structure.model import NO_HANDLER, TRY_NODES, Context, Layer, RegionKind, TryStar
 
@@ -168,6 +168,11 @@ class TryBuilder:
             h_after = self.single(self.one_return_copy(h_layer.normal_exits, after), pos,
                                   "except clauses continue at different places")
         orelse: list = []
+        if after is not None and h_after is None and try_type is ast.Try:
+            orelse = self.else_before_the_loop_goes_on(after, handlers, ctx, entry_stack)
+            if orelse:
+                out.append(try_type(body or [ast.Pass()], handlers, orelse, []))
+                return None
         if after is not None and h_after is not None and after != h_after and try_type is ast.Try \
                 and self.clauses_end_the_function(after, h_after, handlers, ctx, entry_stack):
             h_after = after
@@ -182,6 +187,35 @@ class TryBuilder:
             after = h_after
         out.append(try_type(body or [ast.Pass()], handlers, orelse, []))
         return after
+
+    def else_before_the_loop_goes_on(self, after: int, handlers: list, ctx: Context,
+                                     entry_stack: list) -> list:
+        """The else clause of a try statement that ends a loop's body, when every except clause
+        runs off its end into the loop's next round (the test's copy at the bottom, not a written
+        ``continue``) and the code where the try body goes on never gets there (it returns,
+        raises or breaks): ``while c: try: ... except E: pass else: return x``. Read without it,
+        the clauses would end in a ``continue`` that jumps to the test at the top. Each clause's
+        last ``continue`` goes; [] when the statement is no such one."""
+        if ctx.loop is None or not handlers or not all(
+            handler.body and isinstance(handler.body[-1], ast.Continue)
+            and not getattr(handler.body[-1], "to_top", False)
+            for handler in handlers
+        ):
+            return []
+        loop = ctx.loop
+        if not (features().copies_loop_tests and loop.back is not None
+                and self.instrs[loop.header].opname not in FOR_ITERS):
+            return []   # (only a while loop whose test is copied to the bottom tells them apart)
+        if any(self.same_place(after, b) or any(self.same_return_block(after, q)
+                                                for q in self.straight_to_end(self.final_place(b)) or ())
+               for b in loop.breaks):
+            return []   # (the body goes on with a ``break``: the compiler copied the code after the loop)
+        orelse = self.emit(after, ctx, list(entry_stack))
+        if not terminates(orelse):
+            return []
+        for handler in handlers:
+            handler.body = handler.body[:-1] or [ast.Pass()]
+        return orelse
 
     def clauses_end_the_function(self, after: int, h_after: int, handlers: list, ctx: Context,
                                  entry_stack: list) -> bool:

@@ -1156,3 +1156,18 @@ def except_clause_with_a_test_of_a_false_constant_inside_try_finally(a, b, c):
     finally:
         log.append("finally")
     return log
+
+
+@cases((0, 3), (0, 0), (1, 0), ("", 2))
+def while_try_whose_except_clause_runs_into_the_next_round_and_else_returns(flag, n):
+    # the except clause runs off the end of the loop's body into the test's copy at the bottom,
+    # and the else clause returns: read without the else clause, the clause would need a
+    # ``continue``, which jumps to the test at the top instead
+    while n:
+        try:
+            if flag:
+                continue
+        except ValueError:
+            pass
+        else:
+            return n
