@@ -68,7 +68,7 @@ class ConditionReader:
         cond = stop.condition
         if len(trial) == len(stack) + 1:
             try:
-                cond, t, f = self.resolve_chain(cond, t, f, trial, consumed=consumed)
+                cond, t, f = self.resolve_chain(cond, t, f, trial, ctx, consumed=consumed)
             except DecompilationError:
                 return None
         if len(trial) != len(stack) or any(a is not b for a, b in zip(trial, stack, strict=False)):

@@ -1327,3 +1327,14 @@ def while_true_whose_tests_break_or_fall_into_a_return_laid_out_last(a, b, c):
                 continue
         return a if c else b
     return a, b, c, n
+
+
+@cases((1, 5, 3), (4, 2, 3), (0, 9, 0), (1, 2, 5), (2, 3, 1))
+def while_test_and_then_a_chain_ending_in_a_conditional_expression(a, b, c):
+    # ``c and a < b <= (c if n else 3)``: the chain after the ``and`` is folded into the test
+    # with its operand's conditional expression, as it is when it is the whole test
+    n = 0
+    while c and a < b <= (c if n else 3):
+        n += 1
+        c -= 1
+    return n, c
