@@ -196,8 +196,9 @@ class ConditionReader:
         if p is None or p >= len(self.instrs) or self.instrs[p].opname != "POP_TOP":
             return None
         block = self.cfg.block_at(p)
-        if block.end == p + 1:
-            return p + 1
+        if block.end == p + 1 or all(ins.opname == "POP_TOP" for ins in self.instrs[p + 1:block.end]) \
+                and self.instrs[block.end - 1].target is None:
+            return p + 1   # (3.10: the POP_TOPs after it are the code it goes on with: a loop's iterator)
         if block.end == p + 2 and self.instrs[p + 1].opname == "JUMP":
             return self.cfg.pos(self.instrs[p + 1].target)
         end = self.copied_block_end(p + 1)
@@ -209,6 +210,25 @@ class ConditionReader:
             # the protecting handler changes: a compiler may leave the return itself unprotected)
             return p + 1
         return None
+
+    def same_pops(self, p: int | None, q: int | None) -> bool:
+        """Do ``p`` and ``q`` pop the same values and go on at the same place, one through a jump
+        (``POP_TOP; JUMP X``) and one falling into it (``POP_TOP`` before X)? A shared return
+        tail and the way into it from a chain's exit (3.10: the tail pops the loop's iterator)."""
+        def popped_then(x: int | None) -> tuple[int, int | None]:
+            pops = 0
+            for _ in range(8):
+                if x is None or x >= len(self.instrs):
+                    break
+                op = self.instrs[x].opname
+                if op == "JUMP":
+                    x = self.cfg.pos(self.instrs[x].target)
+                elif op == "POP_TOP":
+                    pops, x = pops + 1, x + 1
+                else:
+                    break
+            return pops, x
+        return p is not None and q is not None and popped_then(p) == popped_then(q)
 
     def chain_operand(self, t: int, stack: list, ctx: Context | None, consumed: set[int]):
         """Run the next test of a chained comparison from ``t`` to its conditional jump, folding a
@@ -300,7 +320,7 @@ class ConditionReader:
             combined = ast.Compare(cond.left, cond.ops + cond2.ops, cond.comparators + cond2.comparators)
             if f2 == f:
                 cond, t = combined, t2          # the chain goes on: same trampoline
-            elif self.same_place(f2, exit_pos):
+            elif self.same_place(f2, exit_pos) or self.same_pops(f2, exit_pos):
                 # the exit itself, unless it starts inside a block (a copied return after POP_TOP)
                 at_block_start = self.cfg.block_at(exit_pos).start == exit_pos
                 cond, t, f = combined, t2, exit_pos if at_block_start else f2
