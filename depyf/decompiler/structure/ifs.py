@@ -100,9 +100,12 @@ class IfBuilder:
             reused = shared is not None and self.read_shared_operand(f, inner, s_else)
             other = [] if reused else self.emit(f, inner, s_else)
         except BranchesEndApart as apart:
-            if not any(self.same_place(join, p) for p in apart.places):
+            # (where the branches meet; without a join, where the false branch starts: the code
+            # after a loop whose body always returns, breaks or raises)
+            end = join if join is not None else f
+            if not any(self.same_place(end, p) for p in apart.places):
                 raise
-            after = self.once_loop(i, cond, t, f, join, ctx, stack, out)
+            after = self.once_loop(i, cond, t, f, end, ctx, stack, out)
             if after is False:
                 raise
             return after

@@ -10,7 +10,15 @@ from depyf.decompiler import values as v
 from depyf.decompiler.cleanup import terminates
 from depyf.decompiler.instructions import FOR_ITERS, POP_JUMPS, features
 from depyf.decompiler.pseudo_statements import ReraiseStmt
-from depyf.decompiler.structure.model import NO_HANDLER, TRY_NODES, Context, Layer, RegionKind, TryStar
+from depyf.decompiler.structure.model import (
+    NO_HANDLER,
+    TRY_NODES,
+    BranchesEndApart,
+    Context,
+    Layer,
+    RegionKind,
+    TryStar,
+)
 
 
 class TryBuilder:
@@ -118,9 +126,8 @@ class TryBuilder:
             body_ctx = Context(frozenset(), ctx.loop, ctx.layers + (layer,))
             body_stack = list(stack)
             body = self.emit(pos, body_ctx, body_stack)
-        after = self.single(
-            self.one_return_copy(layer.normal_exits), pos, "try body leaves at different places"
-        )
+        after = self.one_exit(self.one_return_copy(layer.normal_exits), pos,
+                              "try body leaves at different places")
         if kind is RegionKind.WITH:
             suppressed = self.with_suppressed_exit(target)
             if after is None:
@@ -165,8 +172,8 @@ class TryBuilder:
                 h_ctx = Context(frozenset(), ctx.loop, ctx.layers + (h_layer,))
                 h_stmts = self.emit(hpos, h_ctx, list(handler_stack))
             handlers = self.except_clauses(h_stmts, pos)
-            h_after = self.single(self.one_return_copy(h_layer.normal_exits, after), pos,
-                                  "except clauses continue at different places")
+            h_after = self.one_exit(self.one_return_copy(h_layer.normal_exits, after), pos,
+                                    "except clauses continue at different places")
         orelse: list = []
         if after is not None and h_after is None and try_type is ast.Try:
             orelse = self.else_before_the_loop_goes_on(after, handlers, ctx, entry_stack)
@@ -216,6 +223,16 @@ class TryBuilder:
         for handler in handlers:
             handler.body = handler.body[:-1] or [ast.Pass()]
         return orelse
+
+    def one_exit(self, places: set, pos: int, message: str) -> int | None:
+        """The one place the code of a try statement goes on at. Two places are an error that an
+        enclosing ``if`` may read as a ``while`` whose body runs once (one of them is where that
+        ``if`` ends: the ``break`` of ``while c: try: ... except E: break ... return x``)."""
+        if len(places) == 2 and None not in places:
+            error = self.error(pos, message)
+            raise BranchesEndApart(error.reason, tuple(sorted(places)), qualname=error.qualname,
+                                   offset=error.offset, opname=error.opname)
+        return self.single(places, pos, message)
 
     def clauses_end_the_function(self, after: int, h_after: int, handlers: list, ctx: Context,
                                  entry_stack: list) -> bool:

@@ -1171,3 +1171,17 @@ def while_try_whose_except_clause_runs_into_the_next_round_and_else_returns(flag
             pass
         else:
             return n
+
+
+@cases(([2], 1, 3), ([0], 1, 3), ([0], 0, 3), ([5], 0, 0), ([0], "", 1))
+def once_while_whose_except_clause_breaks_before_the_body_returns(xs, b, c):
+    # the body always returns or breaks, so the compiler lays the loop out as an ``if``; the
+    # ``break`` in the except clause jumps to where that ``if`` ends
+    while c:
+        try:
+            c = 10 // xs[0]
+        except ZeroDivisionError:
+            if b:
+                break
+        return "body", c
+    return "after", c
