@@ -198,7 +198,7 @@ class ConditionReader:
         block = self.cfg.block_at(p)
         if block.end == p + 1 or all(ins.opname == "POP_TOP" for ins in self.instrs[p + 1:block.end]) \
                 and self.instrs[block.end - 1].target is None:
-            return p + 1   # (3.10: the POP_TOPs after it are the code it goes on with: a loop's iterator)
+            return p + 1   # (the POP_TOPs after it are the code it goes on with: a loop's iterator)
         if block.end == p + 2 and self.instrs[p + 1].opname == "JUMP":
             return self.cfg.pos(self.instrs[p + 1].target)
         end = self.copied_block_end(p + 1)
@@ -214,7 +214,7 @@ class ConditionReader:
     def same_pops(self, p: int | None, q: int | None) -> bool:
         """Do ``p`` and ``q`` pop the same values and go on at the same place, one through a jump
         (``POP_TOP; JUMP X``) and one falling into it (``POP_TOP`` before X)? A shared return
-        tail and the way into it from a chain's exit (3.10: the tail pops the loop's iterator)."""
+        tail and the way into it from a chain's exit (a tail that pops the loop's iterator)."""
         def popped_then(x: int | None) -> tuple[int, int | None]:
             pops = 0
             for _ in range(8):
