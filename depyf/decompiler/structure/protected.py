@@ -178,8 +178,7 @@ class TryBuilder:
         if after is not None and h_after is None and try_type is ast.Try:
             orelse = self.else_before_the_loop_goes_on(after, handlers, ctx, entry_stack)
             if orelse:
-                out.append(try_type(body or [ast.Pass()], handlers, orelse, []))
-                return None
+                after = None    # (the statement ends the loop's body: nothing after it runs)
         if after is not None and h_after is not None and after != h_after and try_type is ast.Try \
                 and self.clauses_end_the_function(after, h_after, handlers, ctx, entry_stack):
             h_after = after

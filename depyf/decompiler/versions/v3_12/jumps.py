@@ -4,6 +4,7 @@ remapped after instructions were dropped."""
 from __future__ import annotations
 
 import dis
+from collections import defaultdict
 
 from depyf.decompiler.instructions import ExceptionEntry, Instr, async_for_entries_to_outer
 from depyf.decompiler.versions.v3_12.tables import _INVERTED, _OR_POP
@@ -55,8 +56,8 @@ class JumpTranslation:
             if nxt is not None and nxt.opname == "POP_TOP" and nxt.offset not in self.dropped:
                 # COPY 1; POP_JUMP_IF_X L; POP_TOP  ==  JUMP_IF_X_OR_POP L
                 copy = out.pop()
-                target = self.landings.get(unthreaded, unthreaded)
-                out.append(Instr(_OR_POP[name], copy.offset, None, None, target, copy.lineno))
+                out.append(Instr(_OR_POP[name], copy.offset, None, None, self.landing(unthreaded),
+                                 copy.lineno))
                 self.drop(ins, nxt)
                 return i + 2
         folded = self._inverted_backward_jump(i, ins, name)
@@ -163,17 +164,16 @@ class JumpTranslation:
             if target is None or target == self.end_offset or start >= end:
                 continue
             kept_entries.append(ExceptionEntry(start, end, target, e.depth, e.lasti))
+        protected_by: dict[tuple, list[tuple[int, int]]] = defaultdict(list)   # handler -> its ranges
+        for e in kept_entries:
+            protected_by[(e.target, e.depth, e.lasti)].append((e.start, e.end))
         entries: list[ExceptionEntry] = []
         for e in kept_entries:
             last = entries[-1] if entries else None
             key = (e.target, e.depth, e.lasti)
-
-            def lands_inside(t: int, lo: int = last.start if last else 0, hi: int = e.end,
-                             key: tuple = key) -> bool:
-                return lo <= t < hi or _covered(kept_entries, key, t)
-
             if last is not None and (last.target, last.depth, last.lasti) == key and (
-                last.end == e.start or self._inner_jumps_only(out, last.end, e.start, lands_inside)
+                last.end == e.start or self._inner_jumps_only(
+                    out, last.end, e.start, [(last.start, e.end), *protected_by[key]])
             ):
                 # split by a drop, or by jumps that stay inside what the handler protects (3.13
                 # leaves the jump over a removed ``if <false constant>:`` out of the range; it may
@@ -184,8 +184,8 @@ class JumpTranslation:
         return entries
 
     @staticmethod
-    def _inner_jumps_only(out: list[Instr], gap: int, resume: int, lands_inside) -> bool:
-        """Is ``[gap, resume)`` only jumps whose targets ``lands_inside`` accepts?
+    def _inner_jumps_only(out: list[Instr], gap: int, resume: int, ranges: list[tuple[int, int]]) -> bool:
+        """Is ``[gap, resume)`` only jumps that land inside one of ``ranges`` (start, end)?
 
         Such jumps cannot raise; 3.13 leaves some (a loop's ``POP_JUMP_IF_X; JUMP_BACKWARD``) out of
         the exception range around them, which would cut the protected region in two.
@@ -193,10 +193,6 @@ class JumpTranslation:
         inside = [ins for ins in out if gap <= ins.offset < resume]
         return bool(inside) and all(
             ins.opname in ("JUMP", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
-                           "POP_JUMP_IF_NOT_NONE") and ins.target is not None and lands_inside(ins.target)
+                           "POP_JUMP_IF_NOT_NONE") and ins.target is not None
+            and any(start <= ins.target < end for start, end in ranges)
             for ins in inside)
-
-
-def _covered(entries: list[ExceptionEntry], key: tuple, offset: int) -> bool:
-    """Does an entry of the handler ``key`` (target, depth, lasti) protect ``offset``?"""
-    return any((e.target, e.depth, e.lasti) == key and e.start <= offset < e.end for e in entries)

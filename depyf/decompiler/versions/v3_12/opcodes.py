@@ -227,7 +227,7 @@ class Opcodes:
         ):
             # 3.12+ lays END_ASYNC_FOR out after the function's end, followed by a jump back to
             # the code after the loop: the loop exits there (inside an enclosing with or try body)
-            getter.target = self.landings.get(after.argval, after.argval)
+            getter.target = self.landing(after.argval)
             self.drop(after)
         getter.extra["end_async_for"] = handler
         self.dead_handlers.add(handler)

@@ -74,7 +74,7 @@ class Translator(
             if landing in self.pos:
                 self.pos[prefix] = self.pos[landing]
         self.jump_targets = {
-            self.landings.get(ins.argval, ins.argval)
+            self.landing(ins.argval)
             for ins in all_raw if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs
         }
         self.table = [ExceptionEntry(e.start, e.end, e.target, e.depth, e.lasti)
@@ -135,12 +135,16 @@ class Translator(
              target: int | None = None, *, arg: int | None = -1, slots: int = 2, **extra: object) -> Instr:
         line = ins.positions.lineno if ins.positions else None
         if target is not None:
-            target = self.landings.get(target, target)
+            target = self.landing(target)
         new = Instr(
             opname, ins.offset, ins.arg if arg == -1 else arg, argval, target, line, slots, dict(extra)
         )
         out.append(new)
         return new
+
+    def landing(self, offset: int) -> int:
+        """Where a jump to ``offset`` lands: past an ``EXTENDED_ARG`` prefix, on the instruction."""
+        return self.landings.get(offset, offset)
 
     def drop(self, *instructions: dis.Instruction) -> None:
         self.dropped.update(i.offset for i in instructions)
