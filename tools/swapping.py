@@ -51,7 +51,9 @@ def recompile_modules(modules: list, identity: bool = False) -> dict:
     recompile = _identity_recompile if identity else _depyf_recompile()
     replacements: dict = {}
     failures = []
-    counts = {"found": 0, "decompiled": 0, "recompiled": 0}
+    # equal_codes: functions whose code equals one met before (code objects compare by content,
+    # not by file: two modules may hold the same method); one replacement serves them all
+    counts = {"found": 0, "decompiled": 0, "recompiled": 0, "equal_codes": 0}
     files = set()
     timings = []
     started = time.perf_counter()
@@ -71,6 +73,7 @@ def recompile_modules(modules: list, identity: bool = False) -> dict:
                 continue
             counts["decompiled"] += 1
             counts["recompiled"] += 1
+            counts["equal_codes"] += code in replacements
             replacements[code] = new_code
     slowest = [(round(t, 3), name) for t, name in sorted(timings, reverse=True)[:5]]
     return {**counts, "replacements": replacements, "files": files, "failures": failures,
