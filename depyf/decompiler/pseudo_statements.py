@@ -53,3 +53,20 @@ class ExceptAsStmt(ast.stmt):
     """Pseudo statement: the caught exception stored into ``name``."""
 
     _fields = ("name",)
+
+
+# Calls the executor puts in tests for the structuring to read (``except`` clauses, ``except*``
+# clauses, a with statement's exit that may swallow the exception): no source can call them
+MARKER_CALLS = frozenset({"__exception_matches__", "__exception_group_matches__", "__with_exit_suppresses__"})
+
+
+def leftover_marker(nodes: list[ast.AST]) -> str | None:
+    """What in a finished tree (every node listed in ``nodes``) is a pseudo statement or a marker
+    call the structuring did not turn into source: printed, it would be missing code or a call of
+    a name nothing defines. None when there is nothing."""
+    for node in nodes:
+        if isinstance(node, ast.Name) and node.id in MARKER_CALLS:
+            return node.id
+        if node.__class__.__module__ == __name__:
+            return type(node).__name__
+    return None

@@ -4,6 +4,7 @@ guard refuses it (DecompilationError naming the function), ``verify=False`` incl
 from __future__ import annotations
 
 import ast
+import sys
 import types
 
 import pytest
@@ -84,6 +85,30 @@ def test_a_generator_expressions_own_code_decompiles_to_a_function_that_compiles
     exec(compile(tree, "<decompiled>", "exec"), namespace)
     rebuilt = namespace[tree.body[0].name]
     assert list(rebuilt(iter([0, 1, 2, 3]))) == list(types.FunctionType(code, {})(iter([0, 1, 2, 3])))
+
+
+def built(xs, limit):
+    return ([x + 1 for x in xs if x], {x for x in xs if x < limit},
+            {x: y for x in xs for y in range(x) if y != limit})
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.12+ inline comprehensions into their function")
+@pytest.mark.parametrize("name", ["<listcomp>", "<setcomp>", "<dictcomp>"])
+@pytest.mark.parametrize("verify", [True, False])
+def test_a_comprehensions_own_code_decompiles_to_a_function_that_builds_it(name, verify):
+    # its body builds the result with instructions no statement writes: printed as statements,
+    # only the element expression came out (``x + 1``)
+    code = _comprehension_code(built, name)
+    source = depyf.decompile(code, verify=verify)
+    tree = ast.parse(source)
+    assert isinstance(tree.body[0].body[-1], ast.Return)
+    limit = 2       # the free variable the comprehensions read, as the function's global here
+    namespace: dict = {"limit": limit}
+    exec(compile(tree, "<decompiled>", "exec"), namespace)
+    rebuilt = namespace[tree.body[0].name]
+    original = types.FunctionType(code, {"limit": limit}, closure=tuple(
+        types.CellType(limit) for _ in code.co_freevars))
+    assert rebuilt(iter([0, 1, 2, 3])) == original(iter([0, 1, 2, 3]))
 
 
 def outer():

@@ -12,6 +12,8 @@ from depyf.decompiler import opaque, traversal
 from depyf.decompiler import values as v
 from depyf.decompiler.cleanup import BoolOpFromIfExp, renumber_temporaries, strip_tail_returns
 from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.instructions import COMPREHENSION_KINDS
+from depyf.decompiler.pseudo_statements import leftover_marker
 from depyf.decompiler.render.nested import Nested, _qualname
 from depyf.decompiler.render.percent_format import percent_formats
 from depyf.decompiler.render.returns import remove_implicit_returns
@@ -43,6 +45,8 @@ def code_to_ast(code: types.CodeType, defaults: dict[str, ast.expr] | None = Non
         return ast.Module([ast.Expr(expr)], [])
     name = code.co_name if code.co_name.isidentifier() else "_" + "".join(
         c if c.isalnum() else "_" for c in code.co_name)
+    if code.co_name in COMPREHENSION_KINDS and code.co_varnames[:1] == (".0",):
+        return ast.Module([nested.comprehension_def(fn, name)], [])
     return ast.Module([nested.function_def(fn, name)], [])
 
 
@@ -197,6 +201,12 @@ def _code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None =
         )
         nodes = None
     _name_comprehension_iterator(tree, code)   # renames only: the list of nodes still stands
+    if nodes is None:
+        nodes = traversal.preorder(tree)
+    leftover = leftover_marker(nodes)
+    if leftover is not None:
+        raise DecompilationError(f"a construct was not recovered ({leftover} left in the syntax tree)",
+                                 qualname=_qualname(code))
     traversal.fill_locations(tree, nodes=nodes)  # ast.unparse reads lineno (type comments)
     try:
         try:

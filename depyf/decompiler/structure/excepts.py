@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import copy
 
 from depyf.decompiler import values as v
 from depyf.decompiler.pseudo_statements import ExceptAsStmt, ReraiseStmt
@@ -103,31 +104,42 @@ class ExceptClauses:
         while True:
             if len(stmts) == 1 and isinstance(stmts[0], ReraiseStmt):
                 return handlers
-            if len(stmts) == 1 and isinstance(stmts[0], ast.If) and _is_match(stmts[0].test):
+            types = _matched_types(stmts[0].test) if stmts and isinstance(stmts[0], ast.If) else None
+            if types and (len(stmts) == 1 or not stmts[0].orelse):
                 node = stmts[0]
-                typ = node.test.args[0]
-                body = list(node.body)
-                name = None
-                if body and isinstance(body[0], ExceptAsStmt):
-                    name = body.pop(0).name
-                handlers.append(ast.ExceptHandler(typ, name, body or [ast.Pass()]))
-                stmts = node.orelse
+                handlers.extend(_clauses(types, node.body))
+                stmts = node.orelse if len(stmts) == 1 else stmts[1:]
                 if not stmts:
                     return handlers
-                continue
-            if stmts and isinstance(stmts[0], ast.If) and _is_match(stmts[0].test) and not stmts[0].orelse:
-                node = stmts[0]
-                body = list(node.body)
-                name = None
-                if body and isinstance(body[0], ExceptAsStmt):
-                    name = body.pop(0).name
-                handlers.append(ast.ExceptHandler(node.test.args[0], name, body or [ast.Pass()]))
-                stmts = stmts[1:]
                 continue
             # a bare except: the remaining statements
             body = [s for s in stmts]
             handlers.append(ast.ExceptHandler(None, None, body or [ast.Pass()]))
             return handlers
+
+
+def _matched_types(test) -> list[ast.expr] | None:
+    """The types a clause test matches, in order: ``[A]`` for one match; ``[A, B]`` where clauses
+    with the same body were read as one test ``A or B`` (the compiler shares the code of equal
+    bodies: ``except A: raise`` then ``except B: raise``). None for any other test."""
+    if _is_match(test):
+        return [test.args[0]]
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        parts = [_matched_types(value) for value in test.values]
+        if all(parts):
+            return [typ for part in parts for typ in part]
+    return None
+
+
+def _clauses(types: list[ast.expr], stmts: list[ast.stmt]) -> list[ast.ExceptHandler]:
+    """One clause per type, each with its own copy of the body ``stmts`` (which may begin with
+    the store of the clause's name)."""
+    handlers = []
+    for k, typ in enumerate(types):
+        body = list(stmts) if k == 0 else [copy.deepcopy(s) for s in stmts]
+        name = body.pop(0).name if body and isinstance(body[0], ExceptAsStmt) else None
+        handlers.append(ast.ExceptHandler(typ, name, body or [ast.Pass()]))
+    return handlers
 
 
 def _is_match(test) -> bool:

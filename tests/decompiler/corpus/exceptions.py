@@ -1185,3 +1185,46 @@ def once_while_whose_except_clause_breaks_before_the_body_returns(xs, b, c):
                 break
         return "body", c
     return "after", c
+
+
+@cases((0,), (1,), (2,), (3,), (4,), (5,))
+def adjacent_except_clauses_with_equal_bodies(k):
+    # the compiler shares the code of equal clause bodies, so the tests of the clauses read as
+    # one ``KeyError or AssertionError``: each type is a clause of its own again
+    errors = [None, KeyError, AssertionError, TypeError, ValueError, OSError]
+    log = []
+    try:
+        try:
+            if errors[k] is not None:
+                raise errors[k]("x")
+            log.append("body")
+        except KeyError:
+            raise
+        except AssertionError:
+            raise
+        except TypeError as e:
+            log.append(str(e))
+            return log, 2
+        except ValueError as e:
+            log.append(str(e))
+            return log, 2
+    except Exception as outer:
+        return log, type(outer).__name__
+    return log, 0
+
+
+@cases(([1, 2, 3], 0), ([1, 2, 3], 1), ([1, 2, 3], 2), ([], 0))
+def adjacent_except_clauses_that_continue_a_loop(xs, k):
+    errors = [KeyError, ValueError, None]
+    log = []
+    for i in xs:
+        try:
+            if errors[k] is not None and i == 2:
+                raise errors[k](i)
+            log.append(i)
+        except KeyError:
+            continue
+        except ValueError:
+            continue
+        log.append(-i)
+    return log
