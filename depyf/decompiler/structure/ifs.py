@@ -74,8 +74,8 @@ class IfBuilder:
             value = self.value_before_copied_tails(t, f, ctx, stack)
             if value is not None:
                 then, other, join = value
-                stack.append(ast.IfExp(cond, self.executor.value(then, self.instrs[i]),
-                                       self.executor.value(other, self.instrs[i])))
+                stack.append(ast.IfExp(*in_layout_order(cond, self.executor.value(then, self.instrs[i]),
+                                                        self.executor.value(other, self.instrs[i]), t, f)))
                 return join
             join = self.join_by_dominators(i, t, f, ctx.loop)
         if join is not None and ctx.loop is not None and join in ctx.loop.breaks:
@@ -114,9 +114,12 @@ class IfBuilder:
                 self._shared_operands.pop(shared, None)
         if len(s_then) == len(stack) + 1 and len(s_else) == len(stack) + 1 and not then and not other \
                 and join is not None:
-            stack.append(self.conditional_value(cond, self.executor.value(s_then[-1], self.instrs[i]),
-                                                self.executor.value(s_else[-1], self.instrs[i]),
-                                                stack, reused))
+            then_value = self.executor.value(s_then[-1], self.instrs[i])
+            else_value = self.executor.value(s_else[-1], self.instrs[i])
+            if reused:      # (``then`` holds the value read once for both: see conditional_value)
+                stack.append(self.conditional_value(cond, then_value, else_value, stack, reused))
+            else:
+                stack.append(ast.IfExp(*in_layout_order(cond, then_value, else_value, t, f)))
             return join
         if reused:      # (the value read once serves one branch only)
             s_else[-1] = copy.deepcopy(s_else[-1], kept_values(stack))
@@ -322,3 +325,15 @@ def _replace_parts(tree: ast.AST, parts: list, new: ast.expr) -> None:
                 if all(values[k + j] is parts[j] for j in range(len(parts))):
                     values[k:k + len(parts)] = [new]
                     break
+
+
+def in_layout_order(cond: ast.expr, then: ast.expr, other: ast.expr, t: int | None, f: int | None
+                    ) -> tuple[ast.expr, ast.expr, ast.expr]:
+    """The test and branches of ``then if cond else other`` (``t``, ``f``: where each branch's
+    code starts), written so that the branch laid out first is the body: the compiler lays out
+    ``a if c else b`` as ``c``, then ``a``, then ``b``. Read from a jump taken when the test is
+    true (``x if c is not None else y`` jumps on ``None``), the condition comes out negated and
+    the branches swapped; written back that way it would compile to the opposite layout."""
+    if t is not None and f is not None and f < t:
+        return negate(cond), other, then
+    return cond, then, other

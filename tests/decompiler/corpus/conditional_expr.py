@@ -171,3 +171,22 @@ def return_and_of_two_conditionals(a, b, c, x):
 @cases((0, 1, 0), (1, 2, 0), (1, 2, 1), (1, 0, 1))
 def return_chain_of_ands_ending_in_a_conditional(a, b, c):
     return a and b and (b if c else 7)
+
+
+def _collect(*args):
+    return args
+
+
+@cases(("s", None), ("s", 0), ("s", 3))
+def call_whose_last_argument_tests_for_none(text, count=None):
+    # the test jumps when it is true (``count`` is None): read straight, the branches come out
+    # swapped under a negated test, which compiles to the opposite layout; 3.12+ also copy the
+    # call into both branches, where the flow check cannot name the copy reached by the jump
+    return _collect(text, count if count is not None else -1)
+
+
+@cases((0, 1), (1, 1), ("", 2))
+def conditional_value_under_a_negated_test(flag, n):
+    first = n if not flag else -n
+    second = -n if flag is None else n
+    return first, second
