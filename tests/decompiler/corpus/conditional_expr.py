@@ -190,3 +190,12 @@ def conditional_value_under_a_negated_test(flag, n):
     first = n if not flag else -n
     second = -n if flag is None else n
     return first, second
+
+
+@cases(("ab", 1), ("  ", 2), ("", 3))
+def display_that_goes_on_after_a_conditional_unpacked_into_it(el, x):
+    # each branch of the conditional expression is read on its own copy of the stack, and the
+    # display is added to after the branches meet: one branch's additions stayed in the other's
+    return ({**({1: el} if el and not el.isspace() else {}), 2: x},
+            [*([el] if el and not el.isspace() else []), x],
+            {*({el} if el and not el.isspace() else set()), x})
