@@ -12,9 +12,11 @@ from depyf.decompiler import opaque, traversal
 from depyf.decompiler import values as v
 from depyf.decompiler.cleanup import BoolOpFromIfExp, renumber_temporaries, strip_tail_returns
 from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.expressions import load
 from depyf.decompiler.instructions import COMPREHENSION_KINDS
 from depyf.decompiler.pseudo_statements import leftover_marker
-from depyf.decompiler.render.nested import Nested, _qualname
+from depyf.decompiler.render.free_variables import with_free_variables_kept
+from depyf.decompiler.render.nested import CO_COROUTINE, Nested, _qualname
 from depyf.decompiler.render.percent_format import percent_formats
 from depyf.decompiler.render.returns import remove_implicit_returns
 from depyf.decompiler.render.unparse import unparse
@@ -46,8 +48,21 @@ def code_to_ast(code: types.CodeType, defaults: dict[str, ast.expr] | None = Non
     name = code.co_name if code.co_name.isidentifier() else "_" + "".join(
         c if c.isalnum() else "_" for c in code.co_name)
     if code.co_name in COMPREHENSION_KINDS and code.co_varnames[:1] == (".0",):
-        return ast.Module([nested.comprehension_def(fn, name)], [])
+        return ast.Module([_comprehension_def(nested, fn, name)], [])
     return ast.Module([nested.function_def(fn, name)], [])
+
+
+def _comprehension_def(nested: Nested, fn: v.FunctionValue, name: str) -> ast.stmt:
+    """A list, set or dict comprehension's own code object as the function that stands for it:
+    ``def name(.0): return [... for x in .0 ...]`` (its body builds the result with instructions
+    no statement writes; ``.0`` is named in the finished tree)."""
+    code = fn.code
+    element = nested.comprehension(fn, load(".0"), None)
+    body = with_free_variables_kept(code, [ast.Return(element)])
+    args = nested.arguments(code, [], {}, {})
+    kind = ast.AsyncFunctionDef if code.co_flags & CO_COROUTINE else ast.FunctionDef
+    extra = {"type_params": []} if sys.version_info >= (3, 12) else {}
+    return kind(name, args, body, [], None, None, **extra)
 
 
 def _name_comprehension_iterator(tree: ast.Module, code: types.CodeType) -> None:

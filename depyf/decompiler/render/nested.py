@@ -177,18 +177,6 @@ class Nested:
                     fn.annotations.get("return"), None, **extra)
         return node
 
-    def comprehension_def(self, fn: v.FunctionValue, name: str) -> ast.stmt:
-        """A list, set or dict comprehension's own code object as the function that stands for
-        it: ``def name(.0): return [... for x in .0 ...]`` (its body builds the result with
-        instructions no statement writes; ``.0`` is named in the finished tree)."""
-        code = fn.code
-        element = self.comprehension(fn, load(".0"), None)
-        body = with_free_variables_kept(code, [ast.Return(element)])
-        args = self.arguments(code, [], {}, {})
-        kind = ast.AsyncFunctionDef if code.co_flags & CO_COROUTINE else ast.FunctionDef
-        extra = {"type_params": []} if sys.version_info >= (3, 12) else {}
-        return kind(name, args, body, [], None, None, **extra)
-
     def docstring(self, code: types.CodeType) -> str | None:
         if code.co_name == "<lambda>" or code.co_name.startswith("<"):
             return None
