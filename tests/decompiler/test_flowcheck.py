@@ -10,6 +10,7 @@ import pytest
 import depyf
 from depyf.decompiler import DecompilationError
 from depyf.decompiler.flowcheck import differences
+from depyf.decompiler.flowcheck.flow import Flow
 
 
 def _code(source: str):
@@ -643,3 +644,15 @@ def test_a_handler_whose_try_body_cannot_raise_is_never_entered():
             c = c + c
             return c
     """)
+
+
+def test_a_call_copied_into_the_branch_a_jump_enters_keeps_its_callee_name():
+    # the branches of ``-1 if count is None else count`` meet before the call (3.10, 3.11) or
+    # 3.12+ copy the call into both; either way the stack below the value is known there
+    code = _code("def f(a, count=None):\n    return g(a, -1 if count is None else count)")
+    flow = Flow(code)
+    calls = [e for e in flow.events if e is not None and e[0] == "CALL"]
+    assert calls and all(e == ("CALL", "g") for e in calls)
+    written_the_other_way = _code("def f(a, count=None):\n"
+                                  "    return g(a, count if count is not None else -1)")
+    assert differences(code, written_the_other_way) == []

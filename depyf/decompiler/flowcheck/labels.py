@@ -50,9 +50,22 @@ class EventLabels:
         starts = set(self.starts) | self.targets
         events = self.events
         effects = _STACK_EFFECTS
+        # A target that only forward jumps (and the code before it) enter, where no handler
+        # starts, gets the stack slots every way in agrees on: in ``f(a, x if c else y)`` both
+        # branches leave ``f`` and ``a`` where they were (3.12+ copy the call into each branch).
+        entered = Counter(t for t in self._jump_targets if t is not None)
+        handler_starts = set(self.starts)
+        carried: dict[int, list[tuple[dict, dict, int]]] = {}
         for k, ins in enumerate(self.instructions):
             if not falls_through or k in starts:
-                owner, loaded, depth = {}, {}, 0
+                ways_in = carried.pop(k, [])
+                if falls_through:
+                    ways_in.append((owner, loaded, depth))
+                if k not in handler_starts and ways_in \
+                        and len(ways_in) == entered[k] + falls_through:
+                    owner, loaded, depth = _agreed(ways_in)
+                else:
+                    owner, loaded, depth = {}, {}, 0
             op = ins.opname
             opcode = ins.opcode
             arg = ins.arg if opcode >= _HAVE_ARGUMENT else None
@@ -98,6 +111,10 @@ class EventLabels:
                     loaded[slot] = first_name + slot - base
             depth = after
             falls_through = op not in _UNCONDITIONAL and op not in _TERMINATOR_OPS
+            target = self._jump_targets[k]
+            if target is not None and target > k and entered[target] == 1 \
+                    and _same_effect_either_way(opcode, arg):
+                carried.setdefault(target, []).append((dict(owner), dict(loaded), depth))
 
     def call_labels(self) -> set[str]:
         return {e[1] for e in self.events if e is not None and e[0] == "CALL" and len(e) > 1}
@@ -347,3 +364,24 @@ def _constant_print(value: object) -> str | None:
     if type(value) in _PRINTED_CONSTANT_TYPES:
         return f"{type(value).__name__}:{value!r}"
     return None
+
+
+def _same_effect_either_way(opcode: int, arg: int | None) -> bool:
+    """Whether a jump leaves the stack alike whether it is taken or not (``POP_JUMP_IF_TRUE``,
+    ``JUMP_FORWARD``; not ``JUMP_IF_TRUE_OR_POP`` nor ``FOR_ITER``)."""
+    try:
+        return dis.stack_effect(opcode, arg, jump=True) == dis.stack_effect(opcode, arg, jump=False)
+    except ValueError:
+        return False
+
+
+def _agreed(ways_in: list[tuple[dict, dict, int]]) -> tuple[dict, dict, int]:
+    """The stack slots (owners, and the fused loads that began them) that every way into a
+    place agrees on; nothing where they leave stacks of different depths."""
+    first_owner, first_loaded, depth = ways_in[0]
+    if any(d != depth for _, _, d in ways_in):
+        return {}, {}, 0
+    owner = {slot: o for slot, o in first_owner.items() if all(w[0].get(slot) == o for w in ways_in)}
+    loaded = {slot: n for slot, n in first_loaded.items()
+              if slot in owner and all(w[1].get(slot) == n for w in ways_in)}
+    return owner, loaded, depth
