@@ -96,7 +96,7 @@ class Containers:
         if isinstance(target, v.CompAccumulator):
             out.append(AppendStmt(item, None))
         elif isinstance(target, (ast.List, ast.Set)):
-            _own_copy(stack, ins.argval).elts.append(item)
+            self.own_copy(stack, ins.argval).elts.append(item)
         else:
             raise self.error(ins, "LIST_APPEND to an unknown collection")
 
@@ -113,7 +113,7 @@ class Containers:
         if isinstance(target, v.CompAccumulator):
             out.append(AppendStmt(val, key))
         elif isinstance(target, ast.Dict):
-            target = _own_copy(stack, ins.argval)
+            target = self.own_copy(stack, ins.argval)
             target.keys.append(key)
             target.values.append(val)
         else:
@@ -129,7 +129,7 @@ class Containers:
             return
         if not isinstance(target, (ast.List, ast.Set)):
             raise self.error(ins, "extend of an unknown collection")
-        target = _own_copy(stack, ins.argval)
+        target = self.own_copy(stack, ins.argval)
         if isinstance(item, ast.Tuple) and not target.elts and all(
                 isinstance(e, ast.Constant) for e in item.elts):
             target.elts.extend(item.elts)  # a folded constant list/set display
@@ -151,7 +151,7 @@ class Containers:
             return
         if not isinstance(target, ast.Dict):
             raise self.error(ins, "update of an unknown mapping")
-        target = _own_copy(stack, ins.argval)
+        target = self.own_copy(stack, ins.argval)
         if isinstance(item, ast.Dict) and not target.keys:
             target.keys.extend(item.keys)
             target.values.extend(item.values)
@@ -168,16 +168,20 @@ class Containers:
         else:
             stack.append(ast.Call(load("tuple"), [item], []))
 
-
-def _own_copy(stack: list, depth: int) -> ast.List | ast.Set | ast.Dict:
-    """The display ``depth`` deep in ``stack``, replaced by a copy of its own (its lists of
-    items too), for an instruction that adds to it: the branches of a conditional expression
-    inside a display (``{**(a if c else {}), 2: x}``) are read on copies of one stack, and where
-    each goes on to add to the display, the additions of one must not land in the other's."""
-    node = copy.copy(stack[-depth])
-    for field in ("elts", "keys", "values"):
-        items = getattr(node, field, None)
-        if items is not None:
-            setattr(node, field, list(items))
-    stack[-depth] = node
-    return node
+    def own_copy(self, stack: list, depth: int) -> ast.List | ast.Set | ast.Dict:
+        """The display ``depth`` deep in ``stack``, for an instruction that adds to it: a copy of
+        its own (its lists of items too) the first time the current run adds to it, then that
+        copy. The branches of a conditional expression inside a display (``{**(a if c else {}),
+        2: x}``) are read on copies of one stack, each in runs of its own, and where each goes on
+        to add to the display, the additions of one must not land in the other's."""
+        node = stack[-depth]
+        if self.fresh_displays.get(id(node)) is node:
+            return node
+        node = copy.copy(node)
+        for field in ("elts", "keys", "values"):
+            items = getattr(node, field, None)
+            if items is not None:
+                setattr(node, field, list(items))
+        stack[-depth] = node
+        self.fresh_displays[id(node)] = node
+        return node

@@ -79,6 +79,7 @@ class Executor(
         self.current_stack: list = []
         self.temp_count = 0
         self.seq = 0                    # completion counter for values pushed (``_seq``)
+        self.fresh_displays: dict[int, ast.expr] = {}   # displays the current run copied (own_copy)
         self.copied: set[int] = set()   # ids of values COPY put on the stack a second time
         self.temp_of: dict[int, tuple[ast.expr, str]] = {}  # id(value) -> (value, temporary it went to)
         self.globals_declared: set[str] = set()
@@ -100,6 +101,7 @@ class Executor(
         """
         i = start
         self.current_stack = stack
+        self.fresh_displays = {}
         handlers = _HANDLERS
         instrs = self.instrs
         expr = ast.expr
