@@ -25,12 +25,13 @@ class LoopBuilder:
         if ctx.loop is not None and pos == ctx.loop.body_start:
             bottom = min((p for p in ctx.loop.continues if p != ctx.loop.header), default=ctx.loop.back)
             inner = [x for x in self.back_edge_targets.get(pos, []) if not (bottom <= x <= ctx.loop.back)]
+            nested_while = inverted is not None and inverted.body_start != pos \
+                and self.cfg.block_of[inverted.back] in ctx.loop.blocks
+            if nested_while:
+                # a ``continue`` of that inner ``while`` jumps to its test, here, too
+                inner = [x for x in inner if not (inverted.body_start <= x <= inverted.back)]
             if not inner:
-                if (
-                    inverted is not None
-                    and inverted.body_start != pos
-                    and self.cfg.block_of[inverted.back] in ctx.loop.blocks
-                ):
+                if nested_while:
                     # the body starts with a ``while`` of its own: its test is where the enclosing
                     # loop's rounds begin (``while a: while b: ...``)
                     return self.while_loop(pos, ctx, stack, out, inverted)

@@ -1338,3 +1338,21 @@ def while_test_and_then_a_chain_ending_in_a_conditional_expression(a, b, c):
         n += 1
         c -= 1
     return n, c
+
+
+@cases(([0, 1, 1], [0, 0, 1], 0), ([0, 1, 1], [0, 0, 1], 1), ([0, 1], [0, 1, 1], 1), ([0], [], 0),
+       ([0, 1], [0, 1, 1], ""))
+def inner_while_whose_continue_jumps_to_where_the_outer_loop_goes_back(a, b, c):
+    # the compiler sends the ``continue`` to the inner loop's test at the top, which is also where
+    # each round of the outer loop starts; the pass-only branches reach the copy of the test at
+    # the bottom instead
+    rounds = 0
+    while a.pop():
+        while b.pop():
+            if c:
+                pass
+            elif a:
+                if b:
+                    continue
+        rounds += 1
+    return a, b, rounds
