@@ -55,9 +55,13 @@ class ExceptAsStmt(ast.stmt):
     _fields = ("name",)
 
 
-# Calls the executor puts in tests for the structuring to read (``except`` clauses, ``except*``
-# clauses, a with statement's exit that may swallow the exception): no source can call them
-MARKER_CALLS = frozenset({"__exception_matches__", "__exception_group_matches__", "__with_exit_suppresses__"})
+# Calls the executor puts in tests for the structuring to read: does the exception match an
+# ``except`` clause's type, an ``except*`` clause's, does a with statement's exit swallow it.
+# No source can call them.
+EXCEPTION_MATCHES = "__exception_matches__"
+EXCEPTION_GROUP_MATCHES = "__exception_group_matches__"
+WITH_EXIT_SUPPRESSES = "__with_exit_suppresses__"
+MARKER_CALLS = frozenset({EXCEPTION_MATCHES, EXCEPTION_GROUP_MATCHES, WITH_EXIT_SUPPRESSES})
 
 
 def leftover_marker(nodes: list[ast.AST]) -> str | None:

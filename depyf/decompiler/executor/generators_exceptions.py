@@ -6,7 +6,12 @@ import ast
 
 from depyf.decompiler import values as v
 from depyf.decompiler.expressions import load
-from depyf.decompiler.pseudo_statements import PopExceptStmt
+from depyf.decompiler.pseudo_statements import (
+    EXCEPTION_GROUP_MATCHES,
+    EXCEPTION_MATCHES,
+    WITH_EXIT_SUPPRESSES,
+    PopExceptStmt,
+)
 
 
 class GeneratorsExceptions:
@@ -73,17 +78,17 @@ class GeneratorsExceptions:
 
     def op_CHECK_EXC_MATCH(self, ins, stack, out):
         typ = self.value(self.pop(stack, ins), ins)
-        node = ast.Call(load("__exception_matches__"), [typ], [])
+        node = ast.Call(load(EXCEPTION_MATCHES), [typ], [])
         stack.append(node)
 
     def op_CHECK_EG_MATCH(self, ins, stack, out):
         typ = self.value(self.pop(stack, ins), ins)
         self.pop(stack, ins)
         stack.append(v.ExcValue())
-        stack.append(ast.Call(load("__exception_group_matches__"), [typ], []))
+        stack.append(ast.Call(load(EXCEPTION_GROUP_MATCHES), [typ], []))
 
     def op_WITH_EXCEPT_START(self, ins, stack, out):
-        stack.append(ast.Call(load("__with_exit_suppresses__"), [], []))
+        stack.append(ast.Call(load(WITH_EXIT_SUPPRESSES), [], []))
 
     def _raise(self, ins, stack) -> ast.Raise:
         n = ins.argval

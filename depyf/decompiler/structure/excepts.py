@@ -6,7 +6,12 @@ import ast
 import copy
 
 from depyf.decompiler import values as v
-from depyf.decompiler.pseudo_statements import ExceptAsStmt, ReraiseStmt
+from depyf.decompiler.pseudo_statements import (
+    EXCEPTION_GROUP_MATCHES,
+    EXCEPTION_MATCHES,
+    ExceptAsStmt,
+    ReraiseStmt,
+)
 from depyf.decompiler.structure.model import Context, Layer, RegionKind
 
 
@@ -45,7 +50,7 @@ class ExceptClauses:
             test = stop.condition
             if scratch or stop.ins is None or stop.ins.opname != "POP_JUMP_IF_NONE" \
                     or len(stack) != len(base) + 5 or not isinstance(test, ast.Compare) \
-                    or not _is_match(test.left) or test.left.func.id != "__exception_group_matches__":
+                    or not _is_match(test.left) or test.left.func.id != EXCEPTION_GROUP_MATCHES:
                 raise self.error(k, "unrecognised except* clause")
             typ = test.left.args[0]
             no_match = self.cfg.pos(stop.ins.target)
@@ -144,4 +149,4 @@ def _clauses(types: list[ast.expr], stmts: list[ast.stmt]) -> list[ast.ExceptHan
 
 def _is_match(test) -> bool:
     return isinstance(test, ast.Call) and isinstance(test.func, ast.Name) \
-        and test.func.id in ("__exception_matches__", "__exception_group_matches__")
+        and test.func.id in (EXCEPTION_MATCHES, EXCEPTION_GROUP_MATCHES)
