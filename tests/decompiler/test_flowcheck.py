@@ -656,3 +656,36 @@ def test_a_call_copied_into_the_branch_a_jump_enters_keeps_its_callee_name():
     written_the_other_way = _code("def f(a, count=None):\n"
                                   "    return g(a, count if count is not None else -1)")
     assert differences(code, written_the_other_way) == []
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 14),
+                    reason="3.14 keeps the constant ``or`` test: where the value the ``and`` falls "
+                           "through to begins is not followed past its POP_TOP")
+def test_a_call_of_an_and_keeps_its_callee_name():
+    # ``g((-2 or y) and 0)``: the value comes in by the ``and``'s jump or by falling through;
+    # the callee below it is the same either way
+    code = _code("def f(y):\n    return g((-2 or y) and -0)")
+    calls = [e for e in Flow(code).events if e is not None and e[0] == "CALL"]
+    assert calls and all(e == ("CALL", "g") for e in calls)
+
+
+def test_a_loop_exit_that_returns_another_computed_value_is_caught():
+    # every return's value is a constant, a variable or computed from those in straight-line
+    # code: the returns are named by how they compute it, so the loop's exit read as returning
+    # ``c`` (a ``break`` to the body's own return) differs from returning the tuple
+    original = """
+        def f(items, w, b, c):
+            for j in items:
+                break
+            else:
+                while w < 3:
+                    if b:
+                        continue
+                    return c
+            return (items, w, b, c)
+    """
+    assert _differ(original, original.replace("                    return c\n",
+                                              "                    break\n                return c\n"))
+    # a return from inside a ``for`` loop pops the iterator under the value: still named
+    returns = Flow(_code(original)).returned_values()
+    assert sorted(returns.values()) == ["expr:BUILD_TUPLE (items,w,b,c)", "name:c"]

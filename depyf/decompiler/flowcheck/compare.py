@@ -37,6 +37,7 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
         theirs.name_calls_by_arguments(by_arguments)
     # Where every return returns a constant or a variable, on both sides, each return is compared
     # by what it returns (``return out`` read as falling off the end returns the same events).
+    # (or a value computed in straight-line code from those: ``return (a, b)``, ``return n - 1``)
     mine_returns, their_returns = ours.returned_values(), theirs.returned_values()
     if mine_returns and their_returns and None not in mine_returns.values() \
             and None not in their_returns.values():

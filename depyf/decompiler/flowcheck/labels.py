@@ -27,6 +27,8 @@ from depyf.decompiler.flowcheck.tables import (
 
 _HAVE_ARGUMENT = dis.HAVE_ARGUMENT
 _MISSING = object()
+# conditional jumps that keep the value they test when they jump, and pop it when they do not
+_KEEPS_TESTED_VALUE = frozenset({"JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"})
 _CALL = ("CALL",)
 # a call's arguments longer than this are not printed (see ``_arguments_print``)
 _MAX_PRINTED_ARGUMENTS = 24
@@ -42,6 +44,7 @@ class EventLabels:
         through straight-line code; a call whose callee comes in by a jump keeps no name."""
         self._call_prints: dict[int, str | None] = {}   # labelled call -> its arguments' print
         self._callee_loads: dict[int, list[int]] = {}   # labelled call -> its callee's attribute loads
+        self._returned_from: dict[int, int] = {}  # ``return`` -> where computing its value began
         owner: dict[int, int] = {}   # stack slot -> instruction where computing its value began
         loaded: dict[int, int] = {}  # stack slot -> which name of a fused load began it
         depth = 0
@@ -75,6 +78,12 @@ class EventLabels:
             if effect is None:
                 owner, loaded, effect = {}, {}, 0
             after = depth + effect
+            target = self._jump_targets[k]
+            if target is not None and target > k and entered[target] == 1 and op in _KEEPS_TESTED_VALUE:
+                # ``a and b``'s jump keeps ``a`` where falling through computes ``b`` in its place
+                carried.setdefault(target, []).append((dict(owner), dict(loaded), depth))
+            if op == "RETURN_VALUE" and depth - 1 in owner:
+                self._returned_from[k] = owner[depth - 1]
             if op == "PRECALL":
                 precall = (owner.get(after - 2), owner.get(after))
             elif events[k] == _CALL:
@@ -111,7 +120,6 @@ class EventLabels:
                     loaded[slot] = first_name + slot - base
             depth = after
             falls_through = op not in _UNCONDITIONAL and op not in _TERMINATOR_OPS
-            target = self._jump_targets[k]
             if target is not None and target > k and entered[target] == 1 \
                     and _same_effect_either_way(opcode, arg):
                 carried.setdefault(target, []).append((dict(owner), dict(loaded), depth))
@@ -147,28 +155,78 @@ class EventLabels:
                     self.events[j] = (*self.events[j], arguments)
 
     def returned_values(self) -> dict[int, str | None]:
-        """Each ``return``: the constant (``type:repr``) or the variable (``name:x``) it returns;
-        None when it returns a value computed or brought by a jump, or a decompiler's temporary
-        (which holds a value the original kept on the stack)."""
+        """Each ``return``: the constant (``type:repr``) or the variable (``name:x``) it returns,
+        or how straight-line code computes it from those (``expr:...``); None when its value comes
+        in by a jump, or from a decompiler's temporary (which holds a value the original kept on
+        the stack), or is computed otherwise."""
         found: dict[int, str | None] = {}
+        instructions, targets = self.instructions, self.targets
         for k, e in enumerate(self.events):
             if e is None or e[0] != "return":
                 continue
-            ins = self.instructions[k]
+            ins = instructions[k]
+            # (a return inside ``for`` loops pops each iterator from under the value first)
+            j = k
+            while j >= 2 and instructions[j - 1].opname == "POP_TOP" and j not in targets \
+                    and j - 1 not in targets and _swaps_top_two(instructions[j - 2]):
+                j -= 2
             if ins.opname == "RETURN_CONST":
                 found[k] = _constant_print(ins.argval)
-            elif k in self.targets or k == 0:
+            elif j in targets or j == 0:
                 found[k] = None
-            elif k - 1 in self.constants:
-                found[k] = _constant_print(self.constants[k - 1])
-            elif self.instructions[k - 1].opname == "LOAD_COMMON_CONSTANT":     # 3.15: None
-                found[k] = _constant_print(self.instructions[k - 1].argval)
-            elif self.instructions[k - 1].opname in _VARIABLE_LOADS \
-                    and not _TEMPORARY.match(str(self.instructions[k - 1].argval)):
-                found[k] = f"name:{self.instructions[k - 1].argval}"
+            elif j - 1 in self.constants:
+                found[k] = _constant_print(self.constants[j - 1])
+            elif instructions[j - 1].opname == "LOAD_COMMON_CONSTANT":     # 3.15: None
+                found[k] = _constant_print(instructions[j - 1].argval)
+            elif instructions[j - 1].opname in _VARIABLE_LOADS \
+                    and not _TEMPORARY.match(str(instructions[j - 1].argval)):
+                found[k] = f"name:{instructions[j - 1].argval}"
+            elif j == k:
+                found[k] = self._computation_print(self._returned_from.get(k), k)
             else:
                 found[k] = None
         return found
+
+    def _computation_print(self, first: int | None, end: int) -> str | None:
+        """How the straight-line instructions ``first`` to ``end`` compute one value from names
+        and constants (``"expr:BUILD_TUPLE (items,w,int:3)"``), an operation folded into the
+        constant it makes where the compiler left it unfolded; None when a jump enters or leaves
+        them, they read a decompiler's temporary, or they do more than operators, attributes and
+        displays do (a call: source may spell it another way, ``g(*())`` as ``g()``)."""
+        if first is None or end - first > _MAX_PRINTED_ARGUMENTS:
+            return None
+        stack: list[str] = []
+        for m in range(first, end):
+            if m != first and m in self.targets or self._jump_targets[m] is not None:
+                return None
+            ins = self.instructions[m]
+            op = ins.opname
+            if op in _STACK_UNTOUCHED:
+                continue
+            effect = _stack_effect(ins.opcode, ins.arg if ins.opcode >= _HAVE_ARGUMENT else None)
+            if op in _VARIABLE_LOADS or op in ("LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW"):
+                names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
+                if effect != len(names) or any(_TEMPORARY.match(str(n)) for n in names):
+                    return None     # (3.11+'s LOAD_GLOBAL of a callee pushes a NULL too)
+                stack.extend(str(n) for n in names)
+            elif op in ("LOAD_CONST", "LOAD_SMALL_INT"):
+                stack.append(_constant_print(ins.argval))
+            elif op == "LOAD_ATTR" and effect == 0 and stack:
+                stack[-1] = f"{stack[-1]}.{ins.argval}"
+            elif op.startswith(_PRINTED_OPERATIONS):
+                pops = 1 - effect
+                if pops < 0 or pops > len(stack):
+                    return None
+                operands = stack[len(stack) - pops:]
+                del stack[len(stack) - pops:]
+                stack.append(f"{op} {ins.argrepr}({','.join(str(x) for x in operands)})")
+            else:
+                return None
+            if m in self.constants:
+                stack[-1] = _constant_print(self.constants[m])
+            if stack[-1] is None:
+                return None     # (a constant whose repr does not say what it is)
+        return f"expr:{stack[0]}" if len(stack) == 1 else None
 
     def returns_values_brought_by_jumps(self) -> bool:
         """Does a ``return`` return a value that may come in by a jump (a conditional
@@ -284,6 +342,9 @@ _VARIABLE_LOADS = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW",
 _PRINTED_CONSTANT_TYPES = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
 
 
+# the operations a return's printed computation may make (besides loading names and constants)
+_PRINTED_OPERATIONS = ("BINARY_", "UNARY_", "COMPARE_OP", "IS_OP", "CONTAINS_OP", "BUILD_TUPLE", "BUILD_LIST",
+                       "BUILD_SET", "BUILD_SLICE")
 # stores of a local or cell variable (the fused 3.13+ stores: the top value goes to the first name)
 _LOCAL_STORES = frozenset({"STORE_FAST", "STORE_DEREF", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"})
 # instructions that leave the stack as it is
@@ -296,6 +357,10 @@ _POPPING_LOADS = frozenset({"LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR", "LOAD
 # prefixes of instructions that only pop (stores, deletes, POP_TOP, conditional jumps, returns)
 _CONSUMER_PREFIXES = ("STORE_", "DELETE_", "POP_", "RETURN_", "RAISE_", "RERAISE", "END_FOR",
                       "JUMP_IF_", "PRINT_EXPR", "IMPORT_STAR")
+
+
+def _swaps_top_two(ins: dis.Instruction) -> bool:
+    return ins.opname == "ROT_TWO" or ins.opname == "SWAP" and ins.arg == 2
 
 
 def _clears_exception_name(instructions: list, k: int) -> bool:
@@ -377,11 +442,14 @@ def _same_effect_either_way(opcode: int, arg: int | None) -> bool:
 
 def _agreed(ways_in: list[tuple[dict, dict, int]]) -> tuple[dict, dict, int]:
     """The stack slots (owners, and the fused loads that began them) that every way into a
-    place agrees on; nothing where they leave stacks of different depths."""
+    place agrees on; nothing where they leave stacks of different depths. A slot every way fills
+    but each from another place began where the first of them began: the value of ``a and b``
+    where ``a`` is computed (on the way that computes ``b`` too, ``a`` came first)."""
     first_owner, first_loaded, depth = ways_in[0]
     if any(d != depth for _, _, d in ways_in):
         return {}, {}, 0
-    owner = {slot: o for slot, o in first_owner.items() if all(w[0].get(slot) == o for w in ways_in)}
+    owner = {slot: min(w[0][slot] for w in ways_in) for slot in first_owner
+             if all(slot in w[0] for w in ways_in)}
     loaded = {slot: n for slot, n in first_loaded.items()
               if slot in owner and all(w[1].get(slot) == n for w in ways_in)}
     return owner, loaded, depth

@@ -226,3 +226,18 @@ def or_of_an_or_ending_in_a_constant(b, w):
     while w < 3 or w < 1:
         w += 1
     return x, w
+
+
+def _twice(k):
+    return 2 * k
+
+
+@cases((1, 2), (0, 3), (-1, 0))
+def call_of_an_and_whose_first_operand_decides_the_or(p, y):
+    # ``(-2 or y)`` is always -2: the compiler threads the ``or``'s jump, and the source read back
+    # (``-2 and 0``) folds to a constant. The callee stays ``_twice`` whichever way the value comes
+    if p:
+        b = _twice(p)
+    else:
+        b = _twice((-2 or y) and -0)
+    return b
