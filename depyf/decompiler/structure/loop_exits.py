@@ -166,7 +166,7 @@ class LoopExits:
                         if t is not None and t < header and t in outer_next:
                             found.add(t)
         found = self.without_body_returns_of_for(found, blocks, header)
-        return self.without_dead_ends(self.without_inline_exits(found), blocks, exit_pos)
+        return self.without_dead_ends(self.without_inline_exits(found), blocks, exit_pos, header)
 
     def after_clause_left(self, p: int, q: int) -> bool:
         """Does ``p`` leave an except clause (``POP_EXCEPT``) for code at ``q`` that ends the
@@ -210,11 +210,19 @@ class LoopExits:
         return self.cfg.reach(blocks, lambda b: b in blocks or b != exit_block
                               and header <= self.cfg.blocks[b].start < last)
 
-    def without_dead_ends(self, found: set[int], blocks: frozenset[int], exit_pos: int | None) -> set[int]:
+    def without_dead_ends(self, found: set[int], blocks: frozenset[int], exit_pos: int | None,
+                          header: int) -> set[int]:
         """When jumps leave the loop for several places, drop those that start code only the loop
         reaches and that ends the function (``while a: if c: continue; return b``, the return laid
-        out after the loop's last block): that code is the loop body's own, not a ``break``."""
+        out after the loop's last block): that code is the loop body's own, not a ``break``.
+
+        So too where the loop's exit lies before the loop (the code after it was laid out
+        earlier and the test jumps back to it): code laid out after the loop's last block is
+        not what the loop runs into, and no else clause could skip it on its way to the exit."""
         finals = {self.follow_trivial(p, backward=True) for p in found} - {None}
+        if exit_pos is not None and exit_pos < header and finals and exit_pos not in finals \
+                and self.dead_end(found, set(blocks)) is not None:
+            return set()
         if len(finals) < 2:
             return found
         # the place breaks land: the loop's exit, else the latest place, unless that place is

@@ -1356,3 +1356,26 @@ def inner_while_whose_continue_jumps_to_where_the_outer_loop_goes_back(a, b, c):
                     continue
         rounds += 1
     return a, b, rounds
+
+
+
+@cases(([], 5, 0, 0), ([1], 5, 0, 1), ([], 1, 1, 0), ([], 1, 0, 2), ([2], 0, 0, 0), ([], 2, 2, 0))
+def while_in_a_loop_else_whose_exit_jumps_back_before_it(items, w, b, c):
+    # the code after the for statement is laid out before the while loop (3.12+), whose test
+    # jumps back to it; the ``return c`` laid out after the loop is the body's, not a break (read
+    # as one, the loop's exit returned ``c``, and the flow check, naming no computed return, let
+    # it through)
+    for j in items:
+        break
+    else:
+        try:
+            return 1 // c
+        except ArithmeticError:
+            pass
+        while w < 3:
+            if b:
+                b -= 1
+                w += 1
+                continue
+            return c
+    return (items, w, b, c)
