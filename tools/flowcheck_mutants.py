@@ -4,12 +4,15 @@ Every corpus function is decompiled, and its source is changed in the ways a con
 recovery goes wrong: the branches of an ``if`` swapped, a test negated, ``break`` read as
 ``continue``, a statement dropped, two statements swapped, the statement after an ``if`` read into
 its branch or the last one of a branch read after it, the last statement of a loop body read after
-the loop. Each changed source (a *mutant*) that compiles into a drop-in code object and behaves
-differently on the function's corpus inputs is wrong code; the flow check must refuse it. The
+the loop. With ``--values``, the changes are the ones a symbolic run of the stack goes wrong by
+instead: two arguments of a call swapped, the operands of an operator or a comparison swapped, a
+variable read in place of another, another callee called. Each changed source (a *mutant*)
+that compiles into a drop-in code object and behaves differently on the function's corpus inputs
+is wrong code; the flow check must refuse it. The
 report counts, per kind of change, the mutants that behave differently and those of them the flow
 check let through, and lists the ones it let through.
 
-    python tools/flowcheck_mutants.py [--themes loops,branches] [--per-function 24] [--show 20]
+    python tools/flowcheck_mutants.py [--themes loops,branches] [--per-function 24] [--show 20] [--values]
 
 The enumeration is fixed (no randomness): the same checkout gives the same report. Run it after
 changing the flow check, and turn what it lets through into flow check tests.
@@ -83,6 +86,57 @@ def _mutations(tree: ast.Module) -> Iterator[tuple[str, callable]]:
                 yield "last of the loop after it", _in_list(j, i, _last_out_of_body)
 
 
+# operators whose operands cannot be swapped without changing the value (in general)
+_ORDERED_OPERATORS = (ast.Sub, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.LShift, ast.RShift, ast.MatMult)
+_ORDERED_COMPARISONS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn)
+
+
+def _value_mutations(tree: ast.Module) -> Iterator[tuple[str, callable]]:
+    """(kind, change) pairs that compute another value along the same paths."""
+    nodes = list(ast.walk(tree))
+    variables = sorted({n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                       | {a.arg for n in nodes if isinstance(n, ast.arguments)
+                          for a in n.posonlyargs + n.args + n.kwonlyargs})
+    callees = sorted({n.func.id for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)})
+    for k, node in enumerate(nodes):
+        if isinstance(node, ast.Call) and len(node.args) > 1 \
+                and not any(isinstance(a, ast.Starred) for a in node.args[:2]) \
+                and ast.dump(node.args[0]) != ast.dump(node.args[1]):
+            yield "swap call arguments", _at(k, _swap_arguments)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, _ORDERED_OPERATORS) \
+                and ast.dump(node.left) != ast.dump(node.right):
+            yield "swap operands", _at(k, _swap_operands)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 \
+                and isinstance(node.ops[0], _ORDERED_COMPARISONS) \
+                and ast.dump(node.left) != ast.dump(node.comparators[0]):
+            yield "swap operands", _at(k, _swap_compared)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in variables \
+                and len(variables) > 1:
+            other = variables[(variables.index(node.id) + 1) % len(variables)]
+            yield "another variable read", _at(k, _renamed(other))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(callees) > 1:
+            other = callees[(callees.index(node.func.id) + 1) % len(callees)]
+            yield "another callee", _at(k, lambda call, other=other: _renamed(other)(call.func))
+
+
+def _swap_arguments(node: ast.Call) -> None:
+    node.args[0], node.args[1] = node.args[1], node.args[0]
+
+
+def _swap_operands(node: ast.BinOp) -> None:
+    node.left, node.right = node.right, node.left
+
+
+def _swap_compared(node: ast.Compare) -> None:
+    node.left, node.comparators[0] = node.comparators[0], node.left
+
+
+def _renamed(name: str) -> callable:
+    def change(node: ast.Name) -> None:
+        node.id = name
+    return change
+
+
 def _swap_branches(node: ast.If) -> None:
     node.body, node.orelse = node.orelse, node.body
 
@@ -130,7 +184,7 @@ def _in_list(j: int, i: int, change) -> callable:
     return apply
 
 
-def check_function(entry, per_function: int) -> list[tuple[str, bool, str]]:
+def check_function(entry, per_function: int, values: bool = False) -> list[tuple[str, bool, str]]:
     """(kind, caught, mutant source) for each mutant of ``entry`` that behaves differently."""
     code = entry.func.__code__
     try:
@@ -140,7 +194,8 @@ def check_function(entry, per_function: int) -> list[tuple[str, bool, str]]:
         return []       # refused or not rebuildable: nothing verified to mutate
     tree = ast.parse(source)
     found = []
-    for kind, change in list(_mutations(tree))[:per_function]:
+    mutations = _value_mutations(tree) if values else _mutations(tree)
+    for kind, change in list(mutations)[:per_function]:
         mutant = copy.deepcopy(tree)
         try:
             change(mutant)
@@ -176,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--themes", help="comma-separated corpus themes (default: all)")
     parser.add_argument("--per-function", type=int, default=24, help="mutants tried per function at most")
     parser.add_argument("--show", type=int, default=20, help="mutants let through to list")
+    parser.add_argument("--values", action="store_true",
+                        help="change values (arguments, operands, names) instead of control flow")
     args = parser.parse_args(argv)
     try:
         import resource
@@ -191,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     through: collections.Counter = collections.Counter()
     missed = []
     for entry in entries:
-        for kind, caught, text in check_function(entry, args.per_function):
+        for kind, caught, text in check_function(entry, args.per_function, args.values):
             wrong[kind] += 1
             if not caught:
                 through[kind] += 1
