@@ -689,3 +689,37 @@ def test_a_loop_exit_that_returns_another_computed_value_is_caught():
     # a return from inside a ``for`` loop pops the iterator under the value: still named
     returns = Flow(_code(original)).returned_values()
     assert sorted(returns.values()) == ["expr:BUILD_TUPLE (items,w,b,c)", "name:c"]
+
+
+def test_values_computed_from_other_names_are_caught():
+    # the same paths and events, other values: arguments or operands swapped, another variable read
+    original = """
+        def f(a, b, xs):
+            if a < b:
+                xs.append(g(a, b))
+            return a - b
+    """
+    for wrong in (original.replace("g(a, b)", "g(b, a)"), original.replace("a - b", "b - a"),
+                  original.replace("if a < b", "if b < a"), original.replace("g(a, b)", "g(a, a)")):
+        assert any("computes other values" in p for p in differences(_code(original), _code(wrong)))
+
+
+def test_values_spelled_another_way_pass():
+    # a tuple assignment unpacked in place, a test negated into ``not in``, a value the original
+    # kept on the stack held in a temporary: the same values either way
+    assert not _differ("""
+        def f(a, b):
+            x, y, z, w = g(a), b, 1, h(a)
+            if not a in b:
+                return x
+            return w + y
+    """, """
+        def f(a, b):
+            x = g(a)
+            y = b
+            z = 1
+            w = h(a)
+            if a not in b:
+                return x
+            return w + y
+    """)

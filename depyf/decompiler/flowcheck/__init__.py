@@ -16,7 +16,9 @@ nested code objects they create, and says what differs (empty: same flow).
 
 tables.py holds the opcode tables; flow.py the ``Flow`` of one code object (its events and the paths
 between them), which composes the event extraction of events.py and the call and return names of
-labels.py; compare.py compares two flows (``differences``).
+labels.py; compare.py compares two flows (``differences``), and the values their statements use up,
+printed by values.py as the expressions that compute them (``g(b, a)`` read for ``g(a, b)`` takes
+the same paths).
 """
 
 from depyf.decompiler.flowcheck.compare import _without_decisions, differences

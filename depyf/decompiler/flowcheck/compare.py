@@ -96,6 +96,8 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
         qualname = getattr(original, "co_qualname", original.co_name)
         problems.append(f"{qualname}: the recompiled code takes other paths (only there: {_show(extra)}; "
                         f"only in the original: {_show(missing)})")
+    if not builders:    # (source spells some constants as calls: ``complex(-0.0, -2.0)``)
+        problems.extend(_value_differences(original, theirs.value_prints(), ours.value_prints()))
     for mine, theirs_code, nested_problems in _pair_nested(theirs.nested_code(), ours.nested_code()):
         if theirs_code is None:
             problems.append(
@@ -140,6 +142,20 @@ def _without_decisions(pairs: set) -> set:
     events reachable from each event are the same (every way to one passes a path without a
     loop), and a path that loops without an event is an entry of the strict pairs only."""
     return {(event, (), nxt) for event, _, nxt in pairs if nxt != _LOOP}
+
+
+def _value_differences(code: types.CodeType, original: set[str], recompiled: set[str]) -> list[str]:
+    """Values computed from other names, or in another way (``g(b, a)`` for ``g(a, b)``, ``y - x``
+    for ``x - y``): a value the original computes is missing, and the recompiled code computes one
+    the original does not. (One of the two alone is no sign: the decompiler's temporaries hide a
+    value the original computed in one go, and source may spell out a value the original built
+    in a way not followed, ``g()`` for ``g(*())``.)"""
+    missing, extra = original - recompiled, recompiled - original
+    if not (missing and extra):
+        return []
+    qualname = getattr(code, "co_qualname", code.co_name)
+    return [f"{qualname}: the recompiled code computes other values (only there: "
+            f"{', '.join(sorted(extra)[:2])}; only in the original: {', '.join(sorted(missing)[:2])})"]
 
 
 def _binding_differences(

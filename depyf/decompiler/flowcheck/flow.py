@@ -24,6 +24,7 @@ from depyf.decompiler.flowcheck.tables import (
     _UNCONDITIONAL,
     MAX_PATHS_PER_EVENT,
 )
+from depyf.decompiler.flowcheck.values import ValuePrints
 from depyf.decompiler.instructions import flow_instructions, raw_exception_entries
 
 _CANNOT_RAISE = frozenset({"NOP", "JUMP_FORWARD"})
@@ -33,6 +34,7 @@ class Flow(
     EventExtraction,
     EventLabels,
     JumpTests,
+    ValuePrints,
 ):
     """The events of one code object and the paths between them."""
 

@@ -1,0 +1,259 @@
+"""What straight-line code computes: each value a statement uses up, printed as the expression
+that computes it from names and constants.
+
+The flow compares the order of events, not the values that go into them: ``g(a, b)`` read back as
+``g(b, a)``, or ``x - y`` as ``y - x``, takes the same paths. Equivalent source computes the same
+values from the same names, however the compiler lays the statements out, so the *set* of these
+prints is the same for the original and for the source read back. A value that comes in by a
+jump, or is moved about on the stack (``COPY``, ``SWAP``), or is read from one of the decompiler's
+temporaries, has no print; a value computed from it has none either.
+"""
+
+from __future__ import annotations
+
+import dis
+import re
+from collections import Counter, defaultdict
+
+from depyf.decompiler.flowcheck.tables import _DUPLICATES, _MOVES, _TEMPORARY, _UNCONDITIONAL, _stack_effect
+
+_HAVE_ARGUMENT = dis.HAVE_ARGUMENT
+_UNKNOWN = None
+_VARIABLE_LOADS = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW", "LOAD_DEREF",
+                             "LOAD_CLASSDEREF", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST_LOAD_FAST",
+                             "LOAD_FAST_BORROW_LOAD_FAST_BORROW"})
+# operations on the values they pop, printed with the operator (their argrepr)
+_OPERATIONS = ("BINARY_OP", "BINARY_ADD", "BINARY_SUBTRACT", "BINARY_MULTIPLY", "BINARY_TRUE_DIVIDE",
+               "BINARY_FLOOR_DIVIDE", "BINARY_MODULO", "BINARY_POWER", "BINARY_LSHIFT", "BINARY_RSHIFT",
+               "BINARY_AND", "BINARY_OR", "BINARY_XOR", "BINARY_MATRIX_MULTIPLY", "BINARY_SUBSCR",
+               "UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_POSITIVE", "COMPARE_OP", "IS_OP", "CONTAINS_OP")
+# instructions that use up the values they pop: where a statement's value ends
+_CONSUMERS = ("STORE_", "RETURN_VALUE", "POP_TOP", "POP_JUMP", "RAISE_VARARGS")
+_USE = {"RETURN_": "return", "POP_TOP": "expr", "POP_JUM": "test", "JUMP_IF": "test", "YIELD_V": "yield",
+        "RAISE_V": "raise"}
+# 3.10/3.11's tests of ``and``/``or`` values: the test uses the value up where it goes on
+_KEEPS_WHEN_TAKEN = frozenset({"JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"})
+_NOTHING = frozenset({"NOP", "RESUME", "NOT_TAKEN", "CACHE", "EXTENDED_ARG", "TO_BOOL"})
+_NULL = "NULL"
+# instructions that only pop (POP_EXCEPT, POP_BLOCK, deletes, stores of attributes)
+_CONTAINER_UPDATES = ("LIST_APPEND", "SET_ADD", "MAP_ADD", "LIST_EXTEND", "SET_UPDATE", "DICT_")
+_ONLY_POPPING = ("STORE_", "DELETE_", "POP_", "RETURN_", "RAISE_", "RERAISE", "END_", "JUMP_IF_",
+                 "PRINT_EXPR", "IMPORT_STAR", *_CONTAINER_UPDATES)
+# a constant's print (``int:1``, a tuple's ``(int:1,str:'a')``), and an operator whose test
+# can be inverted in place
+_CONSTANT_PRINT = re.compile(r"\w+:|\(")
+_INVERTIBLE = re.compile(r"(CONTAINS_OP|IS_OP) [^(]*\(")
+_CLASS_BODY_NAMES = frozenset({"__qualname__", "__firstlineno__", "__static_attributes__"})
+# what comes right before the POP_TOP that drops an ``and``/``or`` operand the chain goes on from
+_TESTS_BEFORE_POP = frozenset({"NOT_TAKEN", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE",
+                               "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_IF_NONE",
+                               "POP_JUMP_IF_NOT_NONE"})
+# calls, by the values they pop besides their arguments (3.11's PRECALL pops them all: its CALL is
+# then one more step that prints nothing)
+_CALLS = {"CALL_FUNCTION": 1, "CALL_METHOD": 2, "CALL_FUNCTION_KW": 2, "CALL_KW": 3, "PRECALL": 2, "CALL": 2}
+_PRECALLS = "PRECALL" in dis.opmap
+_CONSTANT_TYPES = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
+
+
+class ValuePrints:
+    """The prints of the values a ``Flow``'s statements use up."""
+
+    def value_prints(self) -> set[str]:
+        """Each value a store, a return, a test, an expression statement or a yield uses up,
+        printed (``"store x = BINARY_OP -(a,b)"``), where every part of it is known."""
+        found: set[str] = set()
+        stack: list[str | None] = []
+        instructions, constants, targets = self.instructions, self.constants, self.targets
+        dropped = self._constant_builds | self._future_import
+        reached = self._walk_taken()[0]     # (code no path reaches computes nothing)
+        falls_through = True
+        kw_names = None
+        # a place only forward jumps (and the code before it) enter gets the values every way in
+        # agrees on: 3.12+ copy ``g(a, x if c else y)``'s call into both branches, where ``g`` and
+        # ``a`` are known either way
+        jump_targets = self._jump_targets
+        entered = Counter(t for t in jump_targets if t is not None)
+        carried: dict[int, list[list]] = defaultdict(list)
+        for k, ins in enumerate(instructions):
+            if not falls_through or k in targets:
+                ways = carried.pop(k, [])
+                if falls_through:
+                    ways.append(stack)
+                stack = _agreed(ways) if ways and len(ways) == entered[k] + falls_through else []
+            op = ins.opname
+            falls_through = op not in _UNCONDITIONAL and not op.startswith(("RETURN_", "RAISE_", "RERAISE"))
+            target = jump_targets[k]
+            if target is not None and target > k and entered[target] == 1:
+                if op in _UNCONDITIONAL or op in _KEEPS_WHEN_TAKEN:
+                    carried[target].append(list(stack))
+                elif op.startswith("POP_JUMP"):
+                    carried[target].append(stack[:-1])
+            if op in _NOTHING or op in _UNCONDITIONAL or k in dropped:
+                continue
+            arg = ins.arg if ins.opcode >= _HAVE_ARGUMENT else None
+            effect = _stack_effect(ins.opcode, arg)
+            if effect is None:
+                stack = []
+                continue
+            if op == "STORE_FAST_LOAD_FAST":    # (3.13+: ``x = ...; f(y)`` on one line)
+                stored, loaded = _names(ins)
+                value = _pop(stack, 1)[0]
+                if k in reached and value is not None and not _TEMPORARY.match(stored):
+                    found.add(f"store {stored} = {value}")
+                stack.append(None if _TEMPORARY.match(loaded) else loaded)
+                continue
+            if op in _MOVES or op in _DUPLICATES:
+                _move(stack, op, ins.arg)
+                continue
+            if op == "RETURN_VALUE":
+                effect = -1     # (3.14 counts the value it hands back to the caller)
+            elif op == "YIELD_VALUE":
+                value = _pop(stack, 1)[0]
+                if k in reached and value is not None:
+                    found.add(f"yield = {value}")
+                stack.append(_UNKNOWN)      # (what is sent in)
+                continue
+            if op.startswith(_CONSUMERS) and effect < 0 or op in _KEEPS_WHEN_TAKEN:
+                values = _pop(stack, -effect)
+                if k not in reached:
+                    continue
+                if op == "POP_TOP" and k > 0 \
+                        and (instructions[k - 1].opname in _TESTS_BEFORE_POP or k in targets):
+                    continue    # (the tested value of an ``and``/``or`` chain, dropped as it goes on)
+                if not op.startswith("STORE_"):
+                    use = _USE[op[:7]]
+                    if use == "test":
+                        values = [_tested(v) for v in values]
+                    if all(v is not None for v in values) and values:
+                        found.add(f"{use} = {';'.join(values)}")
+                    continue
+                names = _names(ins)
+                # (3.13+ fuse two stores, the top value to the first name)
+                pairs = zip(names, reversed(values), strict=True) if len(names) == len(values) > 1 \
+                    else [(",".join(names), ";".join(v or "?" for v in values))]
+                for name, value in pairs:
+                    # (the decompiler's temporaries hold what the original kept on the stack; a
+                    # class body read back is compiled elsewhere, with another name and line)
+                    if value is not None and "?" not in value and not _TEMPORARY.match(name) \
+                            and name not in _CLASS_BODY_NAMES:
+                        found.add(f"store {name} = {value}")
+                continue
+            if op in _VARIABLE_LOADS:
+                names = _names(ins)
+                stack.extend(None if _TEMPORARY.match(n) else n for n in names)
+                if effect == len(names) + 1:
+                    stack.append(_NULL)     # (3.11+: a callee's LOAD_GLOBAL pushes a NULL too)
+                elif effect != len(names):
+                    stack = [_UNKNOWN] * max(0, len(stack) - len(names) + effect)
+            elif op == "PUSH_NULL":
+                stack.append(_NULL)
+            elif op == "CALL" and _PRECALLS:
+                continue    # (3.11: PRECALL made the call's print)
+            elif op in _CALLS:
+                values = _pop(stack, _CALLS[op] + arg)
+                if op in ("CALL_KW", "CALL_FUNCTION_KW") and values[-1] is not None:
+                    values[-1] = f"kw{values[-1]}"
+                elif kw_names is not None:
+                    values.append(f"kw{kw_names}")
+                kw_names = None
+                known = all(v is not None for v in values)
+                stack.append(f"CALL({','.join(v for v in values if v != _NULL)})" if known else None)
+            elif op == "KW_NAMES":
+                kw_names = _constant(ins.argval)
+            elif op in ("LOAD_CONST", "LOAD_SMALL_INT"):
+                stack.append(_constant(ins.argval))
+            elif op == "LOAD_ASSERTION_ERROR" or op == "LOAD_COMMON_CONSTANT" and ins.argrepr.isidentifier():
+                stack.append(ins.argrepr or "AssertionError")    # (a builtin source names)
+            elif op in ("LOAD_ATTR", "LOAD_METHOD") and effect in (0, 1):
+                value = _pop(stack, 1)[0]
+                stack.append(None if value is None else f"{value}.{ins.argval}")
+                if effect:
+                    stack.append(_NULL)     # (a method and its self: the call's print names the method)
+            elif op.startswith(_OPERATIONS) or op.startswith(("BUILD_TUPLE", "BUILD_LIST", "BUILD_SET",
+                                                              "BUILD_SLICE")):
+                values = _pop(stack, 1 - effect)
+                known = all(v is not None for v in values)
+                stack.append(_Built(f"{op} {ins.argrepr}({','.join(values)})", values) if known else None)
+            elif op == "UNPACK_SEQUENCE":
+                # ``a, b, c, d = f(), g(), h(), k()`` builds a tuple and unpacks it at once
+                built = _pop(stack, 1)[0]
+                items = built.items if isinstance(built, _Built) and len(built.items) == arg else [None] * arg
+                stack.extend(reversed(items))
+            else:
+                # anything else pops what it uses and pushes values that are not followed
+                if op.startswith(_ONLY_POPPING) and effect <= 0:
+                    pops, pushes = -effect, 0
+                    if op.startswith(_CONTAINER_UPDATES) and arg and len(stack) >= arg + pops:
+                        stack[-arg - pops] = _UNKNOWN  # (the display it adds to is no longer what was built)
+                else:
+                    pops, pushes = (1 - effect, 1) if effect <= 0 else (1, 1 + effect)
+                _pop(stack, pops)
+                stack.extend([_UNKNOWN] * pushes)
+            if k in constants and stack:
+                stack[-1] = _constant(constants[k])
+        return found
+
+
+class _Built(str):
+    """The print of a display, with the prints of its items (for an unpacking of it)."""
+
+    def __new__(cls, text: str, items: list[str]) -> _Built:
+        built = super().__new__(cls, text)
+        built.items = items
+        return built
+
+
+def _tested(value: str | None) -> str | None:
+    """A tested value as it prints whichever way the test is spelled: ``not`` folds into the jump
+    or into ``not in``/``is not``, and a test of a constant is folded away by source that says
+    it plainly."""
+    if value is None or _CONSTANT_PRINT.match(value):
+        return None
+    while value.startswith("UNARY_NOT"):
+        value = value[value.index("(") + 1:-1]
+    return _INVERTIBLE.sub(r"\1(", value, count=1) if _INVERTIBLE.match(value) else value
+
+
+def _agreed(ways: list[list]) -> list:
+    """The values every way into a place leaves alike (unknown where they differ); nothing known
+    where the ways leave stacks of different depths."""
+    first = ways[0]
+    if any(len(w) != len(first) for w in ways):
+        return []
+    return [x if all(w[i] == x for w in ways) else _UNKNOWN for i, x in enumerate(first)]
+
+
+def _move(stack: list, op: str, arg: int | None) -> None:
+    """Run a stack move or copy on the prints (what lies below the known ones is unknown)."""
+    n = (_MOVES.get(op) if op in _MOVES else _DUPLICATES[op]) or arg or 1
+    if len(stack) < n:
+        stack[:0] = [_UNKNOWN] * (n - len(stack))
+    if op == "SWAP":
+        stack[-1], stack[-n] = stack[-n], stack[-1]
+    elif op in _MOVES:
+        stack[-n:] = [stack[-1], *stack[-n:-1]]
+    elif op == "DUP_TOP_TWO":
+        stack.extend(stack[-2:])
+    else:
+        stack.append(stack[-n])
+
+
+def _pop(stack: list, n: int) -> list:
+    values = stack[len(stack) - n:] if n else []
+    if len(values) < n:
+        values = [_UNKNOWN] * (n - len(values)) + values
+    del stack[max(0, len(stack) - n):]
+    return values
+
+
+def _names(ins: dis.Instruction) -> tuple[str, ...]:
+    return tuple(str(n) for n in ins.argval) if isinstance(ins.argval, tuple) else (str(ins.argval),)
+
+
+def _constant(value: object) -> str | None:
+    if isinstance(value, tuple):
+        parts = [_constant(x) for x in value]
+        return None if None in parts else f"({','.join(parts)})"
+    if type(value) in _CONSTANT_TYPES and (not isinstance(value, float) or value == value):
+        return f"{type(value).__name__}:{value!r}"
+    return None
