@@ -15,13 +15,14 @@ import dis
 import re
 from collections import Counter, defaultdict
 
+from depyf.decompiler.flowcheck.labels import _VARIABLE_LOADS as _SINGLE_LOADS
+from depyf.decompiler.flowcheck.labels import _literal_print
 from depyf.decompiler.flowcheck.tables import _DUPLICATES, _MOVES, _TEMPORARY, _UNCONDITIONAL, _stack_effect
 
 _HAVE_ARGUMENT = dis.HAVE_ARGUMENT
 _UNKNOWN = None
-_VARIABLE_LOADS = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW", "LOAD_DEREF",
-                             "LOAD_CLASSDEREF", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST_LOAD_FAST",
-                             "LOAD_FAST_BORROW_LOAD_FAST_BORROW"})
+# variable loads, the fused 3.13+ ones too (each name a value)
+_VARIABLE_LOADS = _SINGLE_LOADS | {"LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW"}
 # operations on the values they pop, printed with the operator (their argrepr)
 _OPERATIONS = ("BINARY_OP", "BINARY_ADD", "BINARY_SUBTRACT", "BINARY_MULTIPLY", "BINARY_TRUE_DIVIDE",
                "BINARY_FLOOR_DIVIDE", "BINARY_MODULO", "BINARY_POWER", "BINARY_LSHIFT", "BINARY_RSHIFT",
@@ -52,7 +53,6 @@ _TESTS_BEFORE_POP = frozenset({"NOT_TAKEN", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_FAL
 # then one more step that prints nothing)
 _CALLS = {"CALL_FUNCTION": 1, "CALL_METHOD": 2, "CALL_FUNCTION_KW": 2, "CALL_KW": 3, "PRECALL": 2, "CALL": 2}
 _PRECALLS = "PRECALL" in dis.opmap
-_CONSTANT_TYPES = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
 
 
 class ValuePrints:
@@ -159,9 +159,9 @@ class ValuePrints:
                 known = all(v is not None for v in values)
                 stack.append(f"CALL({','.join(v for v in values if v != _NULL)})" if known else None)
             elif op == "KW_NAMES":
-                kw_names = _constant(ins.argval)
+                kw_names = _literal_print(ins.argval)
             elif op in ("LOAD_CONST", "LOAD_SMALL_INT"):
-                stack.append(_constant(ins.argval))
+                stack.append(_literal_print(ins.argval))
             elif op == "LOAD_ASSERTION_ERROR" or op == "LOAD_COMMON_CONSTANT" and ins.argrepr.isidentifier():
                 stack.append(ins.argrepr or "AssertionError")    # (a builtin source names)
             elif op in ("LOAD_ATTR", "LOAD_METHOD") and effect in (0, 1):
@@ -190,7 +190,7 @@ class ValuePrints:
                 _pop(stack, pops)
                 stack.extend([_UNKNOWN] * pushes)
             if k in constants and stack:
-                stack[-1] = _constant(constants[k])
+                stack[-1] = _literal_print(constants[k])
         return found
 
 
@@ -248,12 +248,3 @@ def _pop(stack: list, n: int) -> list:
 
 def _names(ins: dis.Instruction) -> tuple[str, ...]:
     return tuple(str(n) for n in ins.argval) if isinstance(ins.argval, tuple) else (str(ins.argval),)
-
-
-def _constant(value: object) -> str | None:
-    if isinstance(value, tuple):
-        parts = [_constant(x) for x in value]
-        return None if None in parts else f"({','.join(parts)})"
-    if type(value) in _CONSTANT_TYPES and (not isinstance(value, float) or value == value):
-        return f"{type(value).__name__}:{value!r}"
-    return None
