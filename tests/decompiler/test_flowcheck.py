@@ -723,3 +723,79 @@ def test_values_spelled_another_way_pass():
                 return x
             return w + y
     """)
+
+
+def test_values_used_up_by_loops_unpacking_deletes_and_withs_are_caught():
+    # the iterable of a loop, the value an unpacking or a ``with`` takes, the container a ``del``
+    # deletes from: another variable read there computes another value
+    original = """
+        def f(a, b, xs, ys):
+            for x in xs:
+                u, v = x
+                del ys[u]
+                with g(a):
+                    b = v
+            return b
+    """
+    for old, new in (("in xs", "in ys"), ("= x\n", "= a\n"), ("del ys[u]", "del xs[u]"),
+                     ("g(a)", "g(b)")):
+        wrong = original.replace(old, new)
+        assert wrong != original
+        assert any("computes other values" in p for p in differences(_code(original), _code(wrong))), new
+
+
+def test_an_operand_tested_twice_in_place_of_another_is_caught():
+    # ``b and b`` for ``a and b``: every value the mutant tests, the original tests too, but one
+    # of them twice and ``a`` never
+    original = """
+        def f(a, b, c):
+            if a and b or c:
+                return 1
+            return 2
+    """
+    for wrong in (original.replace("a and b", "b and b"), original.replace("or c", "or a")):
+        assert any("computes other values" in p for p in differences(_code(original), _code(wrong)))
+
+
+def test_a_tail_spelled_out_in_each_branch_passes():
+    # the statements after an ``if`` copied into both branches: the same values, computed in more
+    # places
+    assert not _differ("""
+        def f(a, b):
+            if a:
+                b = g(a)
+            h(a, b)
+            return b
+    """, """
+        def f(a, b):
+            if a:
+                b = g(a)
+                h(a, b)
+            else:
+                h(a, b)
+            return b
+    """)
+
+
+def test_parts_of_values_not_followed_are_compared():
+    # a starred argument and a dict display are not followed whole; the names they use up are
+    original = """
+        def f(a, b, xs, ys):
+            g(a, *xs)
+            return {a: b}, ys
+    """
+    for old, new in (("*xs", "*ys"), ("{a: b}", "{a: xs}")):
+        wrong = original.replace(old, new)
+        assert any("computes other values" in p for p in differences(_code(original), _code(wrong))), new
+
+
+def test_a_value_followed_whole_on_one_side_only_passes():
+    # ``g(*(), a)`` calls ``g`` with a starred empty tuple: its parts are printed, and
+    # ``g(a)`` read back prints the call whole
+    assert not _differ("""
+        def f(a):
+            return g(*(), a)
+    """, """
+        def f(a):
+            return g(a)
+    """)

@@ -3,8 +3,10 @@ decompiled source's."""
 
 from __future__ import annotations
 
+import re
 import types
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Iterable
 
 from depyf.decompiler.flowcheck.flow import Flow
 from depyf.decompiler.flowcheck.tables import _LOOP, _TEMPORARY
@@ -107,6 +109,7 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
             problems.extend(nested_problems)
 
 
+_PART = "part = "     # (a known value used up by an instruction the value prints do not follow)
 _NONE = "NoneType:None"    # how ``returned_values`` names a return of None
 _SAME_SHAPE = ("co_code", "co_names", "co_varnames", "co_cellvars", "co_freevars", "co_argcount",
                "co_posonlyargcount", "co_kwonlyargcount", "co_exceptiontable")
@@ -144,18 +147,43 @@ def _without_decisions(pairs: set) -> set:
     return {(event, (), nxt) for event, _, nxt in pairs if nxt != _LOOP}
 
 
-def _value_differences(code: types.CodeType, original: set[str], recompiled: set[str]) -> list[str]:
+def _value_differences(code: types.CodeType, original: Counter[str], recompiled: Counter[str]) -> list[str]:
     """Values computed from other names, or in another way (``g(b, a)`` for ``g(a, b)``, ``y - x``
     for ``x - y``): a value the original computes is missing, and the recompiled code computes one
-    the original does not. (One of the two alone is no sign: the decompiler's temporaries hide a
-    value the original computed in one go, and source may spell out a value the original built
-    in a way not followed, ``g()`` for ``g(*())``.)"""
+    the original does not, or computes it in more places (``b and b`` for ``a and b``). (One of
+    the two alone is no sign: the decompiler's temporaries hide a value the original computed in
+    one go, and source may spell out a value the original built in a way not followed, ``g()``
+    for ``g(*())``. Counts are compared only for tests and parts, and only where one side lacks
+    one entirely: the compiler copies the statements of tails, and source may spell a tail out in
+    each branch it ends.)"""
     missing, extra = original - recompiled, recompiled - original
-    if not (missing and extra):
+    only_original, only_recompiled = missing.keys() - recompiled.keys(), extra.keys() - original.keys()
+    # (a part the other side computes whole is no difference, nor one counted more where the
+    # other side computes whole a value it is part of)
+    more_original, more_recompiled = _uncovered(missing, only_recompiled), _uncovered(extra, only_original)
+    only_original = _uncovered(only_original, recompiled)
+    only_recompiled = _uncovered(only_recompiled, original)
+    if not (only_original and only_recompiled or _tests(only_original) and _tests(more_recompiled)
+            or _tests(only_recompiled) and _tests(more_original)):
         return []
     qualname = getattr(code, "co_qualname", code.co_name)
     return [f"{qualname}: the recompiled code computes other values (only there: "
             f"{', '.join(sorted(extra)[:2])}; only in the original: {', '.join(sorted(missing)[:2])})"]
+
+
+def _uncovered(prints: Iterable[str], other: Iterable[str]) -> set[str]:
+    """``prints`` less the parts (``part = g``) that are part of a value the other side prints:
+    one side may follow a value whole where the other follows only its parts."""
+    text = "\n".join(other)
+    return {p for p in prints
+            if not (p.startswith(_PART) and re.search(rf"(?<!\w){re.escape(p[len(_PART):])}(?!\w)", text))}
+
+
+def _tests(prints) -> list[str]:
+    """The values tested by jumps, and the parts of values not followed: the compiler copies
+    returns and stores with the tails it copies, and source may spell a tail out in each branch,
+    but a test is copied only with a loop's test."""
+    return [p for p in prints if p.startswith(("test = ", _PART))]
 
 
 def _binding_differences(

@@ -3,10 +3,13 @@ that computes it from names and constants.
 
 The flow compares the order of events, not the values that go into them: ``g(a, b)`` read back as
 ``g(b, a)``, or ``x - y`` as ``y - x``, takes the same paths. Equivalent source computes the same
-values from the same names, however the compiler lays the statements out, so the *set* of these
-prints is the same for the original and for the source read back. A value that comes in by a
-jump, or is moved about on the stack (``COPY``, ``SWAP``), or is read from one of the decompiler's
-temporaries, has no print; a value computed from it has none either.
+values from the same names, however the compiler lays the statements out, so the prints, counted,
+are the same for the original and for the source read back (up to the tails either copies). The
+uses printed are stores, returns, tests, expression statements, yields, deletes, the iterables of
+loops and the context managers of ``with``. A value that comes in by a jump, or is read from one
+of the decompiler's temporaries, has no print; a value computed from it has none either. A value
+used up by an instruction the prints do not follow is printed as a *part* (``part = a`` for
+``f(*a)``).
 """
 
 from __future__ import annotations
@@ -29,8 +32,9 @@ _OPERATIONS = ("BINARY_OP", "BINARY_ADD", "BINARY_SUBTRACT", "BINARY_MULTIPLY", 
                "BINARY_AND", "BINARY_OR", "BINARY_XOR", "BINARY_MATRIX_MULTIPLY", "BINARY_SUBSCR",
                "UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_POSITIVE", "COMPARE_OP", "IS_OP", "CONTAINS_OP")
 # instructions that use up the values they pop: where a statement's value ends
-_CONSUMERS = ("STORE_", "RETURN_VALUE", "POP_TOP", "POP_JUMP", "RAISE_VARARGS")
+_CONSUMERS = ("STORE_", "RETURN_VALUE", "POP_TOP", "POP_JUMP", "RAISE_VARARGS", "DELETE_")
 _USE = {"RETURN_": "return", "POP_TOP": "expr", "POP_JUM": "test", "JUMP_IF": "test", "YIELD_V": "yield",
+        "DELETE_": "del",
         "RAISE_V": "raise"}
 # 3.10/3.11's tests of ``and``/``or`` values: the test uses the value up where it goes on
 _KEEPS_WHEN_TAKEN = frozenset({"JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"})
@@ -53,15 +57,21 @@ _TESTS_BEFORE_POP = frozenset({"NOT_TAKEN", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_FAL
 # then one more step that prints nothing)
 _CALLS = {"CALL_FUNCTION": 1, "CALL_METHOD": 2, "CALL_FUNCTION_KW": 2, "CALL_KW": 3, "PRECALL": 2, "CALL": 2}
 _PRECALLS = "PRECALL" in dis.opmap
+# instructions that take a value in for good: an iterable, a context manager
+_ITERATED = {"GET_ITER": "iter", "GET_AITER": "iter", "BEFORE_WITH": "with", "SETUP_WITH": "with",
+             "BEFORE_ASYNC_WITH": "with"}
+# (3.14+ load a context manager's ``__exit__``, then its ``__enter__``: the second is the ``with``)
+_SPECIAL_METHODS_USED_BY = {"__enter__": "with", "__aenter__": "with"}
 
 
 class ValuePrints:
     """The prints of the values a ``Flow``'s statements use up."""
 
-    def value_prints(self) -> set[str]:
+    def value_prints(self) -> Counter[str]:
         """Each value a store, a return, a test, an expression statement or a yield uses up,
-        printed (``"store x = BINARY_OP -(a,b)"``), where every part of it is known."""
-        found: set[str] = set()
+        printed (``"store x = BINARY_OP -(a,b)"``), where every part of it is known, with the
+        number of places that compute it."""
+        found: Counter[str] = Counter()
         stack: list[str | None] = []
         instructions, constants, targets = self.instructions, self.constants, self.targets
         dropped = self._constant_builds | self._future_import
@@ -83,7 +93,7 @@ class ValuePrints:
             op = ins.opname
             falls_through = op not in _UNCONDITIONAL and not op.startswith(("RETURN_", "RAISE_", "RERAISE"))
             target = jump_targets[k]
-            if target is not None and target > k and entered[target] == 1:
+            if target is not None and target > k:
                 if op in _UNCONDITIONAL or op in _KEEPS_WHEN_TAKEN:
                     carried[target].append(list(stack))
                 elif op.startswith("POP_JUMP"):
@@ -99,7 +109,7 @@ class ValuePrints:
                 stored, loaded = _names(ins)
                 value = _pop(stack, 1)[0]
                 if k in reached and value is not None and not _TEMPORARY.match(stored):
-                    found.add(f"store {stored} = {value}")
+                    found[f"store {stored} = {value}"] += 1
                 stack.append(None if _TEMPORARY.match(loaded) else loaded)
                 continue
             if op in _MOVES or op in _DUPLICATES:
@@ -107,10 +117,14 @@ class ValuePrints:
                 continue
             if op == "RETURN_VALUE":
                 effect = -1     # (3.14 counts the value it hands back to the caller)
+            elif op == "RETURN_CONST":      # (3.12/3.13)
+                if k in reached:
+                    found[f"return = {_literal_print(ins.argval)}"] += 1
+                continue
             elif op == "YIELD_VALUE":
                 value = _pop(stack, 1)[0]
                 if k in reached and value is not None:
-                    found.add(f"yield = {value}")
+                    found[f"yield = {value}"] += 1
                 stack.append(_UNKNOWN)      # (what is sent in)
                 continue
             if op.startswith(_CONSUMERS) and effect < 0 or op in _KEEPS_WHEN_TAKEN:
@@ -125,7 +139,7 @@ class ValuePrints:
                     if use == "test":
                         values = [_tested(v) for v in values]
                     if all(v is not None for v in values) and values:
-                        found.add(f"{use} = {';'.join(values)}")
+                        found[f"{use} = {';'.join(values)}"] += 1
                     continue
                 names = _names(ins)
                 # (3.13+ fuse two stores, the top value to the first name)
@@ -136,7 +150,7 @@ class ValuePrints:
                     # class body read back is compiled elsewhere, with another name and line)
                     if value is not None and "?" not in value and not _TEMPORARY.match(name) \
                             and name not in _CLASS_BODY_NAMES:
-                        found.add(f"store {name} = {value}")
+                        found[f"store {name} = {value}"] += 1
                 continue
             if op in _VARIABLE_LOADS:
                 names = _names(ins)
@@ -157,11 +171,12 @@ class ValuePrints:
                     values.append(f"kw{kw_names}")
                 kw_names = None
                 known = all(v is not None for v in values)
-                stack.append(f"CALL({','.join(v for v in values if v != _NULL)})" if known else None)
+                stack.append(f"CALL({','.join(v for v in values if v != _NULL)})" if known
+                             else _parts(found, values, k in reached))
             elif op == "KW_NAMES":
                 kw_names = _literal_print(ins.argval)
             elif op in ("LOAD_CONST", "LOAD_SMALL_INT"):
-                stack.append(_literal_print(ins.argval))
+                stack.append(_constant(ins.argval))
             elif op == "LOAD_ASSERTION_ERROR" or op == "LOAD_COMMON_CONSTANT" and ins.argrepr.isidentifier():
                 stack.append(ins.argrepr or "AssertionError")    # (a builtin source names)
             elif op in ("LOAD_ATTR", "LOAD_METHOD") and effect in (0, 1):
@@ -173,12 +188,23 @@ class ValuePrints:
                                                               "BUILD_SLICE")):
                 values = _pop(stack, 1 - effect)
                 known = all(v is not None for v in values)
-                stack.append(_Built(f"{op} {ins.argrepr}({','.join(values)})", values) if known else None)
+                stack.append(_Built(f"{op} {ins.argrepr}({','.join(values)})", values) if known
+                             else _parts(found, values, k in reached))
             elif op == "UNPACK_SEQUENCE":
                 # ``a, b, c, d = f(), g(), h(), k()`` builds a tuple and unpacks it at once
                 built = _pop(stack, 1)[0]
-                items = built.items if isinstance(built, _Built) and len(built.items) == arg else [None] * arg
+                items = built.items if isinstance(built, _Built) and len(built.items) == arg \
+                    else _items(built, arg)
                 stack.extend(reversed(items))
+            elif op == "UNPACK_EX":
+                stack.extend(reversed(_items(_pop(stack, 1)[0], (arg & 0xFF) + 1 + (arg >> 8), "*")))
+            elif op in _ITERATED or op == "LOAD_SPECIAL":
+                # the value a ``for`` loop, a comprehension or a ``with`` uses up
+                value = _pop(stack, 1)[0]
+                use = _ITERATED.get(op) or _SPECIAL_METHODS_USED_BY.get(ins.argrepr)
+                if k in reached and value is not None and use:
+                    found[f"{use} = {value}"] += 1
+                stack.extend([_UNKNOWN] * (1 + effect))
             else:
                 # anything else pops what it uses and pushes values that are not followed
                 if op.startswith(_ONLY_POPPING) and effect <= 0:
@@ -187,11 +213,35 @@ class ValuePrints:
                         stack[-arg - pops] = _UNKNOWN  # (the display it adds to is no longer what was built)
                 else:
                     pops, pushes = (1 - effect, 1) if effect <= 0 else (1, 1 + effect)
-                _pop(stack, pops)
+                _parts(found, _pop(stack, pops), k in reached)
                 stack.extend([_UNKNOWN] * pushes)
             if k in constants and stack:
-                stack[-1] = _literal_print(constants[k])
+                stack[-1] = _constant(constants[k])
         return found
+
+
+def _parts(found: Counter[str], values: list[str | None], reached: bool) -> None:
+    """Count the known values an instruction not followed uses up (``a`` in ``f(*a)``, ``-b`` in
+    ``not -b``), each a part of a value that has no print; unknown is what it computes."""
+    if reached:
+        for value in values:
+            if value is not None and value != _NULL and not _CONSTANT_PRINT.match(value):
+                found[f"part = {value}"] += 1
+    return _UNKNOWN
+
+
+def _constant(value: object) -> str:
+    """A constant's print; a tuple's with the prints of its items (``u, v = 1, 2`` unpacks one)."""
+    if type(value) is tuple:
+        return _Built(_literal_print(value), [_literal_print(item) for item in value])
+    return _literal_print(value)
+
+
+def _items(value: str | None, count: int, starred: str = "") -> list[str | None]:
+    """The prints of the items an unpacking of ``value`` gives."""
+    if value is None:
+        return [_UNKNOWN] * count
+    return [f"UNPACK{starred}{count}({value})#{i}" for i in range(count)]
 
 
 class _Built(str):
