@@ -110,6 +110,8 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
 
 
 _PART = "part = "     # (a known value used up by an instruction the value prints do not follow)
+# the uses whose prints are counted (see ``_value_differences``)
+_COUNTED = ("test = ", "iter = ", "with = ", "del = ", "expr = ", _PART)
 _NONE = "NoneType:None"    # how ``returned_values`` names a return of None
 _SAME_SHAPE = ("co_code", "co_names", "co_varnames", "co_cellvars", "co_freevars", "co_argcount",
                "co_posonlyargcount", "co_kwonlyargcount", "co_exceptiontable")
@@ -153,9 +155,10 @@ def _value_differences(code: types.CodeType, original: Counter[str], recompiled:
     the original does not, or computes it in more places (``b and b`` for ``a and b``). (One of
     the two alone is no sign: the decompiler's temporaries hide a value the original computed in
     one go, and source may spell out a value the original built in a way not followed, ``g()``
-    for ``g(*())``. Counts are compared only for tests and parts, and only where one side lacks
-    one entirely: the compiler copies the statements of tails, and source may spell a tail out in
-    each branch it ends.)"""
+    for ``g(*())``. Counts are compared only where one side lacks a print entirely, and not for
+    stores, returns and yields: the compiler copies those with the tails it copies, and it lays
+    out a value's return or store once per way the value is reached where source read back may
+    compute it once.)"""
     missing, extra = original - recompiled, recompiled - original
     only_original, only_recompiled = missing.keys() - recompiled.keys(), extra.keys() - original.keys()
     # (a part the other side computes whole is no difference, nor one counted more where the
@@ -163,8 +166,8 @@ def _value_differences(code: types.CodeType, original: Counter[str], recompiled:
     more_original, more_recompiled = _uncovered(missing, only_recompiled), _uncovered(extra, only_original)
     only_original = _uncovered(only_original, recompiled)
     only_recompiled = _uncovered(only_recompiled, original)
-    if not (only_original and only_recompiled or _tests(only_original) and _tests(more_recompiled)
-            or _tests(only_recompiled) and _tests(more_original)):
+    if not (only_original and only_recompiled or _counted(only_original) and _counted(more_recompiled)
+            or _counted(only_recompiled) and _counted(more_original)):
         return []
     qualname = getattr(code, "co_qualname", code.co_name)
     return [f"{qualname}: the recompiled code computes other values (only there: "
@@ -179,11 +182,10 @@ def _uncovered(prints: Iterable[str], other: Iterable[str]) -> set[str]:
             if not (p.startswith(_PART) and re.search(rf"(?<!\w){re.escape(p[len(_PART):])}(?!\w)", text))}
 
 
-def _tests(prints) -> list[str]:
-    """The values tested by jumps, and the parts of values not followed: the compiler copies
-    returns and stores with the tails it copies, and source may spell a tail out in each branch,
-    but a test is copied only with a loop's test."""
-    return [p for p in prints if p.startswith(("test = ", _PART))]
+def _counted(prints) -> list[str]:
+    """The prints whose counts are compared: tests, expression statements, deletes, iterables,
+    context managers and parts."""
+    return [p for p in prints if p.startswith(_COUNTED)]
 
 
 def _binding_differences(
