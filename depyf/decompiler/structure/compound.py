@@ -127,6 +127,7 @@ class CompoundConditions:
                     )
                     cond = bool_op(ast.Or, bool_op(ast.And, cond, ast.Constant(False)), cx)
                     t, f, members = t2, f2, sub
+                    folded_any = True   # (else the call is remembered as folding nothing)
                     continue
             for side in ("t", "f"):
                 x = t if side == "t" else f

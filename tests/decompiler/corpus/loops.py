@@ -1379,3 +1379,27 @@ def while_in_a_loop_else_whose_exit_jumps_back_before_it(items, w, b, c):
                 continue
             return c
     return (items, w, b, c)
+
+
+def _divide_or_fail(k):
+    return 1 // k
+
+
+@cases((0, 0, 0), (0, 1, 0), (1, 1, 0), (0, 1, 2), (1, 0, 5), (2, 1, 1))
+def while_whose_test_has_a_false_and_in_an_except_clause(k, a, c):
+    # ``w < 1 and False or w < 1``: the compiler leaves a jump to the next instruction for the
+    # ``and``; the condition folded the first time it was read was remembered as folding nothing,
+    # so reading it again (after the ``if`` with a ``return`` inside, in an except clause) refused
+    w = k
+    log = []
+    try:
+        _divide_or_fail(k)
+    except ArithmeticError:
+        if c:
+            if a:
+                return 1
+            log.append(c)
+        while w < 1 and False or w < 1:
+            w += 1
+            log.append(w)
+    return w, log
