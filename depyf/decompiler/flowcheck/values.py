@@ -68,9 +68,10 @@ class ValuePrints:
     """The prints of the values a ``Flow``'s statements use up."""
 
     def value_prints(self) -> Counter[str]:
-        """Each value a store, a return, a test, an expression statement or a yield uses up,
-        printed (``"store x = BINARY_OP -(a,b)"``), where every part of it is known, with the
-        number of places that compute it."""
+        """Each value a statement uses up (a store, a return, a test, an expression statement, a
+        yield, a delete, a loop's iterable, a ``with``'s context manager), printed
+        (``"store x = BINARY_OP -(a,b)"``) where every part of it is known, else the known
+        parts, with the number of places that compute it."""
         found: Counter[str] = Counter()
         stack: list[str | None] = []
         instructions, constants, targets = self.instructions, self.constants, self.targets
