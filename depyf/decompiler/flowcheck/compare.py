@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from depyf.decompiler.flowcheck.flow import Flow
 from depyf.decompiler.flowcheck.tables import _LOOP, _TEMPORARY
+from depyf.decompiler.flowcheck.values import COUNTED, PART
 
 
 def differences(original: types.CodeType, recompiled: types.CodeType) -> list[str]:
@@ -109,9 +110,6 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
             problems.extend(nested_problems)
 
 
-_PART = "part = "     # (a known value used up by an instruction the value prints do not follow)
-# the uses whose prints are counted (see ``_value_differences``)
-_COUNTED = ("test = ", "iter = ", "with = ", "del = ", "expr = ", _PART)
 _NONE = "NoneType:None"    # how ``returned_values`` names a return of None
 _SAME_SHAPE = ("co_code", "co_names", "co_varnames", "co_cellvars", "co_freevars", "co_argcount",
                "co_posonlyargcount", "co_kwonlyargcount", "co_exceptiontable")
@@ -179,13 +177,13 @@ def _uncovered(prints: Iterable[str], other: Iterable[str]) -> set[str]:
     one side may follow a value whole where the other follows only its parts."""
     text = "\n".join(other)
     return {p for p in prints
-            if not (p.startswith(_PART) and re.search(rf"(?<!\w){re.escape(p[len(_PART):])}(?!\w)", text))}
+            if not (p.startswith(PART) and re.search(rf"(?<!\w){re.escape(p[len(PART):])}(?!\w)", text))}
 
 
 def _counted(prints) -> list[str]:
     """The prints whose counts are compared: tests, expression statements, deletes, iterables,
     context managers and parts."""
-    return [p for p in prints if p.startswith(_COUNTED)]
+    return [p for p in prints if p.startswith(COUNTED)]
 
 
 def _binding_differences(

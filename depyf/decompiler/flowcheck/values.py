@@ -58,10 +58,16 @@ _TESTS_BEFORE_POP = frozenset({"NOT_TAKEN", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_FAL
 _CALLS = {"CALL_FUNCTION": 1, "CALL_METHOD": 2, "CALL_FUNCTION_KW": 2, "CALL_KW": 3, "PRECALL": 2, "CALL": 2}
 _PRECALLS = "PRECALL" in dis.opmap
 # instructions that take a value in for good: an iterable, a context manager
-_ITERATED = {"GET_ITER": "iter", "GET_AITER": "iter", "BEFORE_WITH": "with", "SETUP_WITH": "with",
+_TAKES_IN = {"GET_ITER": "iter", "GET_AITER": "iter", "BEFORE_WITH": "with", "SETUP_WITH": "with",
              "BEFORE_ASYNC_WITH": "with"}
 # (3.14+ load a context manager's ``__exit__``, then its ``__enter__``: the second is the ``with``)
 _SPECIAL_METHODS_USED_BY = {"__enter__": "with", "__aenter__": "with"}
+
+
+# how a known value an instruction not followed uses up prints (``part = xs`` for ``g(*xs)``)
+PART = "part = "
+# the prints whose counts ``compare`` compares (stores, returns and yields are copied with tails)
+COUNTED = ("test = ", "iter = ", "with = ", "del = ", "expr = ", PART)
 
 
 class ValuePrints:
@@ -199,10 +205,10 @@ class ValuePrints:
                 stack.extend(reversed(items))
             elif op == "UNPACK_EX":
                 stack.extend(reversed(_items(_pop(stack, 1)[0], (arg & 0xFF) + 1 + (arg >> 8), "*")))
-            elif op in _ITERATED or op == "LOAD_SPECIAL":
+            elif op in _TAKES_IN or op == "LOAD_SPECIAL":
                 # the value a ``for`` loop, a comprehension or a ``with`` uses up
                 value = _pop(stack, 1)[0]
-                use = _ITERATED.get(op) or _SPECIAL_METHODS_USED_BY.get(ins.argrepr)
+                use = _TAKES_IN.get(op) or _SPECIAL_METHODS_USED_BY.get(ins.argrepr)
                 if k in reached and value is not None and use:
                     found[f"{use} = {value}"] += 1
                 stack.extend([_UNKNOWN] * (1 + effect))
@@ -227,7 +233,7 @@ def _parts(found: Counter[str], values: list[str | None], reached: bool) -> None
     if reached:
         for value in values:
             if value is not None and value != _NULL and not _CONSTANT_PRINT.match(value):
-                found[f"part = {value}"] += 1
+                found[PART + value] += 1
     return _UNKNOWN
 
 
