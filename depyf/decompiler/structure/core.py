@@ -55,6 +55,7 @@ class Structurer(
         self._else_trials: set[int] = set()    # loops being read as while/else (see while_else_without_copy)
         self._shared_operands: dict[tuple, object] = {}   # see ValueFlows.shared_operand_key
         self._values_meeting_after_loops: set[int] = set()   # see IfBuilder.conditional
+        self.ended_at: int | None = None      # the stop where the last ``emit`` fell off its code
         self.back_edge_targets = self._back_edge_targets()
         self.while_tests = self.find_while_tests()
         self.matches = self.find_matches()
@@ -140,6 +141,7 @@ class Structurer(
             pos = self.control(end - 1, stop, ctx, stack, out)
         if pos is not None and pos >= n:
             raise self.error(n - 1, "control runs past the last instruction")
+        self.ended_at = pos if pos in ctx.stops else None
         return out
 
     def classify(self, target: int | None, ctx: Context) -> ExitKind:
@@ -170,6 +172,14 @@ class Structurer(
             return ExitKind.LEAVE
         return ExitKind.GOTO
 
+    def stop_reached(self, target: int, ctx: Context) -> int:
+        """The stop that a jump to ``target`` reaches, through blocks that only jump on."""
+        seen = set()
+        while target not in ctx.stops and target not in seen and self.instrs[target].opname == "JUMP":
+            seen.add(target)
+            target = self.cfg.pos(self.instrs[target].target)
+        return target
+
     def control(self, i: int, stop: Stop, ctx: Context, stack: list, out: list) -> int | None:
         ins = stop.ins
         op = ins.opname
@@ -188,7 +198,7 @@ class Structurer(
                 out.append(ast.Break())
                 return None
             if kind is ExitKind.STOP:
-                return None
+                return self.stop_reached(target, ctx)
             if kind is ExitKind.LEAVE:
                 self.leave_region(target, ctx, stack, out)
                 return None

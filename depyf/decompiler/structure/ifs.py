@@ -232,21 +232,32 @@ class IfBuilder:
             out.append(ast.If(negate(cond), rf.stmts, []))
             return t
         if rt.way is end and rf.way is on:
-            out.append(ast.If(negate(cond), self.emit(f, ctx, list(stack)) or [ast.Pass()], []))
+            body = self.emit(f, ctx, list(stack))
+            self._end_together(t, rt.place, self.ended_at)
+            out.append(ast.If(negate(cond), body or [ast.Pass()], []))
             return rt.place
         if rf.way is end and rt.way is on:
-            out.append(ast.If(cond, self.emit(t, ctx, list(stack)) or [ast.Pass()], []))
+            body = self.emit(t, ctx, list(stack))
+            self._end_together(t, rf.place, self.ended_at)
+            out.append(ast.If(cond, body or [ast.Pass()], []))
             return rf.place
-        if rt.way is end and rf.way is end and rt.place is not None and rf.place is not None \
-                and not self.same_place(rt.place, rf.place):
-            # (``if c: ... (jump to the end of an enclosing if) ...``: no statement says that)
-            error = self.error(t, "the branches end in different places")
-            raise BranchesEndApart(error.reason, (rt.place, rf.place), qualname=error.qualname,
-                                   offset=error.offset, opname=error.opname)
+        if rt.way is end and rf.way is end:
+            self._end_together(t, rt.place, rf.place)
         then = rt.stmts if rt.way is stmt else []
         other = rf.stmts if rf.way is stmt else []
         out.append(ast.If(cond, then or [ast.Pass()], other))   # (even empty: the test runs code)
         return rt.place if rt.way is end else rf.place if rf.way is end else None
+
+
+    def _end_together(self, t: int, one: int | None, other: int | None) -> None:
+        """Both branches of a test fall off their code at the stops ``one`` and ``other``: where
+        those are two places (``if c: ... (jump to the end of an enclosing if) ...``), no ``if``
+        says it. Raise for the enclosing statement to read (a loop that never loops)."""
+        if one is None or other is None or self.same_place(one, other):
+            return
+        error = self.error(t, "the branches end in different places")
+        raise BranchesEndApart(error.reason, (one, other), qualname=error.qualname,
+                               offset=error.offset, opname=error.opname)
 
 
 def _evaluated_later(item) -> bool:

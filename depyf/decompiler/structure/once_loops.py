@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.expressions import negate
 from depyf.decompiler.structure.model import Context, Loop
 
 
@@ -22,6 +23,8 @@ class OnceLoops:
         does not read so."""
         if t is None or join is None:
             return False
+        if f is not None and self.same_place(t, join):     # (the test jumps into the body when false)
+            cond, t, f = negate(cond), f, t
         body_blocks = self._blocks_before(t, join, ctx.stops)
         if body_blocks is None:
             return False

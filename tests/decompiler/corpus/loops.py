@@ -1403,3 +1403,33 @@ def while_whose_test_has_a_false_and_in_an_except_clause(k, a, c):
             w += 1
             log.append(w)
     return w, log
+
+
+@cases((0, 0), (1, 0), (1, 2), (0, 3), (5, 1))
+def once_while_breaking_from_an_if_nested_in_an_if(a, b):
+    # the loop never goes back to its test, so it is laid out as ``if w < 3:``; the ``break``
+    # inside two ``if`` statements jumps to the code after it, skipping ``return a`` (read as an
+    # ``if`` that fell off into ``return a``, which the flow check refused)
+    w = 0
+    while w < 3:
+        w += 1
+        if a:
+            if b:
+                break
+            b = 1
+        return a
+    return b
+
+
+@cases((0, 0, 0), (-3, 0, 1), (-3, 1, 0), (0, 1, 1), (5, 2, 2), (-1, [], 3))
+def once_while_under_a_negated_test_breaking_from_a_nested_if(a, b, c):
+    # the enclosing ``if not ...:`` and the loop's test fold into one condition that jumps past
+    # the loop when true: the loop's body is the false branch
+    if not -2 < a:
+        while a < 3 and (not (-7)) or a < 1:
+            if c and b != []:
+                if b:
+                    break
+                b = 1
+            return a, b
+    return a, b, c
