@@ -20,7 +20,7 @@ from depyf.decompiler.structure.ifs import IfBuilder
 from depyf.decompiler.structure.loop_exits import LoopExits
 from depyf.decompiler.structure.loops import LoopBuilder
 from depyf.decompiler.structure.match import MatchBuilder
-from depyf.decompiler.structure.model import Context, ExitKind
+from depyf.decompiler.structure.model import Context, ExitKind, exits_recorded, forget_exits
 from depyf.decompiler.structure.once_loops import OnceLoops
 from depyf.decompiler.structure.protected import TryBuilder
 from depyf.decompiler.structure.regions import RegionExits
@@ -96,12 +96,12 @@ class Structurer(
                     and not self.covered(pos, ctx.layers[-1])
                     and not self.test_left_out(pos, ctx.layers[-1])
                 ):
-                    if not (
-                        self.instrs[pos].opname == "JUMP"
-                        and self.cfg.pos(self.instrs[pos].target) in ctx.stops
-                    ):
-                        self.leave_region(pos, ctx, stack, out)
-                    break           # (a jump to where the enclosing expression ends is no exit yet)
+                    ins = self.instrs[pos]
+                    if ins.opname == "JUMP" and self.cfg.pos(ins.target) in ctx.stops:
+                        pos = self.cfg.pos(ins.target)   # (no exit yet: the enclosing code ends there)
+                    else:
+                        self.leave_region_or_loop(pos, ctx, stack, out)
+                    break
                 if ctx.loop is not None and pos in ctx.loop.continues and pos != ctx.loop.header:
                     break
                 if ctx.loop is not None and pos in ctx.loop.breaks and pos != ctx.loop.header:
@@ -143,6 +143,43 @@ class Structurer(
             raise self.error(n - 1, "control runs past the last instruction")
         self.ended_at = pos if pos in ctx.stops else None
         return out
+
+    def leave_region_or_loop(self, pos: int, ctx: Context, stack: list, out: list) -> None:
+        """Leave the innermost protected region at ``pos``; from a for loop inside it whose body
+        has popped its iterator (and nothing else), that normal exit is a ``break`` that fell
+        into the region's exit (``for x in xs: ...; break`` ending an except clause or a with
+        body), and the statement after the loop leaves the region."""
+        loop = ctx.loop
+        popped = loop is not None and loop.iterator is not None \
+            and self.covered(loop.header, ctx.layers[-1]) \
+            and len(stack) == loop.depth - 1 and not any(item is loop.iterator for item in stack)
+        if not popped:
+            self.leave_region(pos, ctx, stack, out)
+            return
+        mark = exits_recorded(ctx.layers)
+        statements: list = []
+        if self.leave_region(pos, ctx, stack, statements):
+            forget_exits(ctx.layers, mark)
+            loop.left_region = True
+            out.append(ast.Break())
+        else:
+            out.extend(statements)
+
+    def reraise_copied_after_loop(self, i: int, ctx: Context) -> bool:
+        """Is the ``RERAISE`` at ``i`` the compiler's copy of the one right after the loop being
+        read, where its ``break`` would jump (``for x in xs: ...; break`` ending a finally body's
+        handler copy)? The same instruction under the same handlers; a for loop's break pops its
+        iterator just before."""
+        loop = ctx.loop
+        after = loop.after if loop is not None else None
+        if after is None or after == i or after >= len(self.instrs):
+            return False
+        ins, last = self.instrs[i], self.instrs[after]
+        if last.opname != "RERAISE" or last.argval != ins.argval:
+            return False
+        if self.instrs[loop.header].opname in FOR_ITERS and self.instrs[i - 1].opname != "POP_TOP":
+            return False
+        return self.cfg.handler_chain(i) == self.cfg.handler_chain(after)
 
     def classify(self, target: int | None, ctx: Context) -> ExitKind:
         """What a jump to ``target`` means here: STOP, CONTINUE, BREAK, LEAVE or GOTO."""
@@ -186,7 +223,7 @@ class Structurer(
         if op == "RETURN_VALUE" or op == "RAISE_VARARGS":
             return None
         if op == "RERAISE":
-            out.append(ReraiseStmt())
+            out.append(ast.Break() if self.reraise_copied_after_loop(i, ctx) else ReraiseStmt())
             return None
         if op == "JUMP":
             target = self.cfg.pos(ins.target)

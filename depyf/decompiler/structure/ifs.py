@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import copy
 
+from depyf.decompiler.cleanup import terminates
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.executor import replace_everywhere, replace_in
 from depyf.decompiler.expressions import negate
@@ -97,8 +98,10 @@ class IfBuilder:
         reused = False
         try:
             then = self.emit(t, inner, s_then)
+            ends = [self.ended_at]
             reused = shared is not None and self.read_shared_operand(f, inner, s_else)
             other = [] if reused else self.emit(f, inner, s_else)
+            ends.append(join if reused else self.ended_at)
         except BranchesEndApart as apart:
             # (where the branches meet; without a join, where the false branch starts: the code
             # after a loop whose body always returns, breaks or raises)
@@ -123,7 +126,9 @@ class IfBuilder:
             return join
         if reused:      # (the value read once serves one branch only)
             s_else[-1] = copy.deepcopy(s_else[-1], kept_values(stack))
-        if len(s_then) != len(s_else) and join is not None and then and other:
+        # neither branch goes on (``break``, ``return``): what each left on the stack is never used
+        both_leave = len(s_then) != len(s_else) and _never_goes_on(then) and _never_goes_on(other)
+        if len(s_then) != len(s_else) and join is not None and then and other and not both_leave:
             if ctx.layers and not self.covered(join, ctx.layers[-1]):
                 # the branches meet only outside the protected code they are in (the paths that
                 # raise leave the enclosing loop, so its join passes them by): each leaves it
@@ -131,7 +136,11 @@ class IfBuilder:
                 out.append(ast.If(cond, then, other))
                 return None
             raise self.error(i, "branches leave different stacks")
-        if join is not None:
+        # the branches meet only outside the protected code they are in, and neither falls into
+        # that place: each left the code on its own way (a normal exit, ``break``)
+        apart = join is not None and (both_leave or join not in ends and ctx.layers
+                                      and not self.covered(join, ctx.layers[-1]))
+        if join is not None and not apart:
             _settle_branch_stacks(stack, s_then, then, s_else, other, pending,
                                   lambda: self.error(i, "branches leave different values on the stack"))
             keep = s_then if len(s_then) >= len(s_else) else s_else
@@ -141,7 +150,7 @@ class IfBuilder:
             # (``if not c: raise E`` before the code it guards, as written)
             cond, then, other = negate(cond), other, then
         out.append(ast.If(cond, then or [ast.Pass()], other))
-        return join
+        return None if apart else join
 
     def ends_round(self, pos: int | None, body: int | None, ctx: Context) -> bool:
         """Does a jump to ``pos`` only end the loop body, where the code at ``body`` (laid out
@@ -258,6 +267,18 @@ class IfBuilder:
         error = self.error(t, "the branches end in different places")
         raise BranchesEndApart(error.reason, (one, other), qualname=error.qualname,
                                offset=error.offset, opname=error.opname)
+
+
+def _never_goes_on(body: list) -> bool:
+    """Does control never fall off the end of ``body``: a terminating statement last, or a try
+    statement whose body and except clauses (or finally body) all end so?"""
+    if terminates(body):
+        return True
+    last = body[-1] if body else None
+    if not isinstance(last, ast.Try):
+        return False
+    return _never_goes_on(last.finalbody) or (
+        _never_goes_on(last.body) and all(_never_goes_on(h.body) for h in last.handlers))
 
 
 def _evaluated_later(item) -> bool:

@@ -100,7 +100,8 @@ class LoopBuilder:
             return exit_pos
         break_target = self.break_target(breaks, exit_pos, pos)
         loop = Loop(pos, frozenset({pos}), frozenset({exit_pos} | breaks), blocks,
-                    after=break_target if break_target is not None else exit_pos)
+                    after=break_target if break_target is not None else exit_pos, iterator=iterator,
+                    depth=len(stack))
         hole = v.Hole()
         body_stack = stack + [hole]
         # where the body's breaks land is a break inside it, though the enclosing code stops
@@ -109,7 +110,12 @@ class LoopBuilder:
         if hole.target is None:
             raise self.error(pos, "for loop target not found")
         stack.pop()
-        orelse, after = self.loop_else(exit_pos, break_target, ctx, stack)
+        if loop.left_region and break_target is None:
+            # its break fell into the exit of the protected code around it (no jump says where
+            # breaks land): the else clause is the code from the loop's exit to there
+            orelse, after = self.emit(exit_pos, ctx, list(stack)), None
+        else:
+            orelse, after = self.loop_else(exit_pos, break_target, ctx, stack)
         node_type = ast.AsyncFor if iterator.is_async or ins.opname == "ASYNC_FOR_ITER" else ast.For
         out.append(node_type(hole.target, iterator.iterable, strip_continue(body) or [ast.Pass()], orelse))
         return after

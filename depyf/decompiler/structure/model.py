@@ -75,6 +75,9 @@ class Loop:
     back: int | None = None          # the bottom test's jump back to body_start
     after: int | None = None         # where ``break`` goes (after the loop and its else clause)
     wraps_while: bool = False        # a ``while True`` whose body starts with a while loop at its header
+    iterator: object | None = None   # a for loop's iterator on the stack (its body pops it to leave)
+    depth: int = 0                   # the stack's depth with that iterator on top
+    left_region: bool = False        # a ``break`` fell into the exit of the protected code the loop is in
 
 
 @dataclass
@@ -88,6 +91,18 @@ class Layer:
     continuation: int | Sentinel | None = (
         None  # for except clauses (and try bodies): where the try statement goes on
     )
+
+
+def exits_recorded(layers: tuple) -> list[int]:
+    """How many normal exits each of ``layers`` has recorded: a mark to go back to with
+    ``forget_exits`` when a trial read's statements are thrown away."""
+    return [len(layer.normal_exits) for layer in layers]
+
+
+def forget_exits(layers: tuple, mark: list[int]) -> None:
+    """Drop the normal exits recorded since ``mark`` (a read that is not kept leaves none)."""
+    for layer, n in zip(layers, mark, strict=True):
+        del layer.normal_exits[n:]
 
 
 class BranchWay(enum.Enum):

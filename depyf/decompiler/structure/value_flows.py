@@ -12,7 +12,7 @@ from depyf.decompiler.executor import replace_in
 from depyf.decompiler.expressions import bool_op
 from depyf.decompiler.instructions import COPIED_RETURN_LIMIT, compiler_size, copy_key
 from depyf.decompiler.structure.conditions import _continues_chain
-from depyf.decompiler.structure.model import ENDS_FUNCTION, Context
+from depyf.decompiler.structure.model import ENDS_FUNCTION, Context, exits_recorded, forget_exits
 
 
 class ValueFlows:
@@ -64,6 +64,7 @@ class ValueFlows:
         ends a branch too (see ``_values_meet_at``)."""
         values = []
         shared = None
+        mark = exits_recorded(ctx.layers)
         if len(branches) == 2 and branches[0][1] == branches[1][1] \
                 and self._goes_on_into(branches[0][0], branches[1][0], branches[0][1]):
             shared = self.shared_operand_key(branches[1][0], ctx.with_stops(branches[1][1]), stack)
@@ -78,8 +79,10 @@ class ValueFlows:
                 try:
                     if self.emit(start, region, trial) or len(trial) != len(stack) + 1 \
                             or any(x is not y for x, y in zip(trial, stack, strict=False)):
+                        forget_exits(ctx.layers, mark)
                         return None
                 except DecompilationError:
+                    forget_exits(ctx.layers, mark)
                     return None
                 values.append(trial[-1])
         finally:

@@ -1228,3 +1228,93 @@ def adjacent_except_clauses_that_continue_a_loop(xs, k):
             continue
         log.append(-i)
     return log
+
+
+@cases((0, 0, 0, [1]), (1, 0, 0, [1]), (1, 1, 0, [1]), (1, 1, 1, [1, 2]), (2, 0, 1, []), (3, 1, 0, [5]))
+def for_whose_body_never_loops_breaking_from_an_except_clause_under_finally(kind, a, b, xs):
+    # the loop's body always ends in ``break``, so it has no jump back: the ``if`` in the except
+    # clause has branches that meet only after the loop (the ``break``) and at the clause's exit,
+    # outside the clause; a trial read as a conditional expression also left a normal exit of
+    # the clause behind ("finally body copy not found on exit", then "except clauses continue at
+    # different places")
+    c = 0
+    log = []
+    for x in xs:
+        try:
+            log.append(_risky(kind))
+        except Exception:
+            if a:
+                if b:
+                    break
+                log.append(x)
+            else:
+                a = 1
+        finally:
+            c = c + 1
+        break
+    return a, b, c, log
+
+
+@cases((0, [1, 2]), (1, [1, 2]), (1, []), (2, [3]))
+def first_item_taken_in_an_except_clause(kind, xs):
+    # ``for x in xs: ...; break``: the body never loops, and its ``break`` pops the iterator and
+    # falls straight into the clause's exit, with no jump (the break was lost: "'x' is read and
+    # written in another order")
+    got = None
+    try:
+        got = _risky(kind)
+    except Exception:
+        for x in xs:
+            got = x * 2
+            break
+    return got
+
+
+@cases((0, [1, 2]), (1, [1, 2]), (1, []), (0, []))
+def first_item_taken_in_a_finally_body(kind, xs):
+    # the handler's copy of the finally body: the ``break`` lands on a copy of the RERAISE that
+    # follows the loop ("ReraiseStmt left in the syntax tree")
+    log = []
+    try:
+        try:
+            log.append(_risky(kind))
+        finally:
+            for x in xs:
+                log.append(x)
+                break
+    except ValueError:
+        log.append("v")
+    return log
+
+
+@cases((0, [1, 2]), (1, [1, 2]), (1, []), (3, [4]))
+def first_item_or_else_in_an_except_clause(kind, xs):
+    # with an else clause: the ``break`` falls into a copy of the code after the try statement
+    got = 0
+    try:
+        got = _risky(kind)
+    except Exception:
+        for x in xs:
+            got = x
+            break
+        else:
+            got = 9
+    return got
+
+
+@cases((0, 0, [1, 2]), (0, 1, [1, 2]), (1, 0, [3]), (0, 0, []), (2, 0, [1]))
+def loop_that_breaks_or_breaks_after_try_finally(kind, a, xs):
+    # every way through the body breaks: the ``if``'s branches leave different stacks (one
+    # popped the iterator), which nothing after them reads ("branches leave different stacks")
+    log = []
+    for x in xs:
+        if a:
+            break
+        try:
+            log.append(_risky(kind))
+        except ValueError:
+            log.append("v")
+        finally:
+            log.append(x)
+        break
+    return log

@@ -251,3 +251,16 @@ def with_then_try_except_finally_reading_a_global(n):
     finally:
         log.append(LIMIT)
     return log
+
+
+@cases(([1, 2],), ([],), ([5],))
+def first_item_taken_in_a_with_body(xs):
+    # ``for x in xs: ...; break`` ending a with body: the ``break`` falls into the with's exit
+    # (3.10: the break was lost)
+    log = []
+    got = None
+    with Recorder(log):
+        for x in xs:
+            got = x
+            break
+    return got, log
