@@ -1318,3 +1318,19 @@ def loop_that_breaks_or_breaks_after_try_finally(kind, a, xs):
             log.append(x)
         break
     return log
+
+
+@cases((0, 0, 0, 0), (1, 0, 0, 0), (1, 1, 0, 1), (1, 0, 1, 0), (1, 1, 1, 0), (2, 0, 0, 1))
+def except_clause_that_returns_or_goes_on_under_finally_inside_an_if(kind, b, c, x):
+    # the except clause's way on runs the finally body and jumps back to the return laid out
+    # before it: 3.12+ read that jump as a ``while True`` loop's and moved the clause's own
+    # return out of it ("except clauses continue at different places")
+    if kind:
+        try:
+            return _risky(kind)
+        except ValueError:
+            if x if b else c:
+                return 0
+        finally:
+            c = c + 1
+    return (kind, b, c, x)

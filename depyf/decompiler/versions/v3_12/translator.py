@@ -91,11 +91,18 @@ class Translator(
             share_duplicated_returns(out)
             share_value_tail_copies(out, lambda a, b: self.handler_of(a.offset) == self.handler_of(b.offset))
             hoist_break_tails(out, lambda first, last, back: all(   # the loop's handler protects the copy
-                self.handler_of(ins.offset) == self.handler_of(back.offset) for ins in out[first:last + 1]),
+                self.handler_of(ins.offset) == self.handler_of(back.offset) for ins in out[first:last + 1])
+                and not self.handles_code_before(back.target, back.offset),
                 lambda new, old, back: None)
         if self.features.threads_value_tests:
             unthread_value_tests(out)
         return out, self.remap(out, self.table)
+
+    def handles_code_before(self, start: int, end: int) -> bool:
+        """Does code between the offsets ``start`` and ``end`` handle exceptions raised before
+        ``start``? Then a jump from ``end`` back to ``start`` closes no loop: it is the way on of
+        except clauses laid out after the code that follows their try statement."""
+        return any(start < e.target <= end and e.start < start for e in self.table)
 
     def handler_of(self, offset: int) -> int | None:
         """The handler that protects the raw instruction at ``offset`` (None: none)."""
