@@ -65,7 +65,20 @@ class IfBuilder:
             out.append(ast.If(cond, self.emit(t, ctx, list(stack)) or [ast.Pass()], []))
             return None
         if rt.way is not BranchWay.ON or rf.way is not BranchWay.ON:
-            return self.conditional_exit(cond, t, f, rt, rf, ctx, stack, out)
+            try:
+                return self.conditional_exit(cond, t, f, rt, rf, ctx, stack, out)
+            except BranchesEndApart as apart:
+                # (one branch goes to where the enclosing statement ends, the other's code ends
+                # there too and elsewhere: the test of a loop that never loops, as below)
+                ways = {rt.way, rf.way}
+                end = rf.place if rf.way is BranchWay.END else rt.place
+                if ways != {BranchWay.END, BranchWay.ON} or end is None \
+                        or not any(self.same_place(end, p) for p in apart.places):
+                    raise
+                after = self.once_loop(i, cond, t, f, end, ctx, stack, out)
+                if after is False:
+                    raise
+                return after
         join = self.join_of(t, f, ctx)
         if join is None and ctx.loop is not None:
             join = self.join_at_body_end(t, f, ctx.loop)

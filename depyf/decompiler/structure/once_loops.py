@@ -25,30 +25,32 @@ class OnceLoops:
             return False
         if f is not None and self.same_place(t, join):     # (the test jumps into the body when false)
             cond, t, f = negate(cond), f, t
-        body_blocks = self._blocks_before(t, join, ctx.stops)
+        # (where the test goes when false, and the places a jump reaches it from: the breaks)
+        ends = frozenset({join} | {s for s in ctx.stops if self.same_place(s, join)})
+        body_blocks = self._blocks_before(t, ends, ctx.stops)
         if body_blocks is None:
             return False
         if ctx.loop is not None:
             outer = ctx.loop.continues | ctx.loop.breaks
             if any(self.cfg.blocks[s].start in outer for b in body_blocks for s in self.cfg.blocks[b].succs):
                 return False    # (the enclosing loop's ``continue`` or ``break`` would be the new loop's)
-        loop = Loop(i, frozenset(), frozenset({join}), frozenset(body_blocks | {self.cfg.block_of[i]}),
-                    after=join)
+        loop = Loop(i, frozenset(), ends, frozenset(body_blocks | {self.cfg.block_of[i]}), after=join)
         try:
-            body = self.emit(t, Context(ctx.stops - {join}, loop, ctx.layers), list(stack))
+            body = self.emit(t, Context(ctx.stops - ends, loop, ctx.layers), list(stack))
             other = [] if self.same_place(f, join) else self.emit(f, ctx.with_stops(join), list(stack))
         except DecompilationError:
             return False
         out.append(ast.While(cond, body or [ast.Break()], other))
         return join
 
-    def _blocks_before(self, start: int, end: int, stops: frozenset) -> set[int] | None:
-        """The blocks reached from ``start`` before ``end``; None when one of them goes on to
-        another of the ``stops`` (where an enclosing statement ends: the loop's body would fall
-        off its end there, and run again) or back to code before ``start``."""
+    def _blocks_before(self, start: int, ends: frozenset, stops: frozenset) -> set[int] | None:
+        """The blocks reached from ``start`` before any of ``ends``; None when one of them goes
+        on to another of the ``stops`` (where an enclosing statement ends: the loop's body would
+        fall off its end there, and run again) or back to code before ``start``."""
         blocks = self.cfg.blocks
-        first, stop = self.cfg.block_of[start], self.cfg.block_of[end]
-        seen = self.cfg.reach([first], keep=lambda b: b == first or b != stop, raising=False)
-        if any(blocks[b].start < start or blocks[b].start in stops for b in seen if b != first):
+        first = self.cfg.block_of[start]
+        last = {self.cfg.block_of[e] for e in ends}
+        seen = self.cfg.reach([first], keep=lambda b: b == first or b not in last, raising=False)
+        if any(blocks[b].start < start or blocks[b].start in stops - ends for b in seen if b != first):
             return None
         return seen

@@ -1433,3 +1433,22 @@ def once_while_under_a_negated_test_breaking_from_a_nested_if(a, b, c):
                 b = 1
             return a, b
     return a, b, c
+
+
+@cases((0, 0, 0, 0), (0, 5, 1, 0), (0, 5, 1, 1), (0, 0, 1, 1), (1, 0, 1, 0), (5, 2, 3, 1), (2, 0, 0, 0))
+def once_while_in_an_if_with_an_else_breaking_from_a_nested_if(a, b, c, x):
+    # the loop never goes back to its test; its ``break``, two ``if`` statements deep, goes to
+    # where the enclosing ``if``/``else`` ends (straight there on 3.12+, not through the test's
+    # exit): the test's false branch ends the enclosing statement ("the branches end in
+    # different places")
+    if not c:
+        while a < 4:
+            if (7 == b) ^ 3:
+                if not -x:
+                    break
+            else:
+                b += 1
+            return -(c and 4)
+    else:
+        x = 5
+    return (a, b, c, x)
