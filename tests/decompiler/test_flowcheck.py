@@ -799,3 +799,52 @@ def test_a_value_followed_whole_on_one_side_only_passes():
         def f(a):
             return g(a)
     """)
+
+
+def test_a_negated_value_computed_from_another_name_is_caught():
+    # ``not a`` in a value (not a test): UNARY_NOT is followed like the other operators
+    original = """
+        def f(a, b, c):
+            return (not a, not (a and b), not a or b, not (a or b or c))
+    """
+    wrong = original.replace("(not a,", "(not b,")
+    assert any("computes other values" in p for p in differences(_code(original), _code(wrong)))
+
+
+def test_one_of_several_stores_of_a_variable_computed_another_way_is_caught():
+    # the original stores the same value into ``total`` three times; the mutant keeps two of
+    # them: store counts alone are not compared (tails are copied), but a new value stored into
+    # the very variable that lost one is
+    original = """
+        def f(a, b, items):
+            total = 0
+            for i in items:
+                total += i + a
+                total += i + a
+                total += i + a
+            return total
+    """
+    lines = original.split("\n")
+    wrong = "\n".join(lines[:5] + [lines[5].replace("i + a", "i + b")] + lines[6:])
+    assert wrong != original
+    assert any("computes other values" in p for p in differences(_code(original), _code(wrong)))
+
+
+def test_a_variable_stored_with_a_new_value_where_its_other_store_is_copied_passes():
+    # a tail copied into both branches stores the same value twice: a store only one side has,
+    # into another variable, is no sign
+    assert not _differ("""
+        def f(a, b):
+            if a:
+                b = g(a)
+            c = h(b)
+            return c
+    """, """
+        def f(a, b):
+            if a:
+                b = g(a)
+                c = h(b)
+                return c
+            c = h(b)
+            return c
+    """)

@@ -165,7 +165,8 @@ def _value_differences(code: types.CodeType, original: Counter[str], recompiled:
     only_original = _uncovered(only_original, recompiled)
     only_recompiled = _uncovered(only_recompiled, original)
     if not (only_original and only_recompiled or _counted(only_original) and _counted(more_recompiled)
-            or _counted(only_recompiled) and _counted(more_original)):
+            or _counted(only_recompiled) and _counted(more_original)
+            or _restored(only_recompiled, missing) or _restored(only_original, extra)):
         return []
     qualname = getattr(code, "co_qualname", code.co_name)
     return [f"{qualname}: the recompiled code computes other values (only there: "
@@ -178,6 +179,16 @@ def _uncovered(prints: Iterable[str], other: Iterable[str]) -> set[str]:
     text = "\n".join(other)
     return {p for p in prints
             if not (p.startswith(PART) and re.search(rf"(?<!\w){re.escape(p[len(PART):])}(?!\w)", text))}
+
+
+def _restored(only_here: Iterable[str], fewer_here: Iterable[str]) -> bool:
+    """Does one side store into a variable a value the other never stores there, where it stores
+    another value into that variable fewer times (``x = g(b)`` in place of one of two ``x =
+    g(a)``)? Store counts are not compared alone (tails are copied), but a copy stores the same
+    value. (Not returns: a return of a value that two ways compute, ``return a and b``, prints
+    where the compiler copies it into each way, and not where source read back joins them.)"""
+    names = {p.split(" = ", 1)[0] for p in fewer_here if p.startswith("store ")}
+    return any(p.split(" = ", 1)[0] in names for p in only_here if p.startswith("store "))
 
 
 def _counted(prints) -> list[str]:
