@@ -848,3 +848,30 @@ def test_a_variable_stored_with_a_new_value_where_its_other_store_is_copied_pass
             c = h(b)
             return c
     """)
+
+
+def test_true_false_and_none_print_alike_however_they_are_loaded():
+    # 3.15 loads a written True, False or None with LOAD_COMMON_CONSTANT, and computes ``not (5 &
+    # 8)`` (UNARY_NOT of a constant, whose value the flow check works out): the same values
+    assert not _differ("""
+        def f(a):
+            x = not (5 & 8)
+            y = (not (1 | 2)) if a else None
+            return x, y
+    """, """
+        def f(a):
+            x = True
+            y = False if a else None
+            return x, y
+    """)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 14), reason="annotations are computed by __annotate__ from 3.14")
+def test_the_compilers_annotate_function_reads_back():
+    # its ``format > 2`` test compares without the to-bool mark that the same test in source
+    # has (``COMPARE_OP >`` against ``bool(>)``): the same value tested (this file's own
+    # functions have string annotations, and no __annotate__)
+    namespace: dict = {}
+    exec("def f(x: int, *ys: 'list[str]') -> dict:\n    return {}\n", namespace)
+    source = depyf.decompile(namespace["f"].__annotate__)
+    assert "format" in source

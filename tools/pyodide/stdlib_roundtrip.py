@@ -26,6 +26,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))     # (stdlib_swap imports its neighbour ``swapping``)
+
+from swapping import units_of  # noqa: E402
 
 import depyf  # noqa: E402
 
@@ -122,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     swap = _stdlib_swap()
     names = args.modules.split(",") if args.modules else list(swap.MODULES)
     started = time.perf_counter()
-    reports = [module_report(name, swap.units_of) for name in names]
+    reports = [module_report(name, units_of) for name in names]
     print_table(reports)
     print(f"\n{len(names)} modules in {time.perf_counter() - started:.1f} s")
     if args.json:

@@ -183,8 +183,9 @@ class ValuePrints:
                              else _parts(found, values, k in reached))
             elif op == "KW_NAMES":
                 kw_names = _literal_print(ins.argval)
-            elif op in ("LOAD_CONST", "LOAD_SMALL_INT"):
-                stack.append(_constant(ins.argval))
+            elif op in ("LOAD_CONST", "LOAD_SMALL_INT") \
+                    or op == "LOAD_COMMON_CONSTANT" and (ins.argval is None or type(ins.argval) is bool):
+                stack.append(_constant(ins.argval))     # (3.15 loads True, False and None so)
             elif op == "LOAD_ASSERTION_ERROR" or op == "LOAD_COMMON_CONSTANT" and ins.argrepr.isidentifier():
                 stack.append(ins.argrepr or "AssertionError")    # (a builtin source names)
             elif op in ("LOAD_ATTR", "LOAD_METHOD") and effect in (0, 1):
@@ -196,7 +197,7 @@ class ValuePrints:
                                                               "BUILD_SLICE")):
                 values = _pop(stack, 1 - effect)
                 known = all(v is not None for v in values)
-                stack.append(_Built(f"{op} {ins.argrepr}({','.join(values)})", values) if known
+                stack.append(_Built(f"{op} {_operator(ins)}({','.join(values)})", values) if known
                              else _parts(found, values, k in reached))
             elif op == "UNPACK_SEQUENCE":
                 # ``a, b, c, d = f(), g(), h(), k()`` builds a tuple and unpacks it at once
@@ -236,6 +237,13 @@ def _parts(found: Counter[str], values: list[str | None], reached: bool) -> None
             if value is not None and value != _NULL and not _CONSTANT_PRINT.match(value):
                 found[PART + value] += 1
     return _UNKNOWN
+
+
+def _operator(ins: dis.Instruction) -> str:
+    """An operation's operator as it prints: 3.13+ mark a comparison whose result goes to a test
+    (``bool(>)``), which the same comparison in a value does not have."""
+    text = ins.argrepr
+    return text[5:-1] if text.startswith("bool(") and text.endswith(")") else text
 
 
 def _constant(value: object) -> str:
