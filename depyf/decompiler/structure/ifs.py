@@ -70,15 +70,10 @@ class IfBuilder:
             except BranchesEndApart as apart:
                 # (one branch goes to where the enclosing statement ends, the other's code ends
                 # there too and elsewhere: the test of a loop that never loops, as below)
-                ways = {rt.way, rf.way}
+                if {rt.way, rf.way} != {BranchWay.END, BranchWay.ON}:
+                    raise
                 end = rf.place if rf.way is BranchWay.END else rt.place
-                if ways != {BranchWay.END, BranchWay.ON} or end is None \
-                        or not any(self.same_place(end, p) for p in apart.places):
-                    raise
-                after = self.once_loop(i, cond, t, f, end, ctx, stack, out)
-                if after is False:
-                    raise
-                return after
+                return self._once_loop_or_raise(apart, end, i, cond, t, f, ctx, stack, out)
         join = self.join_of(t, f, ctx)
         if join is None and ctx.loop is not None:
             join = self.join_at_body_end(t, f, ctx.loop)
@@ -119,12 +114,7 @@ class IfBuilder:
             # (where the branches meet; without a join, where the false branch starts: the code
             # after a loop whose body always returns, breaks or raises)
             end = join if join is not None else f
-            if not any(self.same_place(end, p) for p in apart.places):
-                raise
-            after = self.once_loop(i, cond, t, f, end, ctx, stack, out)
-            if after is False:
-                raise
-            return after
+            return self._once_loop_or_raise(apart, end, i, cond, t, f, ctx, stack, out)
         finally:
             if shared:
                 self._shared_operands.pop(shared, None)
@@ -270,6 +260,16 @@ class IfBuilder:
         out.append(ast.If(cond, then or [ast.Pass()], other))   # (even empty: the test runs code)
         return rt.place if rt.way is end else rf.place if rf.way is end else None
 
+    def _once_loop_or_raise(self, apart: BranchesEndApart, end: int | None, i: int, cond, t: int, f: int,
+                            ctx: Context, stack: list, out: list) -> int | None:
+        """The test at ``i`` read as a loop that never loops, whose breaks go to ``end``, when one
+        of the places ``apart`` found its inner branches ending at is ``end``; else ``apart``."""
+        if end is None or not any(self.same_place(end, p) for p in apart.places):
+            raise apart
+        after = self.once_loop(i, cond, t, f, end, ctx, stack, out)
+        if after is False:
+            raise apart
+        return after
 
     def _end_together(self, t: int, one: int | None, other: int | None) -> None:
         """Both branches of a test fall off their code at the stops ``one`` and ``other``: where
