@@ -41,7 +41,9 @@ class Structurer(
         self.code = code
         self.instrs = instrs
         self.cfg = ControlFlowGraph(instrs, entries)
-        self.executor = Executor(code, instrs, nested)
+        if self.thread_copied_reraises():
+            self.cfg = ControlFlowGraph(self.instrs, entries)
+        self.executor = Executor(code, self.instrs, nested)
         self.qualname = getattr(code, "co_qualname", code.co_name)
         self.steps = 0
         self.compound_calls = 0

@@ -4,9 +4,9 @@ statement, which are skipped."""
 from __future__ import annotations
 
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.instructions import copy_key
+from depyf.decompiler.instructions import Instr, copy_key
 from depyf.decompiler.layout.jumps import follow_jumps
-from depyf.decompiler.structure.model import ENDS_FUNCTION
+from depyf.decompiler.structure.model import ENDS_FUNCTION, RegionKind
 
 
 class FinallyCopies:
@@ -31,6 +31,59 @@ class FinallyCopies:
         if last is None:
             raise self.error(p, "finally handler without RERAISE")
         return p + 1, last
+
+    def thread_copied_reraises(self) -> bool:
+        """Turn each copy of a finally handler's last ``RERAISE`` inside a loop of its body into a
+        jump to it; True where one was turned (the caller builds the graph again).
+
+        Why: the compiler copies that one-instruction tail into a ``break`` that lands on it
+        (``finally: for x in xs: if x: break`` then ``else: ...``), where the inline copy of the
+        body jumps. As a jump, the ``break`` reads like every other loop exit. The copy re-raises
+        under the same handler: whatever lies on the stack below, unwinding drops it, so the two
+        do the same. The last ``RERAISE`` is then a place a loop's ``break`` lands on
+        (``threaded_finally_ends``)."""
+        self.threaded_finally_ends: set[int] = set()
+        for entry in self.cfg.entries:
+            p = self.cfg.pos(entry.target)
+            if p is None or not self.is_try_handler(entry.target) \
+                    or self.handler_kind(entry.target) is not RegionKind.FINALLY:
+                continue
+            try:
+                first, last = self.finally_ops(entry.target)
+            except DecompilationError:
+                continue
+            if last >= len(self.instrs) or self.instrs[last].opname != "RERAISE":
+                continue
+            final = self.instrs[last]
+            for k in range(first, last):
+                ins = self.instrs[k]
+                if ins.opname == "RERAISE" and ins.argval == final.argval \
+                        and self.cfg.handler_at[k] == self.cfg.handler_at[last] \
+                        and self._inside_a_loop_of(first, k, last):
+                    if not self.threaded_finally_ends:
+                        self.instrs = list(self.instrs)   # (the normalised list is shared: read once)
+                    self.instrs[k] = Instr("JUMP", ins.offset, None, None, final.offset, ins.lineno,
+                                           ins.slots)
+                    self.threaded_finally_ends.add(last)
+        return bool(self.threaded_finally_ends)
+
+    def _inside_a_loop_of(self, first: int, k: int, last: int) -> bool:
+        """Is the code that leads to ``k`` on a cycle of the code from ``first`` to ``last`` (a
+        loop of that code)? Elsewhere a copied ``RERAISE`` ends a branch of an ``if``, which
+        reads as it stands."""
+        blocks = self.cfg.blocks
+        lo, hi = self.cfg.block_of[first], self.cfg.block_of[last]
+        for pred in blocks[self.cfg.block_of[k]].preds:
+            seen: set[int] = set()
+            work = [s for s in blocks[pred].succs if lo <= s <= hi]
+            while work:
+                b = work.pop()
+                if b == pred:
+                    return True
+                if b not in seen:
+                    seen.add(b)
+                    work.extend(s for s in blocks[b].succs if lo <= s <= hi)
+        return False
 
     def skip_finally_copy(self, span: tuple[int, int], p: int) -> int | None:
         """Skip the inline copy of a finally body starting at ``p``; returns the position after it

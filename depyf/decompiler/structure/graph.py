@@ -207,6 +207,11 @@ class GraphAnalysis:
         return bool(ops) and ops[-1].opname == "RERAISE" \
             and all(o.opname in ("SWAP", "POP_EXCEPT") for o in ops[:-1])
 
+    def reraises_unthreaded(self, p: int | None) -> bool:
+        """``reraises``, except at the end of a finally body whose copies in it became jumps to it
+        (``thread_copied_reraises``): there the code before it ends."""
+        return self.reraises(p) and p not in self.threaded_finally_ends
+
     def follow_trivial(self, p: int | None, backward: bool = False) -> int | None:
         """Follow blocks made only of POP_TOP and a forward JUMP; the position finally reached.
 

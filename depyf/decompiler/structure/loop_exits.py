@@ -113,7 +113,7 @@ class LoopExits:
                 if t < header and t in self.back_edge_targets:  # an enclosing loop's next round
                     continue
                 final = self.follow_trivial(t, backward=True)
-                if self.reraises(final) or in_clauses(t) or (final is not None and header <= final
+                if self.reraises_unthreaded(final) or in_clauses(t) or (final is not None and header <= final
                                                              and not after_loop(final)
                                                              and final != exit_pos and not leaving):
                     continue
@@ -134,7 +134,7 @@ class LoopExits:
                 if exit_pos in outer_next and self.final_place(p) == exit_pos:
                     continue
                 final = self.follow_trivial(p, backward=True)
-                if self.reraises(final) or in_clauses(p):
+                if self.reraises_unthreaded(final) or in_clauses(p):
                     continue
                 if final is not None and (after_loop(final) or final == exit_pos or final in stops):
                     found.add(p)

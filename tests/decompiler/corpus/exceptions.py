@@ -1334,3 +1334,68 @@ def except_clause_that_returns_or_goes_on_under_finally_inside_an_if(kind, b, c,
         finally:
             c = c + 1
     return (kind, b, c, x)
+
+
+@cases((0, [0, 1]), (1, [0, 1]), (0, [0]), (1, []), (0, []))
+def for_else_breaking_in_a_finally_body(kind, xs):
+    # the handler's copy of the finally body: the ``break`` lands on a copy of the RERAISE after
+    # the else clause, not on a jump ("ReraiseStmt left in the syntax tree")
+    log = []
+    try:
+        try:
+            log.append(1 // kind)
+        finally:
+            for x in xs:
+                if x:
+                    break
+            else:
+                log.append("else")
+    except ZeroDivisionError:
+        log.append("z")
+    return log
+
+
+@cases((0, 3, 0), (1, 3, 1), (1, 0, 0), (0, 2, 5), (2, 1, 1))
+def while_else_breaking_from_a_nested_if_in_a_finally_body(kind, n, stop):
+    # the same copied RERAISE, reached from a ``while`` loop's break two tests deep
+    log = []
+    try:
+        try:
+            log.append(10 // kind)
+        finally:
+            while n > 0:
+                n -= 1
+                if n < 5:
+                    if n == stop:
+                        break
+                log.append(n)
+            else:
+                log.append("done")
+    except ZeroDivisionError:
+        log.append("z")
+    return log
+
+
+@cases((0, [[0, 1], [2]]), (1, [[0, 1], [2]]), (0, [[3]]), (1, []), (0, [[], [0]]))
+def nested_loops_with_else_breaking_in_a_finally_body(kind, rows):
+    # the inner loop's break goes on in the outer loop; the outer loop's break lands on the copy
+    log = []
+    try:
+        try:
+            log.append(1 // kind)
+        finally:
+            for row in rows:
+                for x in row:
+                    if x > 1:
+                        break
+                    log.append(x)
+                else:
+                    if not row:
+                        break
+                    continue
+                log.append("inner broke")
+            else:
+                log.append("all rows")
+    except ZeroDivisionError:
+        log.append("z")
+    return log
