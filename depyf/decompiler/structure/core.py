@@ -58,6 +58,8 @@ class Structurer(
         self._shared_operands: dict[tuple, object] = {}   # see ValueFlows.shared_operand_key
         self._values_meeting_after_loops: set[int] = set()   # see IfBuilder.conditional
         self.ended_at: int | None = None      # the stop where the last ``emit`` fell off its code
+        self.left_through: frozenset[int] | None = None   # see ``emit``
+        self.left_by_jump = False             # the last jump read left its region by its normal exit
         self.back_edge_targets = self._back_edge_targets()
         self.while_tests = self.find_while_tests()
         self.matches = self.find_matches()
@@ -76,10 +78,15 @@ class Structurer(
             raise self.error(pos, "control flow too complex (step limit reached)")
 
     def emit(self, pos: int | None, ctx: Context, stack: list) -> list[ast.stmt]:
-        """Statements from ``pos`` until a stop, an exit of the region, or a terminator."""
+        """Statements from ``pos`` until a stop, an exit of the region, or a terminator.
+
+        Records where the code fell off (``ended_at``: the stop reached, or None) and, where it
+        ended in the region's normal exit, the block starts it went through after ``pos``
+        (``left_through``, else None)."""
         out: list[ast.stmt] = []
         n = len(self.instrs)
         visited: set[int] = set()
+        start, left = pos, False
         while pos is not None and pos < n:
             self.tick(pos)
             if pos in ctx.stops:
@@ -102,7 +109,7 @@ class Structurer(
                     if ins.opname == "JUMP" and self.cfg.pos(ins.target) in ctx.stops:
                         pos = self.cfg.pos(ins.target)   # (no exit yet: the enclosing code ends there)
                     else:
-                        self.leave_region_or_loop(pos, ctx, stack, out)
+                        left = self.leave_region_or_loop(pos, ctx, stack, out)
                     break
                 if ctx.loop is not None and pos in ctx.loop.continues and pos != ctx.loop.header:
                     break
@@ -141,23 +148,26 @@ class Structurer(
                 pos = end
                 continue
             pos = self.control(end - 1, stop, ctx, stack, out)
+            if pos is None and stop.ins.opname == "JUMP":
+                left = self.left_by_jump    # (a jump's control reads no code: set just now)
         if pos is not None and pos >= n:
             raise self.error(n - 1, "control runs past the last instruction")
         self.ended_at = pos if pos in ctx.stops else None
+        self.left_through = frozenset(visited - {start}) if left else None
         return out
 
-    def leave_region_or_loop(self, pos: int, ctx: Context, stack: list, out: list) -> None:
-        """Leave the innermost protected region at ``pos``; from a for loop inside it whose body
-        has popped its iterator (and nothing else), that normal exit is a ``break`` that fell
-        into the region's exit (``for x in xs: ...; break`` ending an except clause or a with
-        body), and the statement after the loop leaves the region."""
+    def leave_region_or_loop(self, pos: int, ctx: Context, stack: list, out: list) -> bool:
+        """Leave the innermost protected region at ``pos``; True where that is the region's
+        normal exit (no statement says it). From a for loop inside it whose body has popped its
+        iterator (and nothing else), that normal exit is a ``break`` that fell into the region's
+        exit (``for x in xs: ...; break`` ending an except clause or a with body), and the
+        statement after the loop leaves the region."""
         loop = ctx.loop
         popped = loop is not None and loop.iterator is not None \
             and self.covered(loop.header, ctx.layers[-1]) \
             and len(stack) == loop.depth - 1 and not any(item is loop.iterator for item in stack)
         if not popped:
-            self.leave_region(pos, ctx, stack, out)
-            return
+            return self.leave_region(pos, ctx, stack, out)
         mark = exits_recorded(ctx.layers)
         statements: list = []
         if self.leave_region(pos, ctx, stack, statements):
@@ -166,6 +176,7 @@ class Structurer(
             out.append(ast.Break())
         else:
             out.extend(statements)
+        return False
 
     def reraise_copied_after_loop(self, i: int, ctx: Context) -> bool:
         """Is the ``RERAISE`` at ``i`` the compiler's copy of the one right after the loop being
@@ -228,6 +239,7 @@ class Structurer(
             out.append(ast.Break() if self.reraise_copied_after_loop(i, ctx) else ReraiseStmt())
             return None
         if op == "JUMP":
+            self.left_by_jump = False
             target = self.cfg.pos(ins.target)
             kind = self.classify(target, ctx)
             if kind is ExitKind.CONTINUE:
@@ -239,7 +251,7 @@ class Structurer(
             if kind is ExitKind.STOP:
                 return self.stop_reached(target, ctx)
             if kind is ExitKind.LEAVE:
-                self.leave_region(target, ctx, stack, out)
+                self.left_by_jump = self.leave_region(target, ctx, stack, out)
                 return None
             if target is not None and target <= i and not self.cfg.is_leader(target):
                 raise self.error(i, "backward jump into a block")

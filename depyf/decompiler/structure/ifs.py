@@ -106,15 +106,19 @@ class IfBuilder:
         reused = False
         try:
             then = self.emit(t, inner, s_then)
-            ends = [self.ended_at]
+            ends, left = [self.ended_at], [self.left_through]
             reused = shared is not None and self.read_shared_operand(f, inner, s_else)
             other = [] if reused else self.emit(f, inner, s_else)
             ends.append(join if reused else self.ended_at)
+            left.append(None if reused else self.left_through)
+            for k in (0, 1):
+                # (one branch left the region where the other goes on in it)
+                self._end_together(t, ends[1 - k], None, self._left_through(left[k], ends[1 - k], ctx))
         except BranchesEndApart as apart:
             # (where the branches meet; without a join, where the false branch starts: the code
             # after a loop whose body always returns, breaks or raises)
             end = join if join is not None else f
-            return self._once_loop_or_raise(apart, end, i, cond, t, f, ctx, stack, out)
+            return self._once_loop_or_raise(apart, end, i, cond, t, f, ctx, stack, out, join is None)
         finally:
             if shared:
                 self._shared_operands.pop(shared, None)
@@ -245,12 +249,14 @@ class IfBuilder:
             return t
         if rt.way is end and rf.way is on:
             body = self.emit(f, ctx, list(stack))
-            self._end_together(t, rt.place, self.ended_at)
+            self._end_together(t, rt.place, self.ended_at,
+                               self._left_through(self.left_through, rt.place, ctx))
             out.append(ast.If(negate(cond), body or [ast.Pass()], []))
             return rt.place
         if rf.way is end and rt.way is on:
             body = self.emit(t, ctx, list(stack))
-            self._end_together(t, rf.place, self.ended_at)
+            self._end_together(t, rf.place, self.ended_at,
+                               self._left_through(self.left_through, rf.place, ctx))
             out.append(ast.If(cond, body or [ast.Pass()], []))
             return rf.place
         if rt.way is end and rf.way is end:
@@ -261,25 +267,44 @@ class IfBuilder:
         return rt.place if rt.way is end else rf.place if rf.way is end else None
 
     def _once_loop_or_raise(self, apart: BranchesEndApart, end: int | None, i: int, cond, t: int, f: int,
-                            ctx: Context, stack: list, out: list) -> int | None:
+                            ctx: Context, stack: list, out: list, no_join: bool = False) -> int | None:
         """The test at ``i`` read as a loop that never loops, whose breaks go to ``end``, when one
-        of the places ``apart`` found its inner branches ending at is ``end``; else ``apart``."""
-        if end is None or not any(self.same_place(end, p) for p in apart.places):
+        of the places ``apart`` found its inner branches ending at is ``end``; else ``apart``.
+        With ``no_join`` (the test's branches never meet: ``end`` is where it goes when false),
+        also where an inner branch went through ``end``'s code on its way out of the protected
+        region (a ``break`` to the code after the loop, which leaves it by its normal exit)."""
+        if end is None or not (any(p is not None and self.same_place(end, p) for p in apart.places)
+                               or no_join and end in (apart.left_through or ())):
             raise apart
         after = self.once_loop(i, cond, t, f, end, ctx, stack, out)
         if after is False:
             raise apart
         return after
 
-    def _end_together(self, t: int, one: int | None, other: int | None) -> None:
+    def _end_together(self, t: int, one: int | None, other: int | None,
+                      left: frozenset[int] | None = None) -> None:
         """Both branches of a test fall off their code at the stops ``one`` and ``other``: where
         those are two places (``if c: ... (jump to the end of an enclosing if) ...``), no ``if``
-        says it. Raise for the enclosing statement to read (a loop that never loops)."""
+        says it. Raise for the enclosing statement to read (a loop that never loops). With
+        ``left`` (the block starts it went through), the branch read last left the protected
+        region by its normal exit instead, while ``one`` lies inside the region: the same."""
+        if left is not None:
+            error = self.error(t, "one branch leaves the protected region, the other goes on in it")
+            raise BranchesEndApart(error.reason, (one,), left_through=left, qualname=error.qualname,
+                                   offset=error.offset, opname=error.opname)
         if one is None or other is None or self.same_place(one, other):
             return
         error = self.error(t, "the branches end in different places")
         raise BranchesEndApart(error.reason, (one, other), qualname=error.qualname,
                                offset=error.offset, opname=error.opname)
+
+    def _left_through(self, through: frozenset[int] | None, place: int | None,
+                      ctx: Context) -> frozenset[int] | None:
+        """``through`` (a branch's ``left_through``) where its sibling goes on at ``place``
+        inside the protected region the branch left; else None."""
+        if through is None or place is None or not ctx.layers or not self.covered(place, ctx.layers[-1]):
+            return None
+        return through
 
 
 def _never_goes_on(body: list) -> bool:

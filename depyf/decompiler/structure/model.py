@@ -37,11 +37,16 @@ NO_HANDLER = Sentinel("NO_HANDLER")
 class BranchesEndApart(DecompilationError):
     """A test whose two outcomes go to different places where the statement being read ends: a
     jump from inside an ``if`` body to after the ``if`` (a ``break`` of a ``while`` whose body
-    never reaches its end, which the compiler lays out as an ``if``). ``places``: the two."""
+    never reaches its end, which the compiler lays out as an ``if``). ``places``: the two.
+    ``left_through``: where one of the outcomes leaves the protected region being read by its
+    normal exit (the end of an except clause, a with body), which no statement in it can say,
+    the block starts its code went through on the way; else None."""
 
-    def __init__(self, message: str, places: tuple[int, int], **where) -> None:
+    def __init__(self, message: str, places: tuple, left_through: frozenset | None = None,
+                 **where) -> None:
         super().__init__(message, **where)
         self.places = places
+        self.left_through = left_through
 
 
 class ExitKind(enum.Enum):

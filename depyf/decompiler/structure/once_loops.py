@@ -6,7 +6,7 @@ import ast
 
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.expressions import negate
-from depyf.decompiler.structure.model import Context, Loop
+from depyf.decompiler.structure.model import Context, Loop, exits_recorded, forget_exits
 
 
 class OnceLoops:
@@ -35,10 +35,15 @@ class OnceLoops:
             if any(self.cfg.blocks[s].start in outer for b in body_blocks for s in self.cfg.blocks[b].succs):
                 return False    # (the enclosing loop's ``continue`` or ``break`` would be the new loop's)
         loop = Loop(i, frozenset(), ends, frozenset(body_blocks | {self.cfg.block_of[i]}), after=join)
+        mark = exits_recorded(ctx.layers)
         try:
             body = self.emit(t, Context(ctx.stops - ends, loop, ctx.layers), list(stack))
+            if exits_recorded(ctx.layers) != mark:
+                # a way through it falls into the protected region's exit: no loop body can
+                raise self.error(t, "a loop body that leaves its region by the region's exit")
             other = [] if self.same_place(f, join) else self.emit(f, ctx.with_stops(join), list(stack))
         except DecompilationError:
+            forget_exits(ctx.layers, mark)  # (the trial's exits are not the statement's)
             return False
         out.append(ast.While(cond, body or [ast.Break()], other))
         return join

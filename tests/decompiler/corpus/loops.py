@@ -1452,3 +1452,84 @@ def once_while_in_an_if_with_an_else_breaking_from_a_nested_if(a, b, c, x):
     else:
         x = 5
     return (a, b, c, x)
+
+
+@cases((1, 0, 0), (0, 1, 0), (0, 0, 1), (0, 0, 0), (0, 2, 3))
+def once_while_in_an_except_clause_breaking_from_an_elif_chain(k, b, c):
+    # the loop never goes back to its test; the chain's last branch breaks to the clause's last
+    # statement: its code ran on into the clause's exit where the other branches go on inside
+    # the clause (the statement after the chain then ran after it)
+    try:
+        k = 1 // k
+    except ZeroDivisionError:
+        w = 0
+        while w < 1:
+            w += 1
+            if b:
+                b = 1
+            elif c:
+                c = 2
+            else:
+                break
+            c |= 1
+            return -1
+        b = -c
+    return (k, b, c)
+
+
+@cases((0, 0), (1, 0), (0, 1), (2, 3))
+def once_while_in_a_with_body_breaking_from_an_elif_chain(b, c):
+    # the same in a with body, whose exit calls ``__exit__``
+    log = []
+    with _Recorder(log):
+        w = 0
+        while w < 1:
+            w += 1
+            if b:
+                log.append("b")
+            elif c:
+                log.append("c")
+            else:
+                break
+            log.append("on")
+            return log
+        log.append("after")
+    return log
+
+
+@cases((1, 0, 0, 0), (0, 1, 1, 0), (0, 0, 1, 0), (0, 0, 0, 1), (0, 2, 0, 0), (0, 0, 0, 0))
+def once_while_in_an_except_clause_breaking_past_a_constant_test(k, a, b, c):
+    # the break sits in the else branch of an ``elif`` chain under a test the compiler folded
+    # (``if -4: break``); a reading of the ``elif`` test as the loop put the code after the loop
+    # in its body
+    try:
+        k = 1 // k
+    except ZeroDivisionError:
+        w = 0
+        while w < 1:
+            w += 1
+            if a:
+                b |= 1
+            elif not (b | 6):
+                pass
+            elif not c:
+                c = -b
+            else:
+                if -4:
+                    break
+            c |= True
+            return -c
+        b = b + 10
+    return (k, a, b, c)
+
+
+class _Recorder:
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+        return False
