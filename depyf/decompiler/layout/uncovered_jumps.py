@@ -3,9 +3,10 @@
 3.13 can leave an unconditional jump out of its handler's range when the statement whose line it
 carries was optimised away: ``if 0: pass`` as a loop body's last statement inside an ``except``
 clause leaves the jump back to the loop's header unprotected, inside a loop that one handler
-protects whole. Read as the table says, the loop's back edge would leave the clause. No source
-says that: the jump belongs to the protected code around it. (A try body's own jump back to a
-loop around the try is left out by design, and stays so.)
+protects whole; ``elif 0: pass`` leaves its jump to the next statement of the clause between two
+ranges of the clause's handler. Read as the table says, the jump would leave the clause. No
+source says that: the jump belongs to the protected code around it. (A try body's own jump back
+to a loop around the try is left out by design, and stays so.)
 """
 
 from __future__ import annotations
@@ -42,6 +43,15 @@ def cover_uncovered_jumps(instrs: list, entries: list) -> list:
     added = []
     for k in uncovered:
         jump = instrs[k]
+        inside = covering(jump.target)
+        if inside is not None and _restores_exception_state(instrs, position.get(inside.target)) \
+                and _between_ranges_of(ranges, inside, jump.offset):
+            # a jump into a handler's own code (an except clause or finally body, which the
+            # cleanup that restores the exception state protects) from between that cleanup's
+            # ranges (``elif 0: pass`` inside an except clause leaves its jump to the clause's
+            # next statement): nothing enters a handler's code but the exception
+            added.append(dataclasses.replace(inside, start=jump.offset, end=jump.offset + 1))
+            continue
         header = position.get(jump.target)
         if header is None or header < 1 or instrs[header].opname not in ("FOR_ITER", "ASYNC_FOR_ITER"):
             continue    # (a try body's way back to a loop around it is left out by design)
@@ -50,3 +60,17 @@ def cover_uncovered_jumps(instrs: list, entries: list) -> list:
                 and (before.target, before.depth, before.lasti) == (after.target, after.depth, after.lasti):
             added.append(dataclasses.replace(before, start=jump.offset, end=jump.offset + 1))
     return entries + added if added else entries
+
+
+def _between_ranges_of(ranges: list, entry, offset: int) -> bool:
+    """Do ranges handled like ``entry`` (same handler, depth and ``lasti``) lie both before and
+    after ``offset``?"""
+    key = (entry.target, entry.depth, entry.lasti)
+    alike = [e for e in ranges if (e.target, e.depth, e.lasti) == key]
+    return any(e.end <= offset for e in alike) and any(e.start > offset for e in alike)
+
+
+def _restores_exception_state(instrs: list, k: int | None) -> bool:
+    """Is the handler at ``k`` the cleanup of a handler's own code (``COPY 3; POP_EXCEPT; RERAISE``)?"""
+    return k is not None and k + 2 < len(instrs) and instrs[k].opname == "COPY" \
+        and instrs[k + 1].opname == "POP_EXCEPT" and instrs[k + 2].opname == "RERAISE"

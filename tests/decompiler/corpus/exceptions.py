@@ -1399,3 +1399,22 @@ def nested_loops_with_else_breaking_in_a_finally_body(kind, rows):
     except ZeroDivisionError:
         log.append("z")
     return log
+
+
+@cases((1, 0, 0, 5), (0, 0, 0, 5), (0, 1, 1, 5), (0, 1, 0, 5), (2, 1, 0, 3))
+def elif_of_a_false_constant_in_an_except_clause(k, b, c, y):
+    # ``elif 0: pass`` leaves only its jump to the clause's next statement, which 3.13's exception
+    # table leaves out of the clause's protected ranges: read as the table says, that branch
+    # left the clause ("except clauses continue at different places")
+    try:
+        k = 1 // k
+    except ZeroDivisionError:
+        if b:
+            if c:
+                return 1
+            elif not 4:
+                pass
+        else:
+            b = y
+        k += 1
+    return (k, b, c)
