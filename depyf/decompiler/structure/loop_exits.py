@@ -70,7 +70,13 @@ class LoopExits:
 
         def after_loop(t: int) -> bool:
             return t >= last or (body_end <= t < handlers and self.cfg.block_of[t] not in blocks) \
-                or self.cfg.block_of[t] in past_exit
+                or self.cfg.block_of[t] in past_exit or beyond_exit(t)
+
+        def beyond_exit(t: int) -> bool:
+            # laid out after the loop's exit (its else clause) and before the except clauses of a
+            # try in the body: none of the loop's own code lies there
+            return exit_pos is not None and header < exit_pos < t < handlers < last \
+                and self.cfg.block_of[t] not in blocks and self.cfg.block_of[exit_pos] not in blocks
 
         # the loop inside a protected region: code after the region (its finally copy, the code
         # after the try statement) is protected by the handlers outside it alone (the region's

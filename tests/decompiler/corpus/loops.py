@@ -1533,3 +1533,24 @@ class _Recorder:
     def __exit__(self, *exc):
         self.log.append("exit")
         return False
+
+
+@cases((0, 1, 0, []), (0, 1, 0, [1, 2]), (1, 0, 5, [3]), (2, 2, 1, [0, 1]), (1, 1, 1, []))
+def for_else_whose_try_except_finally_body_breaks(k, a, b, xs):
+    # 3.12+ lay the code after the loop between its else clause and the except clauses, so the
+    # break's jump there (after the finally body's copy) read as staying in the loop ("try body
+    # leaves at different places")
+    log = []
+    for x in xs:
+        try:
+            log.append(x // k)
+            if a:
+                break
+        except ZeroDivisionError:
+            b += 1
+        finally:
+            log.append("f")
+        a = x
+    else:
+        return ("else", log, b)
+    return (a, b, log)
