@@ -1554,3 +1554,15 @@ def for_else_whose_try_except_finally_body_breaks(k, a, b, xs):
     else:
         return ("else", log, b)
     return (a, b, log)
+
+
+@cases(([1, 0, 0], 1), ([0, 1, 0, 0], 0), ([0, 0], 1), ([1, 1, 1, 0, 0, 0], 1), ([1, 1, 0, 1, 0], 0))
+def while_and_or_test_over_a_constant_continue(flags, b):
+    # the body is ``continue`` alone (the test folded away): a NOP, then the jump back. 3.12+
+    # fold that jump into the test's last jump; the ``and``'s jump into the body, to the NOP,
+    # was sent past the loop instead of back to its test
+    it = iter(flags + [0, 0])
+    while next(it) and b or next(it):
+        if 3:
+            continue
+    return list(it)

@@ -98,7 +98,7 @@ class JumpTranslation:
 
         3.12+ conditional jumps only go forward, so a jump back to a loop's head under a condition
         is compiled as the inverted condition over a JUMP_BACKWARD; 3.11 jumped back directly. The
-        JUMP_BACKWARD is folded only when nothing else jumps to it.
+        JUMP_BACKWARD is folded only when nothing else jumps to it (nor to a NOP before it).
         """
         inverse = _INVERTED.get(name)
         nxt, after = self.at(i + 1), self.at(i + 2)
@@ -108,8 +108,8 @@ class JumpTranslation:
         if self.JUMPS.get(nxt.opname) != "JUMP" or nxt.argval >= nxt.offset \
                 or not nxt.offset < ins.argval <= after.offset:
             return None
-        if nxt.offset in self.jump_targets:
-            return None
+        if any(o in self.jump_targets for o in range(ins.offset + 2, nxt.offset + 1, 2)):
+            return None     # (also a jump to a dropped NOP before it: it lands on the JUMP_BACKWARD)
         self.drop(nxt)
         return inverse, nxt.argval
 
