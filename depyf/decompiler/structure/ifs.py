@@ -114,6 +114,8 @@ class IfBuilder:
             for k in (0, 1):
                 # (one branch left the region where the other goes on in it)
                 self._end_together(t, ends[1 - k], None, self._left_through(left[k], ends[1 - k], ctx))
+                # (one branch fell off where an enclosing statement ends, not where they meet)
+                self._end_together(t, ends[k], join if join is not None else ends[1 - k])
         except BranchesEndApart as apart:
             # (where the branches meet; without a join, where the false branch starts: the code
             # after a loop whose body always returns, breaks or raises)

@@ -1566,3 +1566,21 @@ def while_and_or_test_over_a_constant_continue(flags, b):
         if 3:
             continue
     return list(it)
+
+
+@cases((0, 0, 0, 0), (1, 1, 1, 1), (1, 1, 1, 0), (2, 1, 0, 3), (3, 0, 1, 2))
+def once_while_breaking_three_ifs_deep_before_a_copied_return(a, b, c, x):
+    # the loop never goes back to its test; the break's sibling is a copy of the return after
+    # the ifs, so the branches of ``if b:`` end at two places (where the loop ends, where the ifs
+    # meet) and the break was read as falling into the return ("takes other paths")
+    w = 0
+    while w < 3:
+        w += 1
+        if c:
+            if b:
+                if x:
+                    break
+            else:
+                a = 2
+        return x * a
+    return (a, b, c, x)
