@@ -44,12 +44,16 @@ def cover_uncovered_jumps(instrs: list, entries: list) -> list:
     for k in uncovered:
         jump = instrs[k]
         inside = covering(jump.target)
+        if inside is None or not _restores_exception_state(instrs, position.get(inside.target)):
+            inside = covering(instrs[k - 1].offset)     # (or the code laid out just before it)
         if inside is not None and _restores_exception_state(instrs, position.get(inside.target)) \
                 and _between_ranges_of(ranges, inside, jump.offset):
             # a jump into a handler's own code (an except clause or finally body, which the
-            # cleanup that restores the exception state protects) from between that cleanup's
-            # ranges (``elif 0: pass`` inside an except clause leaves its jump to the clause's
-            # next statement): nothing enters a handler's code but the exception
+            # cleanup that restores the exception state protects), or laid out right after that
+            # code, from between that cleanup's ranges (``elif 0: pass`` inside an except clause
+            # leaves its jump to the clause's next statement or to the clause's exit): nothing
+            # enters a handler's code but the exception, and the way out of it starts with
+            # ``POP_EXCEPT``
             added.append(dataclasses.replace(inside, start=jump.offset, end=jump.offset + 1))
             continue
         header = position.get(jump.target)

@@ -1418,3 +1418,24 @@ def elif_of_a_false_constant_in_an_except_clause(k, b, c, y):
             b = y
         k += 1
     return (k, b, c)
+
+
+@cases((1, 0, 0, 0), (0, 0, 0, 0), (0, 0, 0, 1), (0, 0, 1, 0), (0, 5, 0, 0), (0, 0, 1, 1))
+def elif_of_a_true_constant_negated_before_an_except_clauses_exit(k, a, x, c):
+    # ``elif -(not 6): pass`` leaves only a jump to the clause's way out (``POP_EXCEPT``, then the
+    # return), laid out right after the clause's code: 3.13's exception table leaves it out, and
+    # read as the table says, the clause left at two places ("except clauses continue at
+    # different places")
+    try:
+        k = 1 // k
+    except ZeroDivisionError:
+        if not a:
+            if not x:
+                if c:
+                    return 0
+            elif -(not 6):
+                pass
+        else:
+            return 2
+        return -1
+    return k
