@@ -17,6 +17,7 @@ STRAIGHT_OPS = frozenset({
     "LOAD_ASSERTION_ERROR", "RAISE_VARARGS", "POP_EXCEPT", "UNARY_NOT", "UNARY_NEGATIVE", "UNARY_INVERT",
     "UNARY_POSITIVE", "IS_OP", "CONTAINS_OP", "BUILD_SET", "BUILD_MAP", "BUILD_SLICE", "BUILD_STRING",
     "BINARY_SLICE", "FORMAT_VALUE", "STORE_ATTR", "STORE_SUBSCR",
+    "SWAP",   # (a return inside for loops pops their iterators from under its value: SWAP 2; POP_TOP)
 })
 
 

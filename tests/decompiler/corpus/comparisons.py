@@ -166,3 +166,15 @@ def chain_exit_with_a_copied_return_inside_try(b, c, x):
     except ZeroDivisionError:
         return "zero"
     return None
+
+
+@cases((-1, 5, [1]), (0, 5, [1]), (3, 5, []), (-2, 0, [1, 2]))
+def chained_comparison_test_in_a_for_loop_before_a_copied_return(a, b, xs):
+    # the chain's exit pops the middle operand, then runs a copy of the return after it, which
+    # first pops the loop's iterator from under the value (``SWAP 2; POP_TOP``): the copy was
+    # not recognised ("unrecognised chained comparison")
+    for x in xs:
+        if a < 0 <= 1:
+            pass
+        return a
+    return b
