@@ -320,7 +320,8 @@ class ConditionReader:
             combined = ast.Compare(cond.left, cond.ops + cond2.ops, cond.comparators + cond2.comparators)
             if f2 == f:
                 cond, t = combined, t2          # the chain goes on: same trampoline
-            elif self.same_place(f2, exit_pos) or self.same_pops(f2, exit_pos):
+            elif self.same_place(f2, exit_pos) or self.same_pops(f2, exit_pos) \
+                    or self.same_exit_copy(f2, exit_pos):
                 # the exit itself, unless it starts inside a block (a copied return after POP_TOP)
                 at_block_start = self.cfg.block_at(exit_pos).start == exit_pos
                 cond, t, f = combined, t2, exit_pos if at_block_start else f2

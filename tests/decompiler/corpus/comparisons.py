@@ -178,3 +178,19 @@ def chained_comparison_test_in_a_for_loop_before_a_copied_return(a, b, xs):
             pass
         return a
     return b
+
+
+@cases((0, 1), (0, 3), (1, 1), (0, -1), (2, 5))
+def chained_comparison_ending_in_a_chain_in_an_except_clause_under_finally(a, x):
+    # the first test's exit pops the middle operand, then leaves the clause (``POP_EXCEPT``, a
+    # jump); the last test's false branch leaves by another copy of that exit, which 3.13 lays
+    # out apart (the finally's range starts between them): "unrecognised chained comparison"
+    log = []
+    try:
+        a = 1 // a
+    except ZeroDivisionError:
+        if x < 2 <= (a < 2 <= a):
+            log.append("chain")
+    finally:
+        log.append("finally")
+    return (a, log)
