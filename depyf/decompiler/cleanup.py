@@ -16,15 +16,25 @@ _TRY_NODES = (ast.Try, getattr(ast, "TryStar", ast.Try))
 _TEMPORARY = re.compile(r"^__stack_\d+$")
 
 
-def terminates(body: list[ast.stmt]) -> bool:
-    """True when control never falls off the end of ``body``."""
+def terminates(body: list[ast.stmt], through_try: bool = False) -> bool:
+    """True when control never falls off the end of ``body``: it ends in a return, raise, break or
+    continue, or in an if whose branches all end so. With ``through_try``, also in a try
+    statement whose finally body ends so or whose body (or else clause) and except clauses all
+    do. (The tidying rewrites below ask without it: lifting the code after such a try statement
+    out of an ``else`` would leave the ``return None`` the compiler copied into the try body
+    written out in every branch of an ``elif`` chain.)"""
     if not body:
         return False
     last = body[-1]
     if isinstance(last, _TERMINATORS):
         return True
     if isinstance(last, ast.If):
-        return terminates(last.body) and terminates(last.orelse)
+        return terminates(last.body, through_try) and terminates(last.orelse, through_try)
+    if through_try and isinstance(last, _TRY_NODES):
+        if terminates(last.finalbody, True):
+            return True
+        body_ends = terminates(last.body, True) or terminates(last.orelse, True)
+        return body_ends and all(terminates(h.body, True) for h in last.handlers)
     return False
 
 

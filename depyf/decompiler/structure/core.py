@@ -20,7 +20,14 @@ from depyf.decompiler.structure.ifs import IfBuilder
 from depyf.decompiler.structure.loop_exits import LoopExits
 from depyf.decompiler.structure.loops import LoopBuilder
 from depyf.decompiler.structure.match import MatchBuilder
-from depyf.decompiler.structure.model import Context, ExitKind, exits_recorded, forget_exits
+from depyf.decompiler.structure.model import (
+    LEFT_REGION,
+    Context,
+    ExitKind,
+    Sentinel,
+    exits_recorded,
+    forget_exits,
+)
 from depyf.decompiler.structure.once_loops import OnceLoops
 from depyf.decompiler.structure.protected import TryBuilder
 from depyf.decompiler.structure.regions import RegionExits
@@ -59,7 +66,6 @@ class Structurer(
         self._values_meeting_after_loops: set[int] = set()   # see IfBuilder.conditional
         self.ended_at: int | None = None      # the stop where the last ``emit`` fell off its code
         self.left_through: frozenset[int] | None = None   # see ``emit``
-        self.left_by_jump = False             # the last jump read left its region by its normal exit
         self.back_edge_targets = self._back_edge_targets()
         self.while_tests = self.find_while_tests()
         self.matches = self.find_matches()
@@ -148,8 +154,8 @@ class Structurer(
                 pos = end
                 continue
             pos = self.control(end - 1, stop, ctx, stack, out)
-            if pos is None and stop.ins.opname == "JUMP":
-                left = self.left_by_jump    # (a jump's control reads no code: set just now)
+            if pos is LEFT_REGION:
+                pos, left = None, True
         if pos is not None and pos >= n:
             raise self.error(n - 1, "control runs past the last instruction")
         self.ended_at = pos if pos in ctx.stops else None
@@ -230,7 +236,10 @@ class Structurer(
             target = self.cfg.pos(self.instrs[target].target)
         return target
 
-    def control(self, i: int, stop: Stop, ctx: Context, stack: list, out: list) -> int | None:
+    def control(self, i: int, stop: Stop, ctx: Context, stack: list, out: list) -> int | Sentinel | None:
+        """Read the instruction that ends straight-line code: where the code goes on, None where
+        it does not (a statement ends it), or ``LEFT_REGION`` for a jump that left the protected
+        region by its normal exit."""
         ins = stop.ins
         op = ins.opname
         if op == "RETURN_VALUE" or op == "RAISE_VARARGS":
@@ -239,7 +248,6 @@ class Structurer(
             out.append(ast.Break() if self.reraise_copied_after_loop(i, ctx) else ReraiseStmt())
             return None
         if op == "JUMP":
-            self.left_by_jump = False
             target = self.cfg.pos(ins.target)
             kind = self.classify(target, ctx)
             if kind is ExitKind.CONTINUE:
@@ -251,8 +259,7 @@ class Structurer(
             if kind is ExitKind.STOP:
                 return self.stop_reached(target, ctx)
             if kind is ExitKind.LEAVE:
-                self.left_by_jump = self.leave_region(target, ctx, stack, out)
-                return None
+                return LEFT_REGION if self.leave_region(target, ctx, stack, out) else None
             if target is not None and target <= i and not self.cfg.is_leader(target):
                 raise self.error(i, "backward jump into a block")
             return target

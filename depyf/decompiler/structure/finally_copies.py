@@ -43,6 +43,8 @@ class FinallyCopies:
         do the same. The last ``RERAISE`` is then a place a loop's ``break`` lands on
         (``threaded_finally_ends``)."""
         self.threaded_finally_ends: set[int] = set()
+        if sum(ins.opname == "RERAISE" for ins in self.instrs) < 2:
+            return False    # (no copy)
         for entry in self.cfg.entries:
             p = self.cfg.pos(entry.target)
             if p is None or not self.is_try_handler(entry.target) \
@@ -71,19 +73,10 @@ class FinallyCopies:
         """Is the code that leads to ``k`` on a cycle of the code from ``first`` to ``last`` (a
         loop of that code)? Elsewhere a copied ``RERAISE`` ends a branch of an ``if``, which
         reads as it stands."""
-        blocks = self.cfg.blocks
         lo, hi = self.cfg.block_of[first], self.cfg.block_of[last]
-        for pred in blocks[self.cfg.block_of[k]].preds:
-            seen: set[int] = set()
-            work = [s for s in blocks[pred].succs if lo <= s <= hi]
-            while work:
-                b = work.pop()
-                if b == pred:
-                    return True
-                if b not in seen:
-                    seen.add(b)
-                    work.extend(s for s in blocks[b].succs if lo <= s <= hi)
-        return False
+        blocks = self.cfg.blocks
+        return any(pred in self.cfg.reach(blocks[pred].succs, keep=lambda b: lo <= b <= hi, raising=False)
+                   for pred in blocks[self.cfg.block_of[k]].preds)
 
     def skip_finally_copy(self, span: tuple[int, int], p: int) -> int | None:
         """Skip the inline copy of a finally body starting at ``p``; returns the position after it

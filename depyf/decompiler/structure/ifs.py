@@ -136,7 +136,8 @@ class IfBuilder:
         if reused:      # (the value read once serves one branch only)
             s_else[-1] = copy.deepcopy(s_else[-1], kept_values(stack))
         # neither branch goes on (``break``, ``return``): what each left on the stack is never used
-        both_leave = len(s_then) != len(s_else) and _never_goes_on(then) and _never_goes_on(other)
+        both_leave = len(s_then) != len(s_else) and terminates(then, through_try=True) \
+            and terminates(other, through_try=True)
         if len(s_then) != len(s_else) and join is not None and then and other and not both_leave:
             if ctx.layers and not self.covered(join, ctx.layers[-1]):
                 # the branches meet only outside the protected code they are in (the paths that
@@ -307,18 +308,6 @@ class IfBuilder:
         if through is None or place is None or not ctx.layers or not self.covered(place, ctx.layers[-1]):
             return None
         return through
-
-
-def _never_goes_on(body: list) -> bool:
-    """Does control never fall off the end of ``body``: a terminating statement last, or a try
-    statement whose body and except clauses (or finally body) all end so?"""
-    if terminates(body):
-        return True
-    last = body[-1] if body else None
-    if not isinstance(last, ast.Try):
-        return False
-    return _never_goes_on(last.finalbody) or (
-        _never_goes_on(last.body) and all(_never_goes_on(h.body) for h in last.handlers))
 
 
 def _evaluated_later(item) -> bool:

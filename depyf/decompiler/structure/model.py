@@ -32,6 +32,8 @@ class Sentinel:
 NO_CONTINUATION = Sentinel("NO_CONTINUATION")
 # Layer.target of except clauses or a finally body that no cleanup handler protects
 NO_HANDLER = Sentinel("NO_HANDLER")
+# what reading a jump gives where it left the protected region by the region's normal exit
+LEFT_REGION = Sentinel("LEFT_REGION")
 
 
 class BranchesEndApart(DecompilationError):
