@@ -338,9 +338,10 @@ class CompoundConditions:
             # a test both reach comes after the conditional expression
             sub = self.compound(pc.cond, pc.true, pc.false, set(members) | pc.consumed | through, stack, ctx,
                                 keep=keep.extended((t, f), self._past_jump))
-            if taken & set(sub[3]) - set(members):
+            folded = set(sub[3])    # (the members: its blocks)
+            if taken & folded - set(members):
                 return None
-            taken |= set(sub[3])
+            taken |= folded
             sides.append(sub)
         (ca, ta, fa, _), (cb, tb, fb, _) = sides
         same = self.same_place

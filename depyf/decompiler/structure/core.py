@@ -22,6 +22,7 @@ from depyf.decompiler.structure.loops import LoopBuilder
 from depyf.decompiler.structure.match import MatchBuilder
 from depyf.decompiler.structure.model import (
     LEFT_REGION,
+    UNREAD,
     Context,
     ExitKind,
     Sentinel,
@@ -99,7 +100,7 @@ class Structurer(
                 break
             if pos in self.while_tests and not self.cfg.is_leader(pos):
                 loop_next = self.try_loop(pos, ctx, stack, out)
-                if loop_next is not False:
+                if loop_next is not UNREAD:
                     pos = loop_next
                     continue
             if self.cfg.is_leader(pos):
@@ -129,11 +130,11 @@ class Structurer(
                     and any(candidate not in self.cfg.handler_chain(s) for s in sources)
                 if not loop_first:
                     started = self.try_start(pos, ctx, stack, out)
-                    if started is not False:
+                    if started is not UNREAD:
                         pos = started
                         continue
                 loop_next = self.try_loop(pos, ctx, stack, out)
-                if loop_next is not False:
+                if loop_next is not UNREAD:
                     pos = loop_next
                     continue
             if pos in self.matches:

@@ -11,7 +11,14 @@ from depyf.decompiler.executor import replace_everywhere, replace_in
 from depyf.decompiler.expressions import negate
 from depyf.decompiler.instructions import FOR_ITERS, features
 from depyf.decompiler.structure.conditions import _continues_chain
-from depyf.decompiler.structure.model import BranchesEndApart, BranchExit, BranchWay, Context, ExitKind
+from depyf.decompiler.structure.model import (
+    UNREAD,
+    BranchesEndApart,
+    BranchExit,
+    BranchWay,
+    Context,
+    ExitKind,
+)
 from depyf.decompiler.structure.value_flows import kept_values
 
 # the most lines a loop body's last ``if`` keeps nested where it is also the code of ``if not c:
@@ -280,7 +287,7 @@ class IfBuilder:
                                or no_join and end in (apart.left_through or ())):
             raise apart
         after = self.once_loop(i, cond, t, f, end, ctx, stack, out)
-        if after is False:
+        if after is UNREAD:
             raise apart
         return after
 

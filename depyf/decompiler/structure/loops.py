@@ -9,19 +9,21 @@ from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.expressions import negate
 from depyf.decompiler.instructions import CONDITIONAL_JUMPS, FOR_ITERS, POP_JUMPS, features
 from depyf.decompiler.structure.conditions import _continues_chain
-from depyf.decompiler.structure.model import TRY_NODES, Context, Loop, WhileTest
+from depyf.decompiler.structure.model import TRY_NODES, UNREAD, Context, Loop, Sentinel, WhileTest
 
 
 class LoopBuilder:
     """Loop statements at their headers."""
 
-    def try_loop(self, pos: int, ctx: Context, stack: list, out: list):
+    def try_loop(self, pos: int, ctx: Context, stack: list, out: list) -> int | Sentinel | None:
+        """The loop statement whose header is at ``pos``: where control goes next, or ``UNREAD``
+        where no loop starts there."""
         ins = self.instrs[pos]
         inverted = self.while_tests.get(pos)
         if ctx.loop is not None and pos == ctx.loop.header:
             if ctx.loop.wraps_while and inverted is not None:
                 return self.while_loop(pos, ctx, stack, out, inverted)
-            return False
+            return UNREAD
         if ctx.loop is not None and pos == ctx.loop.body_start:
             bottom = min((p for p in ctx.loop.continues if p != ctx.loop.header), default=ctx.loop.back)
             inner = [x for x in self.back_edge_targets.get(pos, []) if not (bottom <= x <= ctx.loop.back)]
@@ -35,7 +37,7 @@ class LoopBuilder:
                     # the body starts with a ``while`` of its own: its test is where the enclosing
                     # loop's rounds begin (``while a: while b: ...``)
                     return self.while_loop(pos, ctx, stack, out, inverted)
-                return False
+                return UNREAD
             return self.while_loop(pos, ctx, stack, out, None, sources=inner)
         if ins.opname in FOR_ITERS:
             return self.for_loop(pos, ctx, stack, out)
@@ -49,7 +51,7 @@ class LoopBuilder:
             return self.while_loop(pos, ctx, stack, out, inverted)
         if pos in self.back_edge_targets:
             return self.while_loop(pos, ctx, stack, out, None)
-        return False
+        return UNREAD
 
     def in_clause_of_try_within(self, x: int, lo: int, hi: int) -> bool:
         """Whether ``x`` is in an except clause of a try statement protecting code in ``[lo, hi]``
@@ -180,10 +182,10 @@ class LoopBuilder:
         sources = sources or self.back_edge_targets[pos]
         blocks = self.loop_blocks(pos, sources)
         with_else = (
-            self.while_else_without_copy(pos, sources, blocks, ctx, stack, out) if not wraps_while else None
+            self.while_else_without_copy(pos, sources, blocks, ctx, stack, out) if not wraps_while else UNREAD
         )
-        if with_else is not None:
-            return with_else[0]
+        if with_else is not UNREAD:
+            return with_else
         breaks = self.exits_of(blocks, pos, None, ctx)
         try:
             break_target = self.break_target(breaks, None, pos)
@@ -191,10 +193,10 @@ class LoopBuilder:
             # the body's last statements, laid out after the test's exit, run into that exit: a
             # top-tested loop whose body ends in ``break``/``return`` (so no copy of the test)
             read = self.while_else_without_copy(pos, sources, blocks, ctx, stack, out, with_else=False) \
-                if not wraps_while else None
-            if read is None:
+                if not wraps_while else UNREAD
+            if read is UNREAD:
                 raise
-            return read[0]
+            return read
         try:
             body = self.while_true_body(pos, breaks, break_target, blocks, ctx, stack, wraps_while)
         except DecompilationError as first:
@@ -219,23 +221,24 @@ class LoopBuilder:
 
     def while_else_without_copy(
         self, pos, sources, blocks, ctx, stack, out, with_else: bool = True
-    ) -> tuple | None:
+    ) -> int | Sentinel | None:
         """``while c: ... else: ...`` whose body never runs off its end, so the compiler made no copy
         of the test at the bottom: the test at ``pos`` leaves the loop for the else clause, breaks
         land after it. (Where both go to one place, ``while True:`` with ``if not c: break``
-        reads the same and is kept.) Returns (where control goes next,) or None."""
+        reads the same and is kept.) Returns where control goes next, or ``UNREAD`` where the loop
+        is no such statement."""
         if pos in self._else_trials:
-            return None
+            return UNREAD
         found = self.header_test(pos, blocks)
         if found is None:
-            return None
+            return UNREAD
         test_end, body_start, exit_pos = found
         try:
             target = self.break_target(self.exits_of(blocks, pos, exit_pos, ctx), exit_pos, pos)
         except DecompilationError:
-            return None
+            return UNREAD
         if with_else and target is not None and self.same_place(target, exit_pos):
-            return None
+            return UNREAD
         trial_out: list = []
         trial_stack = list(stack)
         self._else_trials.add(pos)
@@ -243,13 +246,13 @@ class LoopBuilder:
             after = self.while_loop(pos, ctx, trial_stack, trial_out,
                                    WhileTest(test_end, body_start, exit_pos, pos, max(sources)))
         except DecompilationError:
-            return None
+            return UNREAD
         finally:
             self._else_trials.discard(pos)
         for stmt in trial_out:
             out.append(stmt)
         stack[:] = trial_stack
-        return (after,)
+        return after
 
     def header_test(self, pos: int, blocks: frozenset[int]) -> tuple[int, int, int] | None:
         """(last test, body start, exit) of a while test at the loop header ``pos``: the blocks on

@@ -34,6 +34,8 @@ NO_CONTINUATION = Sentinel("NO_CONTINUATION")
 NO_HANDLER = Sentinel("NO_HANDLER")
 # what reading a jump gives where it left the protected region by the region's normal exit
 LEFT_REGION = Sentinel("LEFT_REGION")
+# what a reader that may go on nowhere (None) gives where its construct is not there
+UNREAD = Sentinel("UNREAD")
 
 
 class BranchesEndApart(DecompilationError):

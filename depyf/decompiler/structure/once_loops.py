@@ -6,7 +6,7 @@ import ast
 
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.expressions import negate
-from depyf.decompiler.structure.model import Context, Loop, exits_recorded, forget_exits
+from depyf.decompiler.structure.model import UNREAD, Context, Loop, Sentinel, exits_recorded, forget_exits
 
 
 class OnceLoops:
@@ -17,23 +17,23 @@ class OnceLoops:
     the end are ``break``, and a body that does fall into the end ends with one."""
 
     def once_loop(self, i: int, cond: ast.expr, t: int, f: int, join: int, ctx: Context,
-                  stack: list, out: list) -> int | None | bool:
+                  stack: list, out: list) -> int | Sentinel | None:
         """Read the test at ``i`` (true: ``t``, false: ``f``, both meeting at ``join``) as a
-        ``while`` that runs its body at most once; where control goes next, or False when it
+        ``while`` that runs its body at most once; where control goes next, or ``UNREAD`` when it
         does not read so."""
         if t is None or join is None:
-            return False
+            return UNREAD
         if f is not None and self.same_place(t, join):     # (the test jumps into the body when false)
             cond, t, f = negate(cond), f, t
         # (where the test goes when false, and the places a jump reaches it from: the breaks)
         ends = frozenset({join} | {s for s in ctx.stops if self.same_place(s, join)})
         body_blocks = self._blocks_before(t, ends, ctx.stops)
         if body_blocks is None:
-            return False
+            return UNREAD
         if ctx.loop is not None:
             outer = ctx.loop.continues | ctx.loop.breaks
             if any(self.cfg.blocks[s].start in outer for b in body_blocks for s in self.cfg.blocks[b].succs):
-                return False    # (the enclosing loop's ``continue`` or ``break`` would be the new loop's)
+                return UNREAD    # (the enclosing loop's ``continue`` or ``break`` would be the new loop's)
         loop = Loop(i, frozenset(), ends, frozenset(body_blocks | {self.cfg.block_of[i]}), after=join)
         mark = exits_recorded(ctx.layers)
         try:
@@ -44,7 +44,7 @@ class OnceLoops:
             other = [] if self.same_place(f, join) else self.emit(f, ctx.with_stops(join), list(stack))
         except DecompilationError:
             forget_exits(ctx.layers, mark)  # (the trial's exits are not the statement's)
-            return False
+            return UNREAD
         out.append(ast.While(cond, body or [ast.Break()], other))
         return join
 

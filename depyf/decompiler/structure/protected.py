@@ -13,10 +13,12 @@ from depyf.decompiler.pseudo_statements import ReraiseStmt
 from depyf.decompiler.structure.model import (
     NO_HANDLER,
     TRY_NODES,
+    UNREAD,
     BranchesEndApart,
     Context,
     Layer,
     RegionKind,
+    Sentinel,
     TryStar,
 )
 
@@ -50,12 +52,14 @@ class TryBuilder:
                 outer = t
         return outer
 
-    def try_start(self, pos: int, ctx: Context, stack: list, out: list):
+    def try_start(self, pos: int, ctx: Context, stack: list, out: list) -> int | Sentinel | None:
+        """The try or with statement whose protected code starts at ``pos``: where control goes
+        next, or ``UNREAD`` where none starts there."""
         chain = self.cfg.handler_chain(pos)
         active = self.active_targets(ctx)
         candidates = [t for t in chain if t not in active and self.is_try_handler(t)]
         if not candidates:
-            return False
+            return UNREAD
         # the outermost new handler starts first; inner ones start inside its body
         for t in chain:
             if t in active:
@@ -67,7 +71,7 @@ class TryBuilder:
             if t in candidates:
                 outer = t
         if outer is None:
-            return False
+            return UNREAD
         return self.emit_protected(pos, outer, ctx, stack, out)
 
     def is_try_handler(self, target: int) -> bool:
