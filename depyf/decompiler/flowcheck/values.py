@@ -63,6 +63,8 @@ _TAKES_IN = {"GET_ITER": "iter", "GET_AITER": "iter", "BEFORE_WITH": "with", "SE
              "BEFORE_ASYNC_WITH": "with"}
 # (3.14+ load a context manager's ``__exit__``, then its ``__enter__``: the second is the ``with``)
 _SPECIAL_METHODS_USED_BY = {"__enter__": "with", "__aenter__": "with"}
+# the displays whose items a call that spreads them passes one by one (a tuple constant prints so)
+_SPREAD_DISPLAYS = ("BUILD_LIST ", "BUILD_TUPLE ", "tuple:(")
 
 
 # how a known value an instruction not followed uses up prints (``part = xs`` for ``g(*xs)``)
@@ -181,6 +183,13 @@ class ValuePrints:
                 known = all(v is not None for v in values)
                 stack.append(f"CALL({','.join(v for v in values if v != _NULL)})" if known
                              else _parts(found, values, k in reached))
+            elif op == "BUILD_MAP":
+                # (its keys and values are parts; ``BUILD_MAP 0`` before the keywords a call
+                # merges in takes nothing: the arguments below it stay known)
+                _parts(found, _pop(stack, 2 * arg), k in reached)
+                stack.append(_UNKNOWN)
+            elif op == "CALL_FUNCTION_EX":
+                stack.append(_spreading_call(found, _pop(stack, 1 - effect), k in reached))
             elif op == "KW_NAMES":
                 kw_names = _literal_print(ins.argval)
             elif op in ("LOAD_CONST", "LOAD_SMALL_INT") \
@@ -237,6 +246,21 @@ def _parts(found: Counter[str], values: list[str | None], reached: bool) -> None
             if value is not None and value != _NULL and not _CONSTANT_PRINT.match(value):
                 found[PART + value] += 1
     return _UNKNOWN
+
+
+def _spreading_call(found: Counter[str], values: list[str | None], reached: bool) -> str | None:
+    """The print of a ``CALL_FUNCTION_EX`` (``values``: what it pops). A display of known items
+    spread (``f(*[a, b])``, ``f(*(1, 2))``) counts as its items passed one by one, which does
+    the same in the same order: with no keywords, the call prints as ``f(a, b)`` does; with
+    keywords (``f(*[a], **kw)``, read back as ``f(a, **kw)``), its parts are the items."""
+    values = [v for v in values if v != _NULL]     # (callable, arguments, keywords if any)
+    spread = values[1] if len(values) in (2, 3) else None
+    if isinstance(spread, _Built) and spread.startswith(_SPREAD_DISPLAYS) \
+            and all(item is not None for item in spread.items):
+        values = [values[0], *spread.items, *values[2:]]
+        if len(values) == len(spread.items) + 1 and values[0] is not None:
+            return f"CALL({','.join(values)})"
+    return _parts(found, values, reached)
 
 
 def _operator(ins: dis.Instruction) -> str:

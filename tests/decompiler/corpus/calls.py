@@ -123,3 +123,15 @@ def keyword_arguments_that_are_python_keywords_or_repeated(kw):
     except TypeError as exc:
         repeated = type(exc).__name__
     return _keywords(**{"if": 1, "x": 2}), _keywords(**kw, **{"class": 0}), repeated, _keywords(**kw, z=9)
+
+
+@cases((1, 2), (0, "b"))
+def spread_displays_of_known_items(a, b):
+    # a list or tuple display spread into a call is its items passed one by one (sympy's
+    # ``Add(*[x, y, z])``): read back so, the value check compares it as the same call
+    log = []
+    log.append(_show(*[a, b, a]))
+    log.append(_show(*(b, a)))
+    log.append(_show(*[]))
+    log.append(_show(*(1, 2)))
+    return log, _show(*[a + 1, b], **{"k": a}), _show(*(a,), **dict(j=b))
