@@ -28,6 +28,11 @@ SOURCES = {
                 letter = 'F'
             return letter
     """,
+    "conditional_value_among_many_keyword_arguments": """
+        def f(c, g):
+            return g(k0=0, k1=1, k2=2, k3=3, k4=4, k5=5, k6=6, k7=7, k8=8, k9=9, k10=10, k11=11, k12=12,
+                     k13=13, k14=14, k15=15, k=1 if c else 2, j=3)
+    """,
     "conditional_expression_of_two_calls": """
         def f(c, a, b):
             return g(a, b, a) if c else h(a, b, a)

@@ -22,6 +22,9 @@ here.
   copy of the code after its ``for`` loop, both exits of a chained comparison;
   ``block_stack_tails.drop_copied_reraises``: a finally handler's last ``RERAISE`` copied into
   the branch that jumps to it.
+  ``block_stack_tails.share_jumped_to_tail_copies``: the code after a conditional expression,
+  copied whole (whatever its length) for the branch that jumps past the other, when its first
+  instruction has no line of its own.
 
 Which code is a copy of which is decided by one key, ``instructions.copy_key``. Where a jump
 finally lands is found by one follower, ``jumps.follow_jumps``, which the structuring uses too.

@@ -242,3 +242,36 @@ def share_placed_value_tail_copies(out: list[Instr], cover: dict, depth_of: dict
         depth_of[id(jump)] = depth_of.get(id(first))
 
     share_value_tail_copies(out, lambda a, b: cover[id(a)] == cover[id(b)], keep_place)
+
+
+def share_jumped_to_tail_copies(out: list[Instr], cover: dict, depth_of: dict) -> None:
+    """The code after a conditional expression, copied whole for the branch that jumps past the
+    other: ``g(k0=0, ..., k15=15, k=1 if c else 2, j=3)`` builds its many keywords with
+    ``MAP_ADD``, which has no line of its own, and 3.10 copies a returning block whose first
+    instruction has no line into each jump to it, whatever its length. The copy lies right after
+    the original's return and only that jump enters it. The jump goes to the original again (the
+    same straight-line code, lines, handler and stack depth) and the copy is dropped."""
+    k = len(out) - 1
+    while k >= 0:
+        jump = out[k]
+        k -= 1
+        if jump.opname != "JUMP" or jump.target is None:
+            continue
+        index_of = {ins.offset: n for n, ins in enumerate(out)}
+        entered = [ins.target for ins in out if ins.target is not None]
+        t = index_of.get(jump.target)
+        if t is None or t <= k + 1 or out[t - 1].opname != "RETURN_VALUE" or entered.count(jump.target) != 1:
+            continue
+        end = t
+        while end < len(out) and out[end].target is None and out[end].opname not in _NOT_IN_TAIL \
+                and out[end].opname != "RETURN_VALUE" and (end == t or out[end].offset not in entered):
+            end += 1
+        if end >= len(out) or out[end].opname != "RETURN_VALUE" or out[end].offset in entered:
+            continue
+        s = t - (end - t + 1)
+        if s <= k + 1 or any(out[n].offset in entered for n in range(s + 1, t)) \
+                or any(_placed_key(out[s + n], cover, depth_of) != _placed_key(out[t + n], cover, depth_of)
+                       or out[s + n].target is not None for n in range(end - t + 1)):
+            continue
+        jump.target = out[s].offset
+        del out[t:end + 1]

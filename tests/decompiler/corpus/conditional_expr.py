@@ -199,3 +199,30 @@ def display_that_goes_on_after_a_conditional_unpacked_into_it(el, x):
     return ({**({1: el} if el and not el.isspace() else {}), 2: x},
             [*([el] if el and not el.isspace() else []), x],
             {*({el} if el and not el.isspace() else set()), x})
+
+
+def _sorted_keywords(**kwargs):
+    return sorted(kwargs.items())
+
+
+def _note(log, value):
+    log.append(value)
+    return value
+
+
+@cases((0,), (1,), ("",))
+def conditional_values_among_many_keyword_arguments(c):
+    # more than 15 keywords: 3.10 builds them with MAP_ADD, and copies the rest of the call after
+    # the second conditional value whole into the branch that jumps (its first instruction has no
+    # line of its own); the copy read as code of that branch spilled the keywords built so far
+    log = []
+    kwargs = dict(a=_note(log, 1) if c else _note(log, 2), b=_note(log, 3) if c else 4, k1=_note(log, 5),
+                  k2=2, k3=3, k4=4, k5=5, k6=6, k7=7, k8=8, k9=9, k10=10, k11=11, k12=12, k13=13, k14=14,
+                  k15=15, k16=16, k17=_note(log, 17), k18=18, k19=19, k20=20)
+    return log, sorted(kwargs.items())
+
+
+@cases((0,), (1,))
+def conditional_value_then_many_keyword_arguments_returned(c):
+    return _sorted_keywords(k0=0, k1=1, k2=2, k3=3, k4=4, k5=5, k6=6, k7=7, k8=8, k9=9, k10=10, k11=11, k12=12,
+                            k13=13, k14=14, k15=15, k=1 if c else 2, j=3)
