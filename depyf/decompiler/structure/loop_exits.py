@@ -6,6 +6,8 @@ from __future__ import annotations
 from depyf.decompiler.instructions import CONDITIONAL_JUMPS, FOR_ITERS, POP_JUMPS
 from depyf.decompiler.structure.model import ENDS_FUNCTION, Context
 
+_CONSTANT_RETURN = frozenset({"NOP", "LOAD_CONST", "RETURN_VALUE"})   # (what ``return 1`` is made of)
+
 
 class LoopExits:
     """The places a loop's breaks go to."""
@@ -108,6 +110,9 @@ class LoopExits:
                     found.add(t)
                     continue
                 leaving = t is not None and region in self.cfg.handler_chain(k) and leaves_region(t)
+                if leaving and exit_pos is not None and self.returns_a_constant(t) \
+                        and not self.same_place(t, exit_pos):
+                    continue    # ``return <constant>`` in the region, which leaves it before the load
                 if t is None or t == exit_pos \
                         or (header <= t and not after_loop(t) and not (ends_enclosing(t) or leaving)):
                     continue
@@ -173,6 +178,15 @@ class LoopExits:
                             found.add(t)
         found = self.without_body_returns_of_for(found, blocks, header)
         return self.without_dead_ends(self.without_inline_exits(found), blocks, exit_pos, header)
+
+    def returns_a_constant(self, p: int) -> bool:
+        """Does the code at ``p`` only return a constant? A ``return 1`` in a try body leaves the
+        protected region before it loads the constant, so it lies outside the region like the
+        code after the try statement. Where the loop's own exit goes elsewhere it is no ``break``:
+        read as one, that exit would run the return too. (Nothing of it can raise and no finally
+        code comes before it: a ``return`` in the region does the same.)"""
+        tail = self.straight_to_end(p)
+        return tail is not None and all(self.instrs[k].opname in _CONSTANT_RETURN for k in tail)
 
     def after_clause_left(self, p: int, q: int) -> bool:
         """Does ``p`` leave an except clause (``POP_EXCEPT``) for code at ``q`` that ends the

@@ -9,7 +9,16 @@ from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.expressions import negate
 from depyf.decompiler.instructions import CONDITIONAL_JUMPS, FOR_ITERS, POP_JUMPS, features
 from depyf.decompiler.structure.conditions import _continues_chain
-from depyf.decompiler.structure.model import TRY_NODES, UNREAD, Context, Loop, Sentinel, WhileTest
+from depyf.decompiler.structure.model import (
+    TRY_NODES,
+    UNREAD,
+    Context,
+    Loop,
+    Sentinel,
+    WhileTest,
+    exits_recorded,
+    forget_exits,
+)
 
 
 class LoopBuilder:
@@ -133,10 +142,34 @@ class LoopBuilder:
             # the loop's exit is the enclosing loop's next round, its breaks land elsewhere:
             # the else clause is ``continue`` (a jump straight to the enclosing FOR_ITER)
             return [self.continue_stmt(exit_pos, ctx)], break_target
+        mark = exits_recorded(ctx.layers)
         orelse = self.emit(exit_pos, ctx.with_stops(break_target), list(stack))
+        if self.left_through is not None and not self.breaks_leave_alike(break_target, mark, ctx, stack):
+            # the loop's exit leaves the protected region, where no statement after the loop
+            # runs, and its breaks land on other code: that code would run after the exit too
+            # (a ``return`` in the region's loop, through its own finally copy, is no ``break``)
+            raise self.error(exit_pos, "the loop's exit leaves its region, its breaks land elsewhere")
         if break_target in ctx.next_rounds:
             return strip_continue(orelse), None
         return orelse, break_target
+
+    def breaks_leave_alike(self, break_target: int, mark: list[int], ctx: Context, stack: list) -> bool:
+        """Where the loop's else clause left the innermost protected region by its normal exit
+        (recording exits since ``mark``): do its breaks, landing on ``break_target``, leave it
+        the same way, to the same places? (Leaving there is only looked at: what it records is
+        forgotten.)"""
+        layer = ctx.layers[-1]
+        places = set(layer.normal_exits[mark[-1]:])
+        if self.covered(break_target, layer):
+            return False
+        trial = exits_recorded(ctx.layers)
+        try:
+            alike = self.leave_region(break_target, ctx, list(stack), []) \
+                and set(layer.normal_exits[trial[-1]:]) == places
+        except DecompilationError:
+            alike = False
+        forget_exits(ctx.layers, trial)
+        return alike
 
     def yields_each_item(self, pos: int, exit_pos: int | None) -> bool:
         """``FOR_ITER; YIELD_VALUE; POP_TOP; JUMP back``: a generator expression's starred element."""

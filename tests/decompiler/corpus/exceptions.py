@@ -1439,3 +1439,70 @@ def elif_of_a_true_constant_negated_before_an_except_clauses_exit(k, a, x, c):
             return 2
         return -1
     return k
+
+
+@cases(([1, 1, 0],), ([],), ([2],), ([0, 3],))
+def computed_return_from_loops_in_a_try_with_finally(items):
+    # the same with a computed value and a for loop: each return leaves through its own copy of
+    # the finally body, which the loop's own exit never reaches
+    log = []
+    try:
+        for item in items:
+            if not item:
+                return len(log)
+            log.append(item)
+        while items:
+            if items.pop() > 1:
+                return -len(items)
+    finally:
+        log.append("f")
+    return log
+
+
+@cases(([1, 1, 0],), ([],), ([1],), ([0, 2],))
+def break_and_else_of_a_while_ending_a_try_with_finally(items):
+    # a real ``break``: it goes where the loop's else clause goes on, out of the try statement
+    log = []
+    try:
+        while items:
+            if items.pop() == 0:
+                break
+        else:
+            log.append("else")
+    finally:
+        log.append("f")
+    return log
+
+
+@cases(([1, 1, 0],), ([],), ([1],), ([0, 2],))
+def break_and_returning_else_of_a_while_ending_a_try_with_finally(items):
+    # the else clause returns; a ``break`` goes on after the try statement
+    log = []
+    try:
+        while items:
+            if items.pop() == 0:
+                break
+        else:
+            return 2
+    finally:
+        log.append("f")
+    log.append(len(items))
+    return log
+
+
+@cases(([1, 1, 0],), ([],), ([1],), ([0],))
+def constant_return_from_a_while_in_a_try_with_except_and_empty_finally(items):
+    # ``return 1`` leaves the try statement before it loads the constant (the finally body adds
+    # nothing), so it lies outside the protected code like the code after the statement: read as
+    # the loop's break target, the loop's own exit ran into it too (3.11: ``while ...: if not
+    # items.pop(): break`` then ``return 1``, refused by the flow check)
+    try:
+        while items:
+            if items.pop():
+                pass
+            else:
+                return 1
+    except IndexError:
+        pass
+    finally:
+        pass
