@@ -251,14 +251,14 @@ def share_jumped_to_tail_copies(out: list[Instr], cover: dict, depth_of: dict) -
     instruction has no line into each jump to it, whatever its length. The copy lies right after
     the original's return and only that jump enters it. The jump goes to the original again (the
     same straight-line code, lines, handler and stack depth) and the copy is dropped."""
+    index_of = {ins.offset: n for n, ins in enumerate(out)}
+    entered = [ins.target for ins in out if ins.target is not None]
     k = len(out) - 1
     while k >= 0:
         jump = out[k]
         k -= 1
         if jump.opname != "JUMP" or jump.target is None:
             continue
-        index_of = {ins.offset: n for n, ins in enumerate(out)}
-        entered = [ins.target for ins in out if ins.target is not None]
         t = index_of.get(jump.target)
         if t is None or t <= k + 1 or out[t - 1].opname != "RETURN_VALUE" or entered.count(jump.target) != 1:
             continue
@@ -275,3 +275,5 @@ def share_jumped_to_tail_copies(out: list[Instr], cover: dict, depth_of: dict) -
             continue
         jump.target = out[s].offset
         del out[t:end + 1]
+        index_of = {ins.offset: n for n, ins in enumerate(out)}     # (positions after the copy moved)
+        entered = [ins.target for ins in out if ins.target is not None]
