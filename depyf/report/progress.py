@@ -43,7 +43,7 @@ class LiveStatus:
         self._thread: threading.Thread | None = None
         self._shown = ""
         self._printed = ""   # the last plain line written (not a terminal)
-        self._last_plain = 0.0
+        self._last_plain: float | None = None   # when the last plain line was written (None: never)
 
     def __enter__(self) -> LiveStatus:
         if self.enabled:
@@ -68,7 +68,7 @@ class LiveStatus:
         if self.tty and line != self._shown:
             self._write("\r\x1b[K" + line)
             self._shown = line
-        elif not self.tty and self._printed and line != self._printed:
+        elif not self.tty and line != self._printed:   # (also where no plain line was due yet)
             self._write(line + "\n")
             self._printed = line
 
@@ -97,7 +97,8 @@ class LiveStatus:
                     self._write("\r\x1b[K" + line)
                     self._shown = line
                     last_counts = counts
-            elif counts != last_counts and time.monotonic() - self._last_plain >= self.plain_every:
+            elif counts != last_counts and (self._last_plain is None
+                                            or time.monotonic() - self._last_plain >= self.plain_every):
                 self._printed = describe(counts)
                 self._write(self._printed + "\n")
                 self._last_plain = time.monotonic()
