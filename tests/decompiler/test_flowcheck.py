@@ -875,3 +875,47 @@ def test_the_compilers_annotate_function_reads_back():
     exec("def f(x: int, *ys: 'list[str]') -> dict:\n    return {}\n", namespace)
     source = depyf.decompile(namespace["f"].__annotate__)
     assert "format" in source
+
+
+
+def test_a_return_whose_finally_copy_the_loops_exit_runs_is_caught():
+    # What the loop reader once made of it (it refuses now; this is the check behind it): the
+    # ``return 1`` read as the loop's break target, so running out of items returns 1 too. Each
+    # step and each step of two occur on both sides (both copies of the finally body lead on to
+    # both returns somewhere); only the whole sequence, loop exhausted -> finally body ->
+    # ``return 1``, is new. (The stored case function_436b76972ce9 guards the other way: effects
+    # in the same order, an operator folded on one copy of a tail only.)
+    original = """
+        def f(items):
+            log = []
+            try:
+                while items:
+                    if items.pop():
+                        log.append(len(items))
+                    else:
+                        return 1
+            except IndexError:
+                log.append("e")
+            finally:
+                log.append("f")
+            return log
+    """
+    wrong = """
+        def f(items):
+            log = []
+            try:
+                while items:
+                    if not items.pop():
+                        break
+                    log.append(len(items))
+                return 1
+            except IndexError:
+                log.append("e")
+            finally:
+                log.append("f")
+            return log
+    """
+    found = _differ(original, wrong)
+    assert len(found) == 1 and "runs its effects in another sequence" in found[0]
+    assert "log.append -> return:" in found[0]
+    assert not _differ(original, original.replace("return 1", "return 1  # the same"))

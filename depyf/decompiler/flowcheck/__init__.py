@@ -18,7 +18,9 @@ tables.py holds the opcode tables; flow.py the ``Flow`` of one code object (its 
 between them), which composes the event extraction of events.py and the call and return names of
 labels.py; compare.py compares two flows (``differences``), and the values their statements use up,
 printed by values.py as the expressions that compute them (``g(b, a)`` read for ``g(a, b)`` takes
-the same paths).
+the same paths). Where every step and every step of two are the same, traces.py compares whole
+sequences of effects (calls, returns, raises, ...): a difference in where a path came from several
+events back, which no fixed window sees.
 """
 
 from depyf.decompiler.flowcheck.compare import _without_decisions, differences

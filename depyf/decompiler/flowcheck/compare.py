@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from depyf.decompiler.flowcheck.flow import Flow
 from depyf.decompiler.flowcheck.tables import _LOOP, _TEMPORARY
+from depyf.decompiler.flowcheck.traces import first_different_trace
 from depyf.decompiler.flowcheck.values import COUNTED, PART
 
 
@@ -83,6 +84,11 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
         two_a, two_b = ours.steps_of_two(with_decisions), theirs.steps_of_two(with_decisions)
         if two_a is not None and two_b is not None and two_a != two_b:
             a, b = two_a, two_b
+        else:
+            # the same steps of two: then the same whole sequences of effects
+            trace = first_different_trace(ours, theirs)
+            if trace is not None:
+                problems.append(_trace_problem(original, trace))
     problems.extend(_binding_differences(original, theirs.bindings(), ours.bindings()))
     problems.extend(_dead_binding_differences(original, recompiled, theirs.bindings(reachable=False)))
     problems.extend(_access_order_differences(original, theirs.access_orders(), ours.access_orders()))
@@ -317,6 +323,15 @@ def _show(steps: list) -> str:
             text += f" -[{'/'.join(step[k])}]-> {_label(step[k + 1])}"
         shown.append(text)
     return ", ".join(shown) or "none"
+
+
+def _trace_problem(code: types.CodeType, trace: tuple) -> str:
+    """The last steps of a sequence of events only one side allows, said as a difference."""
+    *steps, side = trace
+    text = " -> ".join(_label(step) for step in steps)
+    qualname = getattr(code, "co_qualname", code.co_name)
+    return (f"{qualname}: the recompiled code runs its effects in another sequence "
+            f"(only in the {side}: ... {text})")
 
 
 def _label(event: tuple) -> str:
