@@ -917,5 +917,26 @@ def test_a_return_whose_finally_copy_the_loops_exit_runs_is_caught():
     """
     found = _differ(original, wrong)
     assert len(found) == 1 and "runs its effects in another sequence" in found[0]
-    assert "log.append -> return:" in found[0]
+    assert "log.append -[]-> return:" in found[0]
     assert not _differ(original, original.replace("return 1", "return 1  # the same"))
+
+
+def test_a_negated_test_whose_ways_both_run_a_finally_body_first_is_caught():
+    # Both ways out of the test run a copy of the finally body, so every step (compare -[T]->
+    # log.append, compare -[F]-> log.append) and step of two is on both sides; the decision
+    # before the copy that goes on to the return is what differs.
+    original = """
+        def f(n):
+            log = []
+            i = 0
+            while True:
+                i += 1
+                try:
+                    if i > n:
+                        break
+                finally:
+                    log.append(-i)
+            return log
+    """
+    found = _differ(original, original.replace("if i > n:", "if not i > n:"))
+    assert found, "a negated test let through"

@@ -86,7 +86,7 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
             a, b = two_a, two_b
         else:
             # the same steps of two: then the same whole sequences of effects
-            trace = first_different_trace(ours, theirs)
+            trace = first_different_trace(ours, theirs, with_decisions)
             if trace is not None:
                 problems.append(_trace_problem(original, trace))
     problems.extend(_binding_differences(original, theirs.bindings(), ours.bindings()))
@@ -326,9 +326,9 @@ def _show(steps: list) -> str:
 
 
 def _trace_problem(code: types.CodeType, trace: tuple) -> str:
-    """The last steps of a sequence of events only one side allows, said as a difference."""
+    """The last steps of a sequence of effects only one side allows, said as a difference."""
     *steps, side = trace
-    text = " -> ".join(_label(step) for step in steps)
+    text = " ".join(f"-[{'/'.join(path)}]-> {_label(label)}" for path, label in steps)
     qualname = getattr(code, "co_qualname", code.co_name)
     return (f"{qualname}: the recompiled code runs its effects in another sequence "
             f"(only in the {side}: ... {text})")
