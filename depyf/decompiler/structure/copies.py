@@ -28,7 +28,7 @@ class CopiedCode:
         """Is ``p`` up to ``end`` straight-line code ending in a return or raise (a copied return tail)?"""
         return self.copied_block_end(p) == end
 
-    def copied_block_end(self, p: int, *, or_jump: bool = False) -> int | None:
+    def copied_block_end(self, p: int, *, or_jump: bool = False, or_reraise: bool = False) -> int | None:
         """Where the small block at ``p`` that the compilers copy ends (just after its return or
         raise, or with ``or_jump`` its unconditional jump): at most ``COPIED_BLOCK_LIMIT`` straight-line
         instructions.
@@ -36,7 +36,7 @@ class CopiedCode:
         the exit sequences before them. None when ``p`` starts no such block."""
         for k in range(p, min(p + COPIED_BLOCK_LIMIT, len(self.instrs))):
             ins = self.instrs[k]
-            if or_jump and ins.opname == "JUMP":
+            if or_jump and ins.opname == "JUMP" or or_reraise and ins.opname == "RERAISE":
                 return k + 1
             if ins.target is not None or ins.opname not in STRAIGHT_OPS:
                 return None
@@ -55,7 +55,7 @@ class CopiedCode:
         if not places or None in places:
             return places
         for first in (prefer, min(places)):
-            if first is not None and all(p == first or self.same_return_block(p, first)
+            if first is not None and all(p == first or self.same_return_block(p, first, or_reraise=True)
                                          or self.same_exit_copy(p, first) for p in places):
                 return {first}
         return places
@@ -89,7 +89,7 @@ class CopiedCode:
             return set()
         return {p for p in range(len(self.instrs)) if p != q and self.same_return_block(p, q)}
 
-    def same_return_block(self, p: int, q: int | None) -> bool:
+    def same_return_block(self, p: int, q: int | None, *, or_reraise: bool = False) -> bool:
         """Is the code at ``p`` a copy of the code at ``q``: a few straight-line instructions
         (loads, stores, deletes, calls) ending in a return?
 
@@ -99,7 +99,7 @@ class CopiedCode:
         """
         if q is None or p == q or q >= len(self.instrs):
             return False
-        end = self.copied_block_end(q)
+        end = self.copied_block_end(q, or_reraise=or_reraise)
         return end is not None and self.repeats(p, q, end - q)
 
     def straight_to_end(self, p: int | None) -> list[int] | None:

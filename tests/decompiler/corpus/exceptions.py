@@ -1506,3 +1506,27 @@ def constant_return_from_a_while_in_a_try_with_except_and_empty_finally(items):
         pass
     finally:
         pass
+
+
+def _lookup(kind):
+    if kind == 1:
+        raise ValueError("v")
+    return "ok"
+
+
+@cases((0, {1: 2}), (1, {1: 2}), (0, {}), (1, {}))
+def with_statement_ending_a_finally_body_with_a_bare_except_inside(kind, table):
+    # 3.10 copies the with statement's exit into both ways out of the try statement inside it
+    # (the body's and the except clause's); in the finally body's exceptional copy each copy ends
+    # in the finally's re-raise: two copies of one place, not two places (refused before on 3.10:
+    # "try body leaves at different places", as threading.Thread._bootstrap_inner)
+    log = []
+    try:
+        log.append(_lookup(kind))
+        return log
+    finally:
+        with Recorder(log):
+            try:
+                del table[1]
+            except:
+                log.append("missing")
