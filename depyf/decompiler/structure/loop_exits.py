@@ -3,8 +3,9 @@ laid out after it."""
 
 from __future__ import annotations
 
+from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import CONDITIONAL_JUMPS, FOR_ITERS, POP_JUMPS
-from depyf.decompiler.structure.model import ENDS_FUNCTION, Context
+from depyf.decompiler.structure.model import ENDS_FUNCTION, Context, Layer, RegionKind
 
 _CONSTANT_RETURN = frozenset({"NOP", "LOAD_CONST", "RETURN_VALUE"})   # (what ``return 1`` is made of)
 
@@ -110,7 +111,7 @@ class LoopExits:
                     found.add(t)
                     continue
                 leaving = t is not None and region in self.cfg.handler_chain(k) and leaves_region(t)
-                if leaving and exit_pos is not None and self.returns_a_constant(t) \
+                if leaving and exit_pos is not None and self.returns_a_constant(t, ctx.layers) \
                         and not self.same_place(t, exit_pos):
                     continue    # ``return <constant>`` in the region, which leaves it before the load
                 if t is None or t == exit_pos \
@@ -179,14 +180,32 @@ class LoopExits:
         found = self.without_body_returns_of_for(found, blocks, header)
         return self.without_dead_ends(self.without_inline_exits(found), blocks, exit_pos, header)
 
-    def returns_a_constant(self, p: int) -> bool:
-        """Does the code at ``p`` only return a constant? A ``return 1`` in a try body leaves the
-        protected region before it loads the constant, so it lies outside the region like the
-        code after the try statement. Where the loop's own exit goes elsewhere it is no ``break``:
-        read as one, that exit would run the return too. (Nothing of it can raise and no finally
-        code comes before it: a ``return`` in the region does the same.)"""
+    def returns_a_constant(self, p: int, layers: tuple[Layer, ...]) -> bool:
+        """Does the code at ``p`` only return a constant, after a copy of the finally body of each
+        enclosing try statement that has one? A ``return 1`` in a try body leaves the protected
+        region before it loads the constant, so it lies outside the region like the code after
+        the try statement. Where the loop's own exit goes elsewhere it is no ``break``: read as
+        one, that exit would run the return too. (Nothing of it can raise but the finally
+        bodies, which a ``return`` in the region runs first as well, innermost first.)"""
         tail = self.straight_to_end(p)
-        return tail is not None and all(self.instrs[k].opname in _CONSTANT_RETURN for k in tail)
+        if tail is None:
+            return False
+        k, end = tail[0], tail[-1]
+        for layer in reversed(layers):
+            while k <= end and self.instrs[k].opname == "NOP":
+                k += 1
+            if layer.kind is RegionKind.TRY:
+                continue        # (leaving a try body with except clauses runs nothing)
+            if layer.kind is not RegionKind.FINALLY or layer.finally_ops is None:
+                break
+            try:
+                after = self.skip_finally_copy(layer.finally_ops, k)
+            except DecompilationError:
+                break
+            if after is None or not k < after <= end:
+                break
+            k = after
+        return all(self.instrs[j].opname in _CONSTANT_RETURN for j in range(k, end + 1))
 
     def after_clause_left(self, p: int, q: int) -> bool:
         """Does ``p`` leave an except clause (``POP_EXCEPT``) for code at ``q`` that ends the

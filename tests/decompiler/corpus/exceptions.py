@@ -1530,3 +1530,39 @@ def with_statement_ending_a_finally_body_with_a_bare_except_inside(kind, table):
                 del table[1]
             except:
                 log.append("missing")
+
+
+@cases((3, True), (3, False), (0, True), (2, False))
+def constant_return_from_a_while_in_a_try_with_a_finally_body(w, b):
+    # ``return 1`` leaves the protected code, runs its own copy of the finally body, then loads
+    # the constant: outside the region like the loop's exit, which runs another copy and goes
+    # on to ``return log``. Read as the loop's break target (3.11), the exit returned 1 too
+    log = []
+    try:
+        while w:
+            w -= 1
+            if b:
+                log.append(w)
+            else:
+                return 1
+    finally:
+        log.append("f")
+    return log
+
+
+@cases(([1, 1, 0],), ([],), ([1],), ([0],))
+def constant_return_from_a_while_in_a_try_with_except_and_finally_bodies(items):
+    # the same through the except clauses' region and then the finally body's copy (refused on
+    # every version before)
+    log = []
+    try:
+        while items:
+            if items.pop():
+                log.append(len(items))
+            else:
+                return 1
+    except IndexError:
+        log.append("e")
+    finally:
+        log.append("f")
+    return log
