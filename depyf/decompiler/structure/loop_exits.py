@@ -3,11 +3,8 @@ laid out after it."""
 
 from __future__ import annotations
 
-from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import CONDITIONAL_JUMPS, FOR_ITERS, POP_JUMPS
-from depyf.decompiler.structure.model import ENDS_FUNCTION, Context, Layer, RegionKind
-
-_CONSTANT_RETURN = frozenset({"NOP", "LOAD_CONST", "RETURN_VALUE"})   # (what ``return 1`` is made of)
+from depyf.decompiler.structure.model import ENDS_FUNCTION, Context
 
 
 class LoopExits:
@@ -179,33 +176,6 @@ class LoopExits:
                             found.add(t)
         found = self.without_body_returns_of_for(found, blocks, header)
         return self.without_dead_ends(self.without_inline_exits(found), blocks, exit_pos, header)
-
-    def returns_a_constant(self, p: int, layers: tuple[Layer, ...]) -> bool:
-        """Does the code at ``p`` only return a constant, after a copy of the finally body of each
-        enclosing try statement that has one? A ``return 1`` in a try body leaves the protected
-        region before it loads the constant, so it lies outside the region like the code after
-        the try statement. Where the loop's own exit goes elsewhere it is no ``break``: read as
-        one, that exit would run the return too. (Nothing of it can raise but the finally
-        bodies, which a ``return`` in the region runs first as well, innermost first.)"""
-        tail = self.straight_to_end(p)
-        if tail is None:
-            return False
-        k, end = tail[0], tail[-1]
-        for layer in reversed(layers):
-            while k <= end and self.instrs[k].opname == "NOP":
-                k += 1
-            if layer.kind is RegionKind.TRY:
-                continue        # (leaving a try body with except clauses runs nothing)
-            if layer.kind is not RegionKind.FINALLY or layer.finally_ops is None:
-                break
-            try:
-                after = self.skip_finally_copy(layer.finally_ops, k)
-            except DecompilationError:
-                break
-            if after is None or not k < after <= end:
-                break
-            k = after
-        return all(self.instrs[j].opname in _CONSTANT_RETURN for j in range(k, end + 1))
 
     def after_clause_left(self, p: int, q: int) -> bool:
         """Does ``p`` leave an except clause (``POP_EXCEPT``) for code at ``q`` that ends the
