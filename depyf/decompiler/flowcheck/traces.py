@@ -105,8 +105,9 @@ class _EffectSteps:
                 self._with_decisions(e) if self.decisions else self._without_decisions(e))
         return found
 
-    def _first_ways(self, e: int, decisions: bool) -> list[tuple[tuple, int]]:
-        flow, events = self.flow, self.flow.events
+    def _first_ways(self, e: int) -> list[tuple[tuple, int]]:
+        """(decisions, event) for the events right after ``e`` (after each start for ``_START``)."""
+        flow, events, decisions = self.flow, self.flow.events, self.decisions
         if e != _START:
             return list(flow._next_events(e, decisions))
         ways = [((), s) for s in flow.starts if events[s] is not None]
@@ -117,7 +118,7 @@ class _EffectSteps:
 
     def _without_decisions(self, e: int) -> set[tuple[tuple, int]]:
         events, next_events = self.flow.events, self.flow._next_events
-        work = [n for _, n in self._first_ways(e, False)]
+        work = [n for _, n in self._first_ways(e)]
         effects: set[tuple[tuple, int]] = set()
         passed: set[int] = set()
         while work:
@@ -137,7 +138,7 @@ class _EffectSteps:
         flow = self.flow
         events, next_events = flow.events, flow._next_events
         effects: set[tuple[tuple, int]] = set()
-        stack = [(path, n, frozenset()) for path, n in self._first_ways(e, True)]
+        stack = [(path, n, frozenset()) for path, n in self._first_ways(e)]
         explored = 0
         while stack:
             path, n, passed = stack.pop()
