@@ -940,3 +940,30 @@ def test_a_negated_test_whose_ways_both_run_a_finally_body_first_is_caught():
     """
     found = _differ(original, original.replace("if i > n:", "if not i > n:"))
     assert found, "a negated test let through"
+
+
+def test_a_private_function_of_a_method_is_compared_with_its_mangled_twin():
+    # A method read back on its own defines ``def __helper`` as ``def _C__helper`` (the name it
+    # is stored under): the two nested codes are twins, so a wrong body in it is still seen.
+    namespace: dict = {}
+    exec(textwrap.dedent("""
+        class C:
+            def f(self, y):
+                def __helper(v):
+                    if v:
+                        return v + 1
+                    return print(v)
+                return __helper(y)
+    """), namespace)
+    original = namespace["C"].f.__code__
+    read_back = """
+        def f(self, y):
+            def _C__helper(v):
+                if v:
+                    return v + 1
+                return print(v)
+            return _C__helper(y)
+    """
+    assert not differences(original, _code(read_back))
+    found = differences(original, _code(read_back.replace("if v:", "if not v:")))
+    assert found and "__helper" in found[0] and "missing" not in found[0]

@@ -105,11 +105,13 @@ class LoadsStores:
         if isinstance(item, v.FunctionValue) and isinstance(target, ast.Name) and (
                 item.code.co_name == target.id or (item.code.co_name.startswith("__")
                                                    and target.id.endswith(item.code.co_name))):
-            out.append(self.decompile_nested.function_def(item, item.code.co_name))
+            name = self.decompile_nested.definition_name(item.code.co_name, target.id)
+            out.append(self.decompile_nested.function_def(item, name))
             return
         if isinstance(item, v.ClassValue) and isinstance(target, ast.Name) and (
                 item.node.name == target.id or (item.node.name.startswith("__")
                                                 and target.id.endswith(item.node.name))):
+            item.node.name = self.decompile_nested.definition_name(item.node.name, target.id)
             out.append(item.node)
             return
         if isinstance(item, v.ImportValue):

@@ -338,6 +338,19 @@ def _label(event: tuple) -> str:
     return ":".join(str(x) for x in event if x != "")
 
 
+def _mangled_twins(pool: dict[str, list[types.CodeType]], name: str) -> list[types.CodeType]:
+    """The code named ``name`` as a class mangles it (``_C__helper`` for ``__helper``): a method
+    read back on its own is written outside its class, and defines its ``__private`` functions
+    and classes by their mangled names (the names it stores them under)."""
+    if not name.startswith("__") or name.endswith("__"):
+        return []
+    for other, codes in pool.items():
+        if codes and len(other) > len(name) + 1 and other.endswith(name) and other.startswith("_") \
+                and not other.startswith("__"):
+            return codes
+    return []
+
+
 def _pair_nested(original: list[types.CodeType], recompiled: list[types.CodeType]):
     """(nested code, its recompiled twin or None, the differences between them): twins matched by
     name, the first one with the same flow, else the first left. (Equivalent source can create
@@ -355,7 +368,7 @@ def _pair_nested(original: list[types.CodeType], recompiled: list[types.CodeType
         return next((x for x in taken[c.co_name] if not differences(c, x)), None)
 
     for c in original:
-        candidates = pool.get(c.co_name)
+        candidates = pool.get(c.co_name) or _mangled_twins(pool, c.co_name)
         if not candidates:
             yield c, twin_taken(c), []
             continue

@@ -102,6 +102,14 @@ def _without_copied_class_cell(body: list) -> list:
     return out
 
 
+def mangled(name: str, class_name: str | None) -> str:
+    """``name`` as the compiler stores it when written in the class ``class_name``."""
+    if class_name is None or not name.startswith("__") or name.endswith("__") or "." in name:
+        return name
+    stripped = class_name.lstrip("_")
+    return f"_{stripped}{name}" if stripped else name
+
+
 def _qualname(code: types.CodeType) -> str:
     return getattr(code, "co_qualname", code.co_name)
 
@@ -109,17 +117,22 @@ def _qualname(code: types.CodeType) -> str:
 class Nested:
     """Decompiles code objects met inside another one (functions, lambdas, classes, comprehensions)."""
 
-    def __init__(self, depth: int = 0):
+    def __init__(self, depth: int = 0, class_name: str | None = None):
         self.depth = depth
+        # the innermost class statement the source read back is written in: the compiler
+        # mangles each ``__private`` name the text of that class writes
+        self.class_name = class_name
 
-    def child(self) -> Nested:
+    def child(self, class_name: str | None = None) -> Nested:
         if self.depth >= MAX_DEPTH:
             raise DecompilationError("code objects nested too deeply")
-        return Nested(self.depth + 1)
+        return Nested(self.depth + 1, class_name if class_name is not None else self.class_name)
 
-    def statements(self, code: types.CodeType) -> tuple[list[ast.stmt], Structurer]:
+    def statements(self, code: types.CodeType,
+                   class_name: str | None = None) -> tuple[list[ast.stmt], Structurer]:
+        """The statements of ``code``, read as the body of the class ``class_name`` if given."""
         instrs, entries = normalize(code)
-        structurer = Structurer(code, instrs, entries, self.child())
+        structurer = Structurer(code, instrs, entries, self.child(class_name))
         body = structurer.body()
         return tidy(body), structurer
 
@@ -315,8 +328,15 @@ class Nested:
                 return (body[0].value.value, None)
             raise fail
 
+    def definition_name(self, name: str, target: str) -> str:
+        """The name a ``def``/``class`` statement written here needs to bind ``target``: the
+        code's own ``name`` where the class around mangles it into ``target`` (``__helper`` is
+        ``_C__helper`` in class ``C``), else ``target`` itself (a method read back on its own is
+        written outside its class: the function it defines is then named ``_C__helper``)."""
+        return name if mangled(name, self.class_name) == target else target
+
     def class_def(self, fn: v.FunctionValue, name: str, bases: list, keywords: list, ins) -> ast.ClassDef:
-        body, structurer = self.statements(fn.code)
+        body, structurer = self.statements(fn.code, class_name=name)
         cleaned = []
         for stmt in body:
             if (

@@ -238,3 +238,26 @@ def class_body_ending_in_an_if_whose_methods_use_super(base):
 
     w = Wrapper(1, 2)
     return Wrapper.kind, Wrapper.__module__, getattr(w, "made", None), log
+
+
+class _PrivateHelpers:
+    @cases((None, 3), (None, -2))
+    def run(self, n):
+        def __twice(v):
+            return 2 * v
+
+        class __Box:
+            def __init__(self, v):
+                self.__v = v
+
+            def get(self):
+                return self.__v
+
+        if n > 0:
+            return __twice(n), __Box(n).get()
+        return [__twice(k) for k in range(-n)]
+
+
+# A method read back on its own is written outside its class: the function and class it defines
+# under ``__private`` names are then defined by the names it stores them under.
+method_defining_a_private_function_and_class = _PrivateHelpers.run
