@@ -967,3 +967,38 @@ def test_a_private_function_of_a_method_is_compared_with_its_mangled_twin():
     assert not differences(original, _code(read_back))
     found = differences(original, _code(read_back.replace("if v:", "if not v:")))
     assert found and "__helper" in found[0] and "missing" not in found[0]
+
+
+def test_a_negated_test_that_decides_whether_a_new_empty_list_is_stored_is_caught():
+    # ``acc = []`` is stored on one way, the call after runs on both: the store of the new
+    # empty list is an event, like a store of a constant.
+    original = """
+        def f(x, acc=None):
+            if acc is None:
+                acc = []
+            acc.append(x)
+            return acc
+    """
+    assert _differ(original, original.replace("if acc is None:", "if acc is not None:"))
+    assert _differ(original, original.replace("acc = []", "acc = {}"))
+    assert not _differ(original, original.replace("acc = []", "acc = []  # the same"))
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="except* is 3.11+")
+def test_a_negated_test_in_a_try_with_except_star_clauses_is_caught():
+    # except* tests the group each clause matched with ``COPY 1`` and a jump, as an ``or`` whose
+    # value is used would: those tests are the clauses', and decisions are still compared.
+    original = """
+        def f(kind):
+            log = []
+            try:
+                g = make(kind)
+                if g is not None:
+                    raise g
+                log.append("none")
+            except* ValueError as eg:
+                log.append(len(eg.exceptions))
+            return log
+    """
+    assert _differ(original, original.replace("if g is not None:", "if g is None:"))
+    assert not _differ(original, original.replace("if g is not None:", "if not g is None:"))

@@ -87,7 +87,14 @@ class JumpTests:
         j = k - 1
         if j >= 0 and self.instructions[j].opname == "TO_BOOL":
             j -= 1
-        return j >= 0 and self.instructions[j].opname == "COPY" and self.instructions[j].arg == 1
+        if j < 1 or self.instructions[j].opname != "COPY" or self.instructions[j].arg != 1:
+            return False
+        # (``except*``'s own tests, ``COPY 1`` then a jump if None, of the group a clause matched
+        # and of the group left to raise again, are no ``and``/``or``: which clause runs, and
+        # whether anything is left)
+        before = self.instructions[j - 1]
+        return not (before.opname in ("CHECK_EG_MATCH", "PREP_RERAISE_STAR")
+                    or before.opname == "CALL_INTRINSIC_2" and "PREP_RERAISE_STAR" in before.argrepr)
 
     def _negated_test(self, k: int) -> bool:
         """Does the jump at ``k`` test a negated result (``not in``, ``is not``, ``not x``)?

@@ -277,7 +277,9 @@ class EventLabels:
                 elif len(label) > 1:
                     events[k] = label
             _step(stack, ins)
-            if stack and (k in constants or op == "LOAD_COMMON_CONSTANT"):
+            if stack and op in _EMPTY_BUILDS and ins.arg == 0:
+                stack[-1] = _EMPTY_BUILDS[op]
+            elif stack and (k in constants or op == "LOAD_COMMON_CONSTANT"):
                 # (3.15 loads None with LOAD_COMMON_CONSTANT)
                 stack[-1] = constants[k] if k in constants else ins.argval
 
@@ -410,9 +412,20 @@ def _step(stack: list, ins: dis.Instruction) -> None:
     stack.extend([_UNKNOWN] * pushes)
 
 
+class _EmptyBuild(str):
+    """A new empty list, dict or set (``[]``, ``{}``, ``set()`` of the source): stored to a
+    local, it is labelled like a constant. ``if acc is None: acc = []`` negated differs then."""
+
+
+_EMPTY_BUILDS = {"BUILD_LIST": _EmptyBuild("list:[]"), "BUILD_MAP": _EmptyBuild("dict:{}"),
+                 "BUILD_SET": _EmptyBuild("set:set()")}
+
+
 def _literal_print(value: object) -> str | None:
     """``_constant_print`` of a constant that source spells as a literal (not a NaN, which it
-    rebuilds with ``float('nan')``)."""
+    rebuilds with ``float('nan')``); an empty container built new, by its own label."""
+    if isinstance(value, _EmptyBuild):
+        return str(value)
     if isinstance(value, tuple):
         return None if any(_literal_print(x) is None for x in value) else _constant_print(value)
     if isinstance(value, (float, complex)) and value != value:
