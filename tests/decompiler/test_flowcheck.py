@@ -1002,3 +1002,47 @@ def test_a_negated_test_in_a_try_with_except_star_clauses_is_caught():
     """
     assert _differ(original, original.replace("if g is not None:", "if g is None:"))
     assert not _differ(original, original.replace("if g is not None:", "if not g is None:"))
+
+
+def test_a_lost_docstring_of_a_nested_function_is_caught():
+    original = '''
+        def f(n):
+            def g():
+                """Doc."""
+                return n
+            return g.__doc__
+    '''
+    found = _differ(original, original.replace('"""Doc."""', "pass"))
+    assert found and "another docstring" in found[0]
+    assert not _differ(original, original.replace('"""Doc."""', '"Doc."'))
+
+
+def test_a_del_moved_past_a_call_is_caught():
+    original = """
+        def f(n):
+            x = n
+            def g():
+                return x
+            before = g()
+            del x
+            return before
+    """
+    moved = original.replace("before = g()", "del x").replace("del x\n            return",
+                                                              "before = g()\n            return")
+    found = _differ(original, moved)
+    assert found and "del:x" in found[0]
+
+
+def test_a_dropped_constant_store_of_a_name_a_loop_also_stores_is_caught():
+    # ``got`` is stored a value not known as well (the loop's item): such names' constant stores
+    # are compared only where both sides store the name as many times.
+    original = """
+        def f(xs, log):
+            got = None
+            with log:
+                for x in xs:
+                    got = x
+                    break
+            return got
+    """
+    assert _differ(original, original.replace("got = None", "pass", 1))

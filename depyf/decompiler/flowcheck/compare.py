@@ -4,6 +4,7 @@ decompiled source's."""
 from __future__ import annotations
 
 import re
+import sys
 import types
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -25,6 +26,7 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
     if same_bytecode(original, recompiled):
         return
     problems.extend(_closure_differences(original, recompiled))
+    problems.extend(_docstring_differences(original, recompiled))
     builders = _constant_builders(original)
     ours, theirs = Flow(recompiled, builders), Flow(original, builders)
     # A callee named on one side only (reached through a jump, or through instructions the other
@@ -57,11 +59,13 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
     # Stores of constants to locals are events. Where a name's constant stores differ between
     # the sides and one side also stores it a value not known there (``x, y = 1, [...]``: the
     # 1 crosses a loop on its way to the store; ``y = [...]; x = 1`` stores it directly), that
-    # name's stores are left out on both sides.
+    # name's stores are left out on both sides: unless the sides store the name a different
+    # number of times (a dropped ``got = None`` before a loop that may store ``got = x``).
     mine_stores, their_stores = ours.constant_stores(), theirs.constant_stores()
     if mine_stores != their_stores:
         unsure = {name for name, _ in (mine_stores - their_stores) + (their_stores - mine_stores)
-                  if name in ours.stores_of_other_values or name in theirs.stores_of_other_values}
+                  if (name in ours.stores_of_other_values or name in theirs.stores_of_other_values)
+                  and ours.store_counts[name] == theirs.store_counts[name]}
         if unsure:
             ours.forget_constant_stores(unsure)
             theirs.forget_constant_stores(unsure)
@@ -239,6 +243,29 @@ def _closure_differences(original: types.CodeType, recompiled: types.CodeType) -
             problems.append(f"{qualname}: other {kind} variables (original: {', '.join(theirs) or 'none'}; "
                             f"recompiled: {', '.join(mine) or 'none'})")
     return problems
+
+
+_CO_HAS_DOCSTRING = 0x4000000     # 3.14+
+
+
+def _docstring(code: types.CodeType) -> str | None:
+    """A function's docstring: up to 3.13 its first constant (None where it has none), from 3.14
+    that constant where a flag says so. (Class and module bodies store theirs as ``__doc__``.)"""
+    if code.co_name.startswith("<") or code.co_flags & 0x03 != 0x03 or not code.co_consts:
+        return None
+    first = code.co_consts[0]
+    if sys.version_info >= (3, 14) and not code.co_flags & _CO_HAS_DOCSTRING:
+        return None
+    return first if isinstance(first, str) else None
+
+
+def _docstring_differences(original: types.CodeType, recompiled: types.CodeType) -> list[str]:
+    """Another docstring (or none): ``__doc__`` is part of what a function is."""
+    theirs, mine = _docstring(original), _docstring(recompiled)
+    if theirs == mine:
+        return []
+    qualname = getattr(original, "co_qualname", original.co_name)
+    return [f"{qualname}: another docstring (original: {theirs!r}; recompiled: {mine!r})"]
 
 
 def _dead_binding_differences(code: types.CodeType, recompiled: types.CodeType,

@@ -249,6 +249,7 @@ class EventLabels:
         a literal (a NaN is rebuilt by a call), is no event."""
         instructions, constants, events = self.instructions, self.constants, self.events
         self.stores_of_other_values: set[str] = set()   # names also stored a value not known here
+        self.store_counts: Counter = Counter()          # name -> how many instructions store it
         starts = set(self.starts) | self.targets
         stack: list = []    # what this straight run of code pushed: a constant, or _UNKNOWN
         falls_through = True
@@ -266,6 +267,7 @@ class EventLabels:
                     printed = None if value is _UNKNOWN else _literal_print(value)
                     if _TEMPORARY.match(str(name)):
                         continue
+                    self.store_counts[str(name)] += 1
                     if printed is not None:
                         label += (str(name), printed)
                     else:
