@@ -1046,3 +1046,20 @@ def test_a_dropped_constant_store_of_a_name_a_loop_also_stores_is_caught():
             return got
     """
     assert _differ(original, original.replace("got = None", "pass", 1))
+
+
+def test_yields_of_constants_and_variables_in_another_order_are_caught():
+    original = """
+        def f(n):
+            yield (n, n + 1)
+            yield n
+            yield
+    """
+    swapped = """
+        def f(n):
+            yield (n, n + 1)
+            yield
+            yield n
+    """
+    assert _differ(original, swapped)
+    assert not _differ(original, original.replace("yield\n", "yield None\n"))

@@ -56,6 +56,13 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
         # reads back as ``return x if c else None``, one return of either value.)
         ours.name_returns_by_value({k: v for k, v in mine_returns.items() if v == _NONE})
         theirs.name_returns_by_value({k: v for k, v in their_returns.items() if v == _NONE})
+    # Likewise each yield of a constant or a variable by what it yields, where both sides yield
+    # the same values as often (a value the original yields from a variable may come from a
+    # decompiler's temporary, which tells nothing; the order is what is compared then).
+    mine_yields, their_yields = ours.yielded_values(), theirs.yielded_values()
+    if mine_yields and Counter(mine_yields.values()) == Counter(their_yields.values()):
+        ours.name_yields_by_value({k: v for k, v in mine_yields.items() if v is not None})
+        theirs.name_yields_by_value({k: v for k, v in their_yields.items() if v is not None})
     # Stores of constants to locals are events. Where a name's constant stores differ between
     # the sides and one side also stores it a value not known there (``x, y = 1, [...]``: the
     # 1 crosses a loop on its way to the store; ``y = [...]; x = 1`` stores it directly), that

@@ -234,6 +234,40 @@ class EventLabels:
         return any(e is not None and e[0] == "return" and k in self.targets
                    and self.instructions[k].opname != "RETURN_CONST" for k, e in enumerate(self.events))
 
+    def yielded_values(self) -> dict[int, str | None]:
+        """Each ``yield`` of a value the source writes (not the ones of ``yield from`` and
+        ``await``, which pass on what ``SEND`` got): the constant or variable it yields, or None
+        when its value is computed or comes in by a jump."""
+        found: dict[int, str | None] = {}
+        instructions, targets = self.instructions, self.targets
+        for k, e in enumerate(self.events):
+            if e is None or e[0] != "YIELD_VALUE":
+                continue
+            j = k
+            if j >= 1 and (instructions[j - 1].opname == "ASYNC_GEN_WRAP" or (
+                    instructions[j - 1].opname == "CALL_INTRINSIC_1"
+                    and "ASYNC_GEN_WRAP" in instructions[j - 1].argrepr)) and j not in targets:
+                j -= 1      # (an async generator wraps what it yields)
+            before = instructions[j - 1] if j >= 1 else None
+            if before is not None and before.opname == "SEND":
+                continue
+            if before is None or j in targets:
+                found[k] = None
+            elif j - 1 in self.constants:
+                found[k] = _constant_print(self.constants[j - 1])
+            elif before.opname == "LOAD_COMMON_CONSTANT":
+                found[k] = _constant_print(before.argval)
+            elif before.opname in _VARIABLE_LOADS and not _TEMPORARY.match(str(before.argval)):
+                found[k] = f"name:{before.argval}"
+            else:
+                found[k] = None
+        return found
+
+    def name_yields_by_value(self, values: dict[int, str | None]) -> None:
+        """Name each ``yield`` by the value it yields (``values``: ``yielded_values()``)."""
+        for k, value in values.items():
+            self.events[k] = ("YIELD_VALUE", value)
+
     def name_returns_by_value(self, values: dict[int, str | None]) -> None:
         """Name each ``return`` by the value it returns (``values``: ``returned_values()``)."""
         for k, value in values.items():
