@@ -1063,3 +1063,23 @@ def test_yields_of_constants_and_variables_in_another_order_are_caught():
     """
     assert _differ(original, swapped)
     assert not _differ(original, original.replace("yield\n", "yield None\n"))
+
+
+def test_a_negated_test_whose_branches_store_other_computed_values_is_caught():
+    # Both branches compute with an operator and store ``new``: the stores of values computed
+    # from names and constants are effects in the sequences compared, each after the decision
+    # that leads to it (the operator before the store keeps it).
+    original = """
+        def f(line):
+            new = b""
+            i = 0
+            while i < len(line):
+                c = line[i:i + 1]
+                if c == b"_":
+                    new = new + b" "; i = i + 1
+                else:
+                    new = new + c; i = i + 1
+            return new
+    """
+    found = _differ(original, original.replace('if c == b"_":', 'if not c == b"_":'))
+    assert found and "set:new" in found[0]

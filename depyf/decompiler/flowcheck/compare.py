@@ -66,13 +66,15 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
     # Stores of constants to locals are events. Where a name's constant stores differ between
     # the sides and one side also stores it a value not known there (``x, y = 1, [...]``: the
     # 1 crosses a loop on its way to the store; ``y = [...]; x = 1`` stores it directly), that
-    # name's stores are left out on both sides: unless the sides store the name a different
-    # number of times (a dropped ``got = None`` before a loop that may store ``got = x``).
+    # name's stores are left out on both sides: unless one side never stores the name a constant
+    # the other stores it, and stores the name fewer times (a dropped ``got = None`` before a
+    # loop that may store ``got = x``; code the decompiler copies stores a name more often).
     mine_stores, their_stores = ours.constant_stores(), theirs.constant_stores()
     if mine_stores != their_stores:
         unsure = {name for name, _ in (mine_stores - their_stores) + (their_stores - mine_stores)
                   if (name in ours.stores_of_other_values or name in theirs.stores_of_other_values)
-                  and ours.store_counts[name] == theirs.store_counts[name]}
+                  and not _constant_store_dropped(name, ours, mine_stores, theirs, their_stores)
+                  and not _constant_store_dropped(name, theirs, their_stores, ours, mine_stores)}
         if unsure:
             ours.forget_constant_stores(unsure)
             theirs.forget_constant_stores(unsure)
@@ -96,8 +98,11 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
         if two_a is not None and two_b is not None and two_a != two_b:
             a, b = two_a, two_b
         else:
-            # the same steps of two: then the same whole sequences of effects
-            trace = first_different_trace(ours, theirs, with_decisions)
+            # the same steps of two: then the same whole sequences of effects, stores of values
+            # computed from names and constants among them where both sides make the same ones
+            mine_set, their_set = _agreed_stores(ours.computed_stores(), theirs.computed_stores())
+            with ours.events_added(mine_set), theirs.events_added(their_set):
+                trace = first_different_trace(ours, theirs, with_decisions)
             if trace is not None:
                 problems.append(_trace_problem(original, trace))
     problems.extend(_binding_differences(original, theirs.bindings(), ours.bindings()))
@@ -370,6 +375,30 @@ def _trace_problem(code: types.CodeType, trace: tuple) -> str:
 
 def _label(event: tuple) -> str:
     return ":".join(str(x) for x in event if x != "")
+
+
+def _constant_store_dropped(name: str, one: Flow, its_stores: Counter, other: Flow,
+                            other_stores: Counter) -> bool:
+    """Does ``one`` never store ``name`` a constant that ``other`` stores it, and store it
+    fewer times?"""
+    mine = {value for (n, value) in its_stores if n == name}
+    absent = any(n == name and value not in mine for (n, value) in other_stores)
+    return absent and one.store_counts[name] < other.store_counts[name]
+
+
+def _agreed_stores(mine: dict[int, tuple], theirs: dict[int, tuple]) -> tuple[dict, dict]:
+    """The computed stores (``computed_stores``) of the names whose stores both sides make
+    alike, as often: a name stored a value computed on one side and kept on the stack or in a
+    decompiler's temporary on the other (a tuple assignment read back as two) says nothing."""
+    def by_name(stores: dict[int, tuple]) -> dict[str, Counter]:
+        found: dict[str, Counter] = defaultdict(Counter)
+        for label in stores.values():
+            found[label[1]][label[2]] += 1
+        return found
+    a, b = by_name(mine), by_name(theirs)
+    agreed = {name for name in a.keys() & b.keys() if a[name] == b[name]}
+    return ({k: e for k, e in mine.items() if e[1] in agreed},
+            {k: e for k, e in theirs.items() if e[1] in agreed})
 
 
 def _mangled_twins(pool: dict[str, list[types.CodeType]], name: str) -> list[types.CodeType]:

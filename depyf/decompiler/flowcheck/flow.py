@@ -5,10 +5,12 @@ from __future__ import annotations
 import dis
 import types
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from depyf.decompiler.flowcheck.events import EventExtraction
 from depyf.decompiler.flowcheck.jump_tests import JumpTests
-from depyf.decompiler.flowcheck.labels import EventLabels
+from depyf.decompiler.flowcheck.labels import EventLabels, _clears_exception_name
 from depyf.decompiler.flowcheck.tables import (
     _CALLS,
     _CONDITIONAL,
@@ -67,6 +69,11 @@ class Flow(
             if known is None:
                 known = _is_event(ins.opname)
             self.events.append(self._event(ins) if known else None)
+        for k, e in enumerate(self.events):
+            if e is not None and e[0] == "del" and k \
+                    and self.instructions[k - 1].opname.startswith("STORE_") \
+                    and _clears_exception_name(self.instructions, k - 1):
+                self.events[k] = None   # (the ``del`` that ends an ``except ... as name`` clause)
         self._constant_builds: set[int] = set()   # the loads and calls of ``float('nan')`` and the like
         if constant_builders:
             self._drop_constant_builds(constant_builders)
@@ -187,6 +194,20 @@ class Flow(
         if op.startswith("BINARY_") or op.startswith("INPLACE_"):  # 3.10's operator opcodes
             return (op,)
         return None
+
+    @contextmanager
+    def events_added(self, added: dict[int, tuple]) -> Iterator[None]:
+        """These instructions are events too, while the ``with`` lasts."""
+        saved, cache = {k: self.events[k] for k in added}, self._cache
+        for k, e in added.items():
+            self.events[k] = e
+        self._cache = {}
+        try:
+            yield
+        finally:
+            for k, e in saved.items():
+                self.events[k] = e
+            self._cache = cache
 
     def nested_code(self) -> list[types.CodeType]:
         """The code objects this code can load. (One compiled in a branch the compiler dropped as

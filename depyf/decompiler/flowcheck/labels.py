@@ -45,6 +45,7 @@ class EventLabels:
         self._call_prints: dict[int, str | None] = {}   # labelled call -> its arguments' print
         self._callee_loads: dict[int, list[int]] = {}   # labelled call -> its callee's attribute loads
         self._returned_from: dict[int, int] = {}  # ``return`` -> where computing its value began
+        self._stored_from: dict[int, int] = {}    # store of a local -> where computing it began
         owner: dict[int, int] = {}   # stack slot -> instruction where computing its value began
         loaded: dict[int, int] = {}  # stack slot -> which name of a fused load began it
         depth = 0
@@ -84,6 +85,8 @@ class EventLabels:
                 carried.setdefault(target, []).append((dict(owner), dict(loaded), depth))
             if op == "RETURN_VALUE" and depth - 1 in owner:
                 self._returned_from[k] = owner[depth - 1]
+            elif op in ("STORE_FAST", "STORE_DEREF", "STORE_FAST_LOAD_FAST") and depth - 1 in owner:
+                self._stored_from[k] = owner[depth - 1]
             if op == "PRECALL":
                 precall = (owner.get(after - 2), owner.get(after))
             elif events[k] == _CALL:
@@ -185,6 +188,22 @@ class EventLabels:
                 found[k] = self._computation_print(self._returned_from.get(k), k)
             else:
                 found[k] = None
+        return found
+
+    def computed_stores(self) -> dict[int, tuple]:
+        """Each store to a local or cell (no event yet) of a value that straight-line code right
+        before it computes from names and constants, named by both: ``("set", "x",
+        "expr:BINARY_OP +(x,int:1)")``. (For the sequences of effects: see ``traces``.)"""
+        found: dict[int, tuple] = {}
+        for k, first in self._stored_from.items():
+            name = self.instructions[k].argval
+            name = str(name[0] if isinstance(name, tuple) else name)    # (3.13+'s fused store-load)
+            if self.events[k] is not None or _TEMPORARY.match(name) \
+                    or _clears_exception_name(self.instructions, k):
+                continue
+            printed = self._computation_print(first, k)
+            if printed is not None:
+                found[k] = ("set", name, printed)
         return found
 
     def _computation_print(self, first: int | None, end: int) -> str | None:

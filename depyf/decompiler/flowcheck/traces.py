@@ -75,6 +75,11 @@ def _first_different(mine_next: _EffectSteps, yours_next: _EffectSteps) -> tuple
     return None
 
 
+def _is_operator(event: tuple) -> bool:
+    kind = event[0]
+    return kind in ("BINARY_OP", "BINARY_SUBSCR") or kind.startswith(("BINARY_", "UNARY_", "INPLACE_"))
+
+
 def is_effect(event: tuple) -> bool:
     kind = event[0]
     return kind not in _NO_EFFECT and not kind.startswith(("BINARY_", "UNARY_", "INPLACE_"))
@@ -153,7 +158,10 @@ class _EffectSteps:
             if explored > MAX_PATHS_PER_EVENT or flow.gave_up:
                 raise _TooManyPaths
             inside = passed | {n}
-            stack.extend((more, m, inside) for more, m in next_events(n, True))
+            # (an operator between a test and the effect its decision leads to keeps the decision:
+            # ``if c: new = new + b' '`` computes before it stores)
+            kept = path if _is_operator(events[n]) else ()
+            stack.extend((kept + more, m, inside) for more, m in next_events(n, True))
         if flow.gave_up:
             raise _TooManyPaths
         return effects

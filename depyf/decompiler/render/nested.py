@@ -119,9 +119,7 @@ class Nested:
 
     def __init__(self, depth: int = 0, class_name: str | None = None):
         self.depth = depth
-        # the innermost class statement the source read back is written in: the compiler
-        # mangles each ``__private`` name the text of that class writes
-        self.class_name = class_name
+        self.class_name = class_name    # the class around: it mangles ``__private`` names
 
     def child(self, class_name: str | None = None) -> Nested:
         if self.depth >= MAX_DEPTH:
@@ -329,10 +327,8 @@ class Nested:
             raise fail
 
     def definition_name(self, name: str, target: str) -> str:
-        """The name a ``def``/``class`` statement written here needs to bind ``target``: the
-        code's own ``name`` where the class around mangles it into ``target`` (``__helper`` is
-        ``_C__helper`` in class ``C``), else ``target`` itself (a method read back on its own is
-        written outside its class: the function it defines is then named ``_C__helper``)."""
+        """What a ``def``/``class`` here names to bind ``target``: ``name`` where the class around
+        mangles it so (``__helper`` in class ``C``), else ``target`` (``_C__helper``)."""
         return name if mangled(name, self.class_name) == target else target
 
     def class_def(self, fn: v.FunctionValue, name: str, bases: list, keywords: list, ins) -> ast.ClassDef:
