@@ -66,15 +66,14 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
     # Stores of constants to locals are events. Where a name's constant stores differ between
     # the sides and one side also stores it a value not known there (``x, y = 1, [...]``: the
     # 1 crosses a loop on its way to the store; ``y = [...]; x = 1`` stores it directly), that
-    # name's stores are left out on both sides: unless one side never stores the name a constant
-    # the other stores it, and stores the name fewer times (a dropped ``got = None`` before a
-    # loop that may store ``got = x``; code the decompiler copies stores a name more often).
+    # name's stores are left out on both sides: unless the recompiled code stores the name a
+    # constant fewer times than the original, and the name fewer times (a dropped ``got = None``
+    # before a loop that may store ``got = x``; code the decompiler copies stores more often).
     mine_stores, their_stores = ours.constant_stores(), theirs.constant_stores()
     if mine_stores != their_stores:
         unsure = {name for name, _ in (mine_stores - their_stores) + (their_stores - mine_stores)
                   if (name in ours.stores_of_other_values or name in theirs.stores_of_other_values)
-                  and not _constant_store_dropped(name, ours, mine_stores, theirs, their_stores)
-                  and not _constant_store_dropped(name, theirs, their_stores, ours, mine_stores)}
+                  and not _constant_store_dropped(name, ours, mine_stores, theirs, their_stores)}
         if unsure:
             ours.forget_constant_stores(unsure)
             theirs.forget_constant_stores(unsure)
@@ -377,13 +376,12 @@ def _label(event: tuple) -> str:
     return ":".join(str(x) for x in event if x != "")
 
 
-def _constant_store_dropped(name: str, one: Flow, its_stores: Counter, other: Flow,
-                            other_stores: Counter) -> bool:
-    """Does ``one`` never store ``name`` a constant that ``other`` stores it, and store it
-    fewer times?"""
-    mine = {value for (n, value) in its_stores if n == name}
-    absent = any(n == name and value not in mine for (n, value) in other_stores)
-    return absent and one.store_counts[name] < other.store_counts[name]
+def _constant_store_dropped(name: str, recompiled: Flow, its_stores: Counter, original: Flow,
+                            their_stores: Counter) -> bool:
+    """Does ``recompiled`` store ``name`` some constant fewer times than ``original``, and the
+    name fewer times?"""
+    fewer = any(n == name and its_stores[n, value] < count for (n, value), count in their_stores.items())
+    return fewer and recompiled.store_counts[name] < original.store_counts[name]
 
 
 def _agreed_stores(mine: dict[int, tuple], theirs: dict[int, tuple]) -> tuple[dict, dict]:
