@@ -100,6 +100,8 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
             # the same steps of two: then the same whole sequences of effects, stores of values
             # computed from names and constants among them where both sides make the same ones
             mine_set, their_set = _agreed_stores(ours.computed_stores(), theirs.computed_stores())
+            mine_set.update(ours.cell_deletions())
+            their_set.update(theirs.cell_deletions())
             with ours.events_added(mine_set), theirs.events_added(their_set):
                 trace = first_different_trace(ours, theirs, with_decisions)
             if trace is not None:

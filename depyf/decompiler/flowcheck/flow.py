@@ -69,11 +69,6 @@ class Flow(
             if known is None:
                 known = _is_event(ins.opname)
             self.events.append(self._event(ins) if known else None)
-        for k, e in enumerate(self.events):
-            if e is not None and e[0] == "del" and k \
-                    and self.instructions[k - 1].opname.startswith("STORE_") \
-                    and _clears_exception_name(self.instructions, k - 1):
-                self.events[k] = None   # (the ``del`` that ends an ``except ... as name`` clause)
         self._constant_builds: set[int] = set()   # the loads and calls of ``float('nan')`` and the like
         if constant_builders:
             self._drop_constant_builds(constant_builders)
@@ -194,6 +189,17 @@ class Flow(
         if op.startswith("BINARY_") or op.startswith("INPLACE_"):  # 3.10's operator opcodes
             return (op,)
         return None
+
+    def cell_deletions(self) -> dict[int, tuple]:
+        """Each ``del`` of a cell variable, as an event (``("del", "x")``): a nested function
+        that reads the cell sees it, so it is an effect; a ``del`` of a plain local is seen by
+        this frame's own reads only (and the decompiler may put it before a value computed for
+        later). The ``del`` that ends an ``except ... as name`` clause is none."""
+        instructions = self.instructions
+        return {k: ("del", str(ins.argval)) for k, ins in enumerate(instructions)
+                if ins.opname == "DELETE_DEREF" and not (
+                    k and instructions[k - 1].opname.startswith("STORE_")
+                    and _clears_exception_name(instructions, k - 1))}
 
     @contextmanager
     def events_added(self, added: dict[int, tuple]) -> Iterator[None]:

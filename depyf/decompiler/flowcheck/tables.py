@@ -51,8 +51,6 @@ _NAME_EVENTS = {
     "STORE_GLOBAL": "store_global",
     "DELETE_NAME": "del_name",
     "DELETE_GLOBAL": "del_global",
-    "DELETE_FAST": "del",          # (which kind of variable: compared by the bindings)
-    "DELETE_DEREF": "del",
     "LOAD_ATTR": "attr",
     "LOAD_METHOD": "attr",
     "LOAD_SUPER_ATTR": "attr",
