@@ -30,6 +30,7 @@ _MISSING = object()
 # conditional jumps that keep the value they test when they jump, and pop it when they do not
 _KEEPS_TESTED_VALUE = frozenset({"JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"})
 _CALL = ("CALL",)
+_COMPUTED = object()    # (``_value_loaded_before``: a value the instruction before computes)
 # a call's arguments longer than this are not printed (see ``_arguments_print``)
 _MAX_PRINTED_ARGUMENTS = 24
 
@@ -175,20 +176,26 @@ class EventLabels:
                 j -= 2
             if ins.opname == "RETURN_CONST":
                 found[k] = _constant_print(ins.argval)
-            elif j in targets or j == 0:
-                found[k] = None
-            elif j - 1 in self.constants:
-                found[k] = _constant_print(self.constants[j - 1])
-            elif instructions[j - 1].opname == "LOAD_COMMON_CONSTANT":     # 3.15: None
-                found[k] = _constant_print(instructions[j - 1].argval)
-            elif instructions[j - 1].opname in _VARIABLE_LOADS \
-                    and not _TEMPORARY.match(str(instructions[j - 1].argval)):
-                found[k] = f"name:{instructions[j - 1].argval}"
-            elif j == k:
-                found[k] = self._computation_print(self._returned_from.get(k), k)
-            else:
-                found[k] = None
+                continue
+            found[k] = self._value_loaded_before(j)
+            if found[k] is _COMPUTED:
+                found[k] = self._computation_print(self._returned_from.get(k), k) if j == k else None
         return found
+
+    def _value_loaded_before(self, j: int) -> str | None | object:
+        """The constant (``type:repr``) or the variable (``name:x``) the instruction right before
+        ``j`` loads, for the instruction ``j`` to use up; None where a jump brings the value
+        (``j`` is a target) or it is a decompiler's temporary; ``_COMPUTED`` where it is computed."""
+        if j == 0 or j in self.targets:
+            return None
+        before = self.instructions[j - 1]
+        if j - 1 in self.constants:
+            return _constant_print(self.constants[j - 1])
+        if before.opname == "LOAD_COMMON_CONSTANT":     # (3.15: None, True, False)
+            return _constant_print(before.argval)
+        if before.opname in _VARIABLE_LOADS:
+            return None if _TEMPORARY.match(str(before.argval)) else f"name:{before.argval}"
+        return _COMPUTED
 
     def computed_stores(self) -> dict[int, tuple]:
         """Each store to a local or cell (no event yet) of a value that straight-line code right
@@ -270,16 +277,8 @@ class EventLabels:
             before = instructions[j - 1] if j >= 1 else None
             if before is not None and before.opname == "SEND":
                 continue
-            if before is None or j in targets:
-                found[k] = None
-            elif j - 1 in self.constants:
-                found[k] = _constant_print(self.constants[j - 1])
-            elif before.opname == "LOAD_COMMON_CONSTANT":
-                found[k] = _constant_print(before.argval)
-            elif before.opname in _VARIABLE_LOADS and not _TEMPORARY.match(str(before.argval)):
-                found[k] = f"name:{before.argval}"
-            else:
-                found[k] = None
+            value = self._value_loaded_before(j)
+            found[k] = None if value is _COMPUTED else value
         return found
 
     def name_yields_by_value(self, values: dict[int, str | None]) -> None:

@@ -120,7 +120,7 @@ class IfBuilder:
             left.append(None if reused else self.left_through)
             for k in (0, 1):
                 # (one branch left the region where the other goes on in it)
-                self._end_together(t, ends[1 - k], None, self._left_through(left[k], ends[1 - k], ctx))
+                self._not_left_alone(t, ends[1 - k], self._left_through(left[k], ends[1 - k], ctx))
                 # (one branch fell off where an enclosing statement ends, not where they meet)
                 self._end_together(t, ends[k], join if join is not None else ends[1 - k])
         except BranchesEndApart as apart:
@@ -259,14 +259,14 @@ class IfBuilder:
             return t
         if rt.way is end and rf.way is on:
             body = self.emit(f, ctx, list(stack))
-            self._end_together(t, rt.place, self.ended_at,
-                               self._left_through(self.left_through, rt.place, ctx))
+            self._not_left_alone(t, rt.place, self._left_through(self.left_through, rt.place, ctx))
+            self._end_together(t, rt.place, self.ended_at)
             out.append(ast.If(negate(cond), body or [ast.Pass()], []))
             return rt.place
         if rf.way is end and rt.way is on:
             body = self.emit(t, ctx, list(stack))
-            self._end_together(t, rf.place, self.ended_at,
-                               self._left_through(self.left_through, rf.place, ctx))
+            self._not_left_alone(t, rf.place, self._left_through(self.left_through, rf.place, ctx))
+            self._end_together(t, rf.place, self.ended_at)
             out.append(ast.If(cond, body or [ast.Pass()], []))
             return rf.place
         if rt.way is end and rf.way is end:
@@ -291,17 +291,20 @@ class IfBuilder:
             raise apart
         return after
 
-    def _end_together(self, t: int, one: int | None, other: int | None,
-                      left: frozenset[int] | None = None) -> None:
-        """Both branches of a test fall off their code at the stops ``one`` and ``other``: where
-        those are two places (``if c: ... (jump to the end of an enclosing if) ...``), no ``if``
-        says it. Raise for the enclosing statement to read (a loop that never loops). With
-        ``left`` (the block starts it went through), the branch read last left the protected
-        region by its normal exit instead, while ``one`` lies inside the region: the same."""
+    def _not_left_alone(self, t: int, place: int | None, left: frozenset[int] | None) -> None:
+        """One branch of a test left the protected region by its normal exit (``left``: the block
+        starts it went through, from ``_left_through``) while the other goes on at ``place``
+        inside the region: no ``if`` says it. Raise for the enclosing statement to read (a loop
+        that never loops, whose ``break`` is that way out)."""
         if left is not None:
             error = self.error(t, "one branch leaves the protected region, the other goes on in it")
-            raise BranchesEndApart(error.reason, (one,), left_through=left, qualname=error.qualname,
+            raise BranchesEndApart(error.reason, (place,), left_through=left, qualname=error.qualname,
                                    offset=error.offset, opname=error.opname)
+
+    def _end_together(self, t: int, one: int | None, other: int | None) -> None:
+        """Both branches of a test fall off their code at the stops ``one`` and ``other``: where
+        those are two places (``if c: ... (jump to the end of an enclosing if) ...``), no ``if``
+        says it. Raise for the enclosing statement to read (a loop that never loops)."""
         if one is None or other is None or self.same_place(one, other):
             return
         error = self.error(t, "the branches end in different places")
