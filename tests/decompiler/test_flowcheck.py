@@ -1085,3 +1085,37 @@ def test_a_negated_test_whose_branches_store_other_computed_values_is_caught():
     """
     found = _differ(original, original.replace('if c == b"_":', 'if not c == b"_":'))
     assert found and "set:new" in found[0]
+
+
+def test_a_name_tested_in_place_of_another_that_is_tested_elsewhere_too_is_caught():
+    # ``if b and b`` for ``if a and b``: ``a`` is still tested (by the ``elif``), so no test is
+    # missing on either side; one fewer test of ``a`` and one more of ``b`` is the difference.
+    original = """
+        def f(a, b, c):
+            if a and b:
+                r = 1
+            elif a and c:
+                r = 2
+            else:
+                r = 3
+            return r
+    """
+    found = _differ(original, original.replace("if a and b:", "if b and b:"))
+    assert found and "computes other values" in found[0]
+    # a test copied more or fewer times alone is a layout (``while c`` or ``while True`` with
+    # ``if not c: break``): no difference
+    loop = """
+        def f(c, n):
+            while c(n):
+                n = n - 1
+            return n
+    """
+    rotated = """
+        def f(c, n):
+            while True:
+                if not c(n):
+                    break
+                n = n - 1
+            return n
+    """
+    assert not _differ(loop, rotated)

@@ -189,7 +189,8 @@ def _value_differences(code: types.CodeType, original: Counter[str], recompiled:
     only_recompiled = _uncovered(only_recompiled, original)
     if not (only_original and only_recompiled or _counted(only_original) and _counted(more_recompiled)
             or _counted(only_recompiled) and _counted(more_original)
-            or _restored(only_recompiled, missing) or _restored(only_original, extra)):
+            or _restored(only_recompiled, missing) or _restored(only_original, extra)
+            or _traded(more_original, more_recompiled)):
         return []
     qualname = getattr(code, "co_qualname", code.co_name)
     return [f"{qualname}: the recompiled code computes other values (only there: "
@@ -212,6 +213,15 @@ def _restored(only_here: Iterable[str], fewer_here: Iterable[str]) -> bool:
     where the compiler copies it into each way, and not where source read back joins them.)"""
     names = {p.split(" = ", 1)[0] for p in fewer_here if p.startswith("store ")}
     return any(p.split(" = ", 1)[0] in names for p in only_here if p.startswith("store "))
+
+
+def _traded(fewer: Iterable[str], more: Iterable[str]) -> bool:
+    """Does one side test (or use up in the same way) one value fewer times where it tests
+    another value more times (``if b and b`` for ``if a and b``)? Either count alone may differ
+    between equivalent layouts (a loop's test copied to its bottom or not); both at once is a
+    value read in place of another."""
+    uses = {p.split(" = ", 1)[0] for p in _counted(fewer)}
+    return any(p.split(" = ", 1)[0] in uses for p in _counted(more))
 
 
 def _counted(prints) -> list[str]:
