@@ -1119,3 +1119,30 @@ def test_a_name_tested_in_place_of_another_that_is_tested_elsewhere_too_is_caugh
             return n
     """
     assert not _differ(loop, rotated)
+
+
+def test_a_value_read_in_place_of_another_where_values_meet_is_caught():
+    # ``c`` and ``b`` meet the ``and``/``or`` value's other operands where it ends: the prints of
+    # what meets there are compared, where both sides have one the other lacks
+    original = """
+        def f(a, b, c):
+            return a and b or c
+    """
+    found = _differ(original, original.replace("or c", "or a"))
+    assert found and "join = " in found[0]
+    # one side's values meeting at a join, the other's stored in branches: no difference
+    joined = """
+        def f(a, b, c):
+            x = a if c else b
+            return x
+    """
+    branches = """
+        def f(a, b, c):
+            if c:
+                x = a
+            else:
+                x = b
+            return x
+    """
+    assert not _differ(joined, branches)
+    assert _differ(joined, joined.replace("else b", "else c"))

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from depyf.decompiler.flowcheck.flow import Flow
 from depyf.decompiler.flowcheck.tables import _LOOP, _TEMPORARY
 from depyf.decompiler.flowcheck.traces import first_different_trace
-from depyf.decompiler.flowcheck.values import COUNTED, PART
+from depyf.decompiler.flowcheck.values import COUNTED, JOIN, PART
 
 
 def differences(original: types.CodeType, recompiled: types.CodeType) -> list[str]:
@@ -182,6 +182,11 @@ def _value_differences(code: types.CodeType, original: Counter[str], recompiled:
     compute it once.)"""
     missing, extra = original - recompiled, recompiled - original
     only_original, only_recompiled = missing.keys() - recompiled.keys(), extra.keys() - original.keys()
+    # (values meeting at a join are compared only with each other: which ways carry a value
+    # there depends on the jumps the compiler threads, so one side alone may have more)
+    joined_apart = _joins(only_original) and _joins(only_recompiled)
+    only_original = {p for p in only_original if not p.startswith(JOIN)}
+    only_recompiled = {p for p in only_recompiled if not p.startswith(JOIN)}
     # (a part the other side computes whole is no difference, nor one counted more where the
     # other side computes whole a value it is part of)
     more_original, more_recompiled = _uncovered(missing, only_recompiled), _uncovered(extra, only_original)
@@ -190,7 +195,7 @@ def _value_differences(code: types.CodeType, original: Counter[str], recompiled:
     if not (only_original and only_recompiled or _counted(only_original) and _counted(more_recompiled)
             or _counted(only_recompiled) and _counted(more_original)
             or _restored(only_recompiled, missing) or _restored(only_original, extra)
-            or _traded(more_original, more_recompiled)):
+            or _traded(more_original, more_recompiled) or joined_apart):
         return []
     qualname = getattr(code, "co_qualname", code.co_name)
     return [f"{qualname}: the recompiled code computes other values (only there: "
@@ -216,12 +221,17 @@ def _restored(only_here: Iterable[str], fewer_here: Iterable[str]) -> bool:
 
 
 def _traded(fewer: Iterable[str], more: Iterable[str]) -> bool:
-    """Does one side test (or use up in the same way) one value fewer times where it tests
-    another value more times (``if b and b`` for ``if a and b``)? Either count alone may differ
-    between equivalent layouts (a loop's test copied to its bottom or not); both at once is a
-    value read in place of another."""
-    uses = {p.split(" = ", 1)[0] for p in _counted(fewer)}
-    return any(p.split(" = ", 1)[0] in uses for p in _counted(more))
+    """Does one side test (or use up in the same way, or carry to where values meet) one value
+    fewer times where it tests another value more times (``if b and b`` for ``if a and b``)?
+    Either count alone may differ between equivalent layouts (a loop's test copied to its bottom
+    or not, a jump threaded past a join or not); both at once is a value read in place of
+    another."""
+    uses = {p.split(" = ", 1)[0] for p in _counted(fewer) + _joins(fewer)}
+    return any(p.split(" = ", 1)[0] in uses for p in _counted(more) + _joins(more))
+
+
+def _joins(prints: Iterable[str]) -> list[str]:
+    return [p for p in prints if p.startswith(JOIN)]
 
 
 def _counted(prints) -> list[str]:

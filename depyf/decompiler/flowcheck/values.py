@@ -69,6 +69,8 @@ _SPREAD_DISPLAYS = ("BUILD_LIST ", "BUILD_TUPLE ", "tuple:(")
 
 # how a known value an instruction not followed uses up prints (``part = xs`` for ``g(*xs)``)
 PART = "part = "
+# how a known value that meets others at a join prints (``join = c`` for ``a and b or c``)
+JOIN = "join = "
 # the prints whose counts ``compare`` compares (stores, returns and yields are copied with tails)
 COUNTED = ("test = ", "iter = ", "with = ", "del = ", "expr = ", PART)
 
@@ -94,20 +96,30 @@ class ValuePrints:
         jump_targets = self._jump_targets
         entered = Counter(t for t in jump_targets if t is not None)
         carried: dict[int, list[list]] = defaultdict(list)
+        carried_live: dict[int, list[list]] = defaultdict(list)    # (the ways of jumps some path runs)
         for k, ins in enumerate(instructions):
             if not falls_through or k in targets:
-                ways = carried.pop(k, [])
+                ways, live = carried.pop(k, []), carried_live.pop(k, [])
                 if falls_through:
                     ways.append(stack)
-                stack = _agreed(ways) if ways and len(ways) == entered[k] + falls_through else []
+                    if k - 1 in reached:
+                        live.append(stack)
+                if ways and len(ways) == entered[k] + falls_through:
+                    stack = _agreed(ways)
+                    if k in reached:
+                        _joined(found, live, stack, _popped_at(instructions, k))
+                else:
+                    stack = []
             op = ins.opname
             falls_through = op not in _UNCONDITIONAL and not op.startswith(("RETURN_", "RAISE_", "RERAISE"))
             target = jump_targets[k]
             if target is not None and target > k:
-                if op in _UNCONDITIONAL or op in _KEEPS_WHEN_TAKEN:
-                    carried[target].append(list(stack))
-                elif op.startswith("POP_JUMP"):
-                    carried[target].append(stack[:-1])
+                way = list(stack) if op in _UNCONDITIONAL or op in _KEEPS_WHEN_TAKEN \
+                    else stack[:-1] if op.startswith("POP_JUMP") else None
+                if way is not None:
+                    carried[target].append(way)
+                    if k in reached:
+                        carried_live[target].append(way)
             if op in _NOTHING or op in _UNCONDITIONAL or k in dropped:
                 continue
             arg = ins.arg if ins.opcode >= _HAVE_ARGUMENT else None
@@ -246,6 +258,36 @@ def _parts(found: Counter[str], values: list[str | None], reached: bool) -> None
             if value is not None and value != _NULL and not _CONSTANT_PRINT.match(value):
                 found[PART + value] += 1
     return _UNKNOWN
+
+
+def _joined(found: Counter[str], ways: list[list], agreed: list, top_popped: bool) -> None:
+    """Count the known values the ways into a place leave where they disagree (``b`` and ``c``
+    where ``a and b or c`` meets): each a value that place goes on with (``join = c``). Only the
+    ways some path runs count, and not the top value where the place drops it at once (3.12+
+    meet there to pop the operand an ``and``/``or`` test kept). Only variables and their
+    attributes: computed values meeting (a chained comparison's) print as the compiler folded
+    them, which differs between equivalent sources."""
+    if len(ways) < 2 or any(len(w) != len(agreed) for w in ways):
+        return
+    for i, value in enumerate(agreed[:-1] if top_popped else agreed):
+        if value is _UNKNOWN:
+            for way in ways:
+                item = way[i]
+                if item is not None and _is_variable(item):
+                    found[JOIN + item] += 1
+
+
+def _is_variable(value: str) -> bool:
+    """A variable or an attribute of one (``s.c``): values the source spells one way only."""
+    return all(part.isidentifier() for part in value.split("."))
+
+
+def _popped_at(instructions: list, k: int) -> bool:
+    """Is the first instruction that does something at ``k`` or after it a ``POP_TOP``?"""
+    for ins in instructions[k:]:
+        if ins.opname not in _NOTHING:
+            return ins.opname == "POP_TOP"
+    return False
 
 
 def _spreading_call(found: Counter[str], values: list[str | None], reached: bool) -> str | None:
