@@ -6,7 +6,8 @@ The flow compares the order of events, not the values that go into them: ``g(a, 
 values from the same names, however the compiler lays the statements out, so the prints, counted,
 are the same for the original and for the source read back (up to the tails either copies). The
 uses printed are stores, returns, tests, expression statements, yields, deletes, the iterables of
-loops and the context managers of ``with``. A value that comes in by a jump, or is read from one
+loops and the context managers of ``with``; and the variables that meet where ways join with
+other values (``a and b or c``). A value that comes in by a jump, or is read from one
 of the decompiler's temporaries, has no print; a value computed from it has none either. A value
 used up by an instruction the prints do not follow is printed as a *part* (``part = a`` for
 ``f(*a)``).
@@ -273,7 +274,7 @@ def _joined(found: Counter[str], ways: list[list], agreed: list, top_popped: boo
         if value is _UNKNOWN:
             for way in ways:
                 item = way[i]
-                if item is not None and _is_variable(item):
+                if item is not None and item != _NULL and _is_variable(item):
                     found[JOIN + item] += 1
 
 
