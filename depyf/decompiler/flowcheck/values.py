@@ -96,18 +96,17 @@ class ValuePrints:
         # ``a`` are known either way
         jump_targets = self._jump_targets
         entered = Counter(t for t in jump_targets if t is not None)
-        carried: dict[int, list[list]] = defaultdict(list)
-        carried_live: dict[int, list[list]] = defaultdict(list)    # (the ways of jumps some path runs)
+        carried: dict[int, list[tuple[list, bool]]] = defaultdict(list)    # (a way in, run by a path?)
         for k, ins in enumerate(instructions):
             if not falls_through or k in targets:
-                ways, live = carried.pop(k, []), carried_live.pop(k, [])
+                ways_in = carried.pop(k, [])
                 if falls_through:
-                    ways.append(stack)
-                    if k - 1 in reached:
-                        live.append(stack)
+                    ways_in.append((stack, k - 1 in reached))
+                ways = [way for way, _ in ways_in]
                 if ways and len(ways) == entered[k] + falls_through:
                     stack = _agreed(ways)
                     if k in reached:
+                        live = [way for way, run in ways_in if run]
                         _joined(found, live, stack, _popped_at(instructions, k))
                 else:
                     stack = []
@@ -118,9 +117,7 @@ class ValuePrints:
                 way = list(stack) if op in _UNCONDITIONAL or op in _KEEPS_WHEN_TAKEN \
                     else stack[:-1] if op.startswith("POP_JUMP") else None
                 if way is not None:
-                    carried[target].append(way)
-                    if k in reached:
-                        carried_live[target].append(way)
+                    carried[target].append((way, k in reached))
             if op in _NOTHING or op in _UNCONDITIONAL or k in dropped:
                 continue
             arg = ins.arg if ins.opcode >= _HAVE_ARGUMENT else None
@@ -285,9 +282,9 @@ def _is_variable(value: str) -> bool:
 
 def _popped_at(instructions: list, k: int) -> bool:
     """Is the first instruction that does something at ``k`` or after it a ``POP_TOP``?"""
-    for ins in instructions[k:]:
-        if ins.opname not in _NOTHING:
-            return ins.opname == "POP_TOP"
+    for m in range(k, len(instructions)):
+        if instructions[m].opname not in _NOTHING:
+            return instructions[m].opname == "POP_TOP"
     return False
 
 
