@@ -310,6 +310,7 @@ class LoopExits:
                         grown = True
                 if len(region) > 64:
                     return None
+        region |= _parted_ways_into(self.cfg.blocks, region, loop_blocks, breaks_away)
         region |= self._tests_on_the_way(region, loop_blocks, breaks_away)
         if len(region) > 64:
             return None
@@ -395,3 +396,33 @@ class LoopExits:
                        and self.cfg.handler_at[p + k] == self.cfg.handler_at[p]
                        for k, ins in enumerate(self.instrs[p:q]))
         return {p for p in found if not any(runs_into(p, q) for q in found)}
+
+
+def _parted_ways_into(blocks: list, region: set[int], loop_blocks: set[int], breaks_away) -> set[int]:
+    """Code that one block of the loop enters at one place and whose every way runs into
+    ``region`` (or where the loop's breaks land): an if's branch whose ways part and meet again
+    on the way to code that ends the function (a chained comparison's value stored before a
+    ``return``). Taking in a block only once every way into it is known never gets past the
+    place such ways meet; a single way in from the loop keeps out the code the loop's own exit
+    runs into (an else clause before the code after the loop)."""
+    taken: set[int] = set()
+    for b in loop_blocks:
+        for start in blocks[b].succs:
+            if start in loop_blocks or start in region or start in taken or breaks_away(start) \
+                    or set(blocks[start].preds) != {b}:
+                continue
+            ways, todo = {start}, [start]
+            while todo and len(ways) <= 64:
+                succs = blocks[todo.pop()].succs
+                if not succs or any(s in loop_blocks for s in succs):
+                    ways = set()    # (code that ends or goes back into the loop by itself)
+                    break
+                for s in succs:
+                    if s not in ways and s not in region and not breaks_away(s):
+                        ways.add(s)
+                        todo.append(s)
+            if ways and len(ways) <= 64 and all(set(blocks[w].preds) <= ways for w in ways - {start}) \
+                    and any(s in region for w in ways for s in blocks[w].succs):
+                taken |= ways
+    return taken
+

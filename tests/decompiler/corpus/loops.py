@@ -1584,3 +1584,31 @@ def once_while_breaking_three_ifs_deep_before_a_copied_return(a, b, c, x):
                 a = 2
         return x * a
     return (a, b, c, x)
+
+
+
+@cases((0, 0, 0, 0, 0, 0), (2, 3, 0, 0, 0, 1), (1, 3, 0, 0, 1, 1), (1, 3, 0, 0, 0, 1), (1, 5, 0, 0, 1, 1),
+       (1, 3, 0, 5, 1, 1), (4, 3, 0, 0, 0, 3), (3, 1, 2, 0, 1, 2))
+def while_body_returning_after_a_branch_that_computes_a_chained_comparison(a, b, c, w, x, y):
+    # the body's returns come after ifs whose other ways are ``continue`` and ``break``: laid out
+    # after the jump back, entered only from the loop. The way to the last one holds a chained
+    # comparison, blocks that part and meet again; the search for code that only the loop enters
+    # and that ends the function took in a block only once every way into it was known, never
+    # got past the place they meet, and read the return as a second place the breaks land
+    if not a:
+        pass
+    else:
+        while w < 4 and c < y <= b or w < 1:
+            w += 1
+            if not a % 2:
+                y = 2 < a <= y
+            else:
+                if x:
+                    if 2 < b <= 4:
+                        break
+                else:
+                    continue
+                return ("inner", w, y)
+            y = -y
+            return ("after the if", w, y)
+    return (a, b, c, w, x, y)
