@@ -96,6 +96,9 @@ class FinallyCopies:
                 k += 1
             if layer.kind is RegionKind.TRY:
                 continue        # (leaving a try body with except clauses runs nothing)
+            if layer.kind is RegionKind.HANDLER and k <= end and self.instrs[k].opname == "POP_EXCEPT":
+                k = _past_name_clearing(self.instrs, k + 1, end)    # (an except clause's way out)
+                continue
             if layer.kind is not RegionKind.FINALLY or layer.finally_ops is None:
                 break
             try:
@@ -277,3 +280,15 @@ def _top_return(instrs: list, p: int) -> int | None:
             and instrs[p + 1].opname in ("POP_TOP", "POP_EXCEPT"):
         p += 2
     return p if p < len(instrs) and instrs[p].opname == "RETURN_VALUE" else None
+
+
+def _past_name_clearing(instrs: list, k: int, end: int) -> int:
+    """Where the code at ``k`` goes on after ``e = None; del e``, which ends a clause that names
+    its exception (``except E as e:``), if it starts with that."""
+    ops = [instrs[j].opname for j in range(k, min(k + 3, end + 1))]
+    if len(ops) == 3 and ops[0] == "LOAD_CONST" and instrs[k].argval is None \
+            and ops[1].startswith("STORE_") and ops[2].startswith("DELETE_") \
+            and instrs[k + 1].argval == instrs[k + 2].argval:
+        return k + 3
+    return k
+

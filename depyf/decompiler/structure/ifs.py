@@ -12,6 +12,7 @@ from depyf.decompiler.expressions import negate
 from depyf.decompiler.instructions import FOR_ITERS, features
 from depyf.decompiler.structure.conditions import _continues_chain
 from depyf.decompiler.structure.model import (
+    LEFT_REGION,
     UNREAD,
     BranchesEndApart,
     BranchExit,
@@ -274,7 +275,10 @@ class IfBuilder:
         then = rt.stmts if rt.way is stmt else []
         other = rf.stmts if rf.way is stmt else []
         out.append(ast.If(cond, then or [ast.Pass()], other))   # (even empty: the test runs code)
-        return rt.place if rt.way is end else rf.place if rf.way is end else None
+        place = rt.place if rt.way is end else rf.place if rf.way is end else None
+        if place is None and end in (rt.way, rf.way):
+            return LEFT_REGION  # (a branch left by the region's normal exit: code after it never runs)
+        return place
 
     def _once_loop_or_raise(self, apart: BranchesEndApart, end: int | None, i: int, cond, t: int, f: int,
                             ctx: Context, stack: list, out: list, no_join: bool = False) -> int | None:

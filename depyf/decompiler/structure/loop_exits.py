@@ -96,6 +96,19 @@ class LoopExits:
             return t != header and self.cfg.block_of[t] not in blocks \
                 and (t in stops or self.follow_trivial(t, backward=True) in stops)
 
+        def exit_leaves_without(t: int) -> bool:
+            # does the code the loop's exit runs into (its else clause, then what follows the
+            # loop) leave the region, never running into ``t``? Then code at ``t`` cannot be what
+            # follows the loop (an ``else: raise`` that stays in the region leaves the code only
+            # the breaks reach to be that)
+            if not exit_code:
+                exit_code.extend(self.cfg.reach([self.cfg.block_of[exit_pos]], lambda b: b not in blocks,
+                                                raising=False))
+            layer = ctx.layers[-1] if ctx.layers else None
+            return layer is not None and self.cfg.block_of[t] not in exit_code \
+                and any(not self.covered(self.cfg.blocks[b].start, layer) for b in exit_code)
+        exit_code: list[int] = []
+
         # jumps anywhere in the loop's layout range that land after it (inline code ending in break)
         from_loop = self.reached_within(blocks, header, last, exit_pos)
         for k in range(header, last):
@@ -109,7 +122,7 @@ class LoopExits:
                     continue
                 leaving = t is not None and region in self.cfg.handler_chain(k) and leaves_region(t)
                 if leaving and exit_pos is not None and self.returns_a_constant(t, ctx.layers) \
-                        and not self.same_place(t, exit_pos):
+                        and not self.same_place(t, exit_pos) and exit_leaves_without(t):
                     continue    # ``return <constant>`` in the region, which leaves it before the load
                 if t is None or t == exit_pos \
                         or (header <= t and not after_loop(t) and not (ends_enclosing(t) or leaving)):
@@ -333,7 +346,7 @@ class LoopExits:
             """The blocks of the code from ``s`` when it only ends the function (a few blocks
             that return or raise, joining nothing else), else None."""
             if s not in closing:
-                closing[s] = self._ends_alone(s, loop_blocks | region)
+                closing[s] = _ends_alone(blocks, s, loop_blocks | region)
             return closing[s]
 
         def leads_in(b: int) -> bool:
@@ -368,21 +381,6 @@ class LoopExits:
                     ends.discard(b)
                     pruned = True
         return ways | ends
-
-    def _ends_alone(self, start: int, joined: set[int], limit: int = 8) -> frozenset[int] | None:
-        """The blocks of the code from ``start`` when it returns or raises after at most ``limit``
-        blocks without running into ``joined``, else None."""
-        found, todo = {start}, [start]
-        while todo:
-            for t in self.cfg.blocks[todo.pop()].succs:
-                if t in joined:
-                    return None
-                if t not in found:
-                    found.add(t)
-                    todo.append(t)
-                    if len(found) > limit:
-                        return None
-        return frozenset(found)
 
     def without_inline_exits(self, found: set[int]) -> set[int]:
         """Drop exits whose code runs straight into another exit: the tail of an ``if`` that ends in
@@ -425,4 +423,20 @@ def _parted_ways_into(blocks: list, region: set[int], loop_blocks: set[int], bre
                     and any(s in region for w in ways for s in blocks[w].succs):
                 taken |= ways
     return taken
+
+
+def _ends_alone(blocks: list, start: int, joined: set[int], limit: int = 8) -> frozenset[int] | None:
+    """The blocks of the code from ``start`` when it returns or raises after at most ``limit``
+    blocks without running into ``joined``, else None."""
+    found, todo = {start}, [start]
+    while todo:
+        for t in blocks[todo.pop()].succs:
+            if t in joined:
+                return None
+            if t not in found:
+                found.add(t)
+                todo.append(t)
+                if len(found) > limit:
+                    return None
+    return frozenset(found)
 

@@ -1566,3 +1566,42 @@ def constant_return_from_a_while_in_a_try_with_except_and_finally_bodies(items):
     finally:
         log.append("f")
     return log
+
+
+@cases((1, 0, 0), (0, 3, 1), (0, 3, 0), (0, 2, 5), (0, 0, 0), (0, 1, 2))
+def while_in_an_except_clause_returning_a_constant_from_its_body(a, b, c):
+    # ``return 0`` in the loop leaves the clause (POP_EXCEPT) before it loads the constant, laid
+    # out like the code after the loop. It was read as the loop's break target: the loop's exit,
+    # the ``if c`` that leaves the clause for the code after the try statement, was printed
+    # falling into that ``return 0`` (wrong code, refused by the flow check on 3.11 and 3.13)
+    n = 0
+    try:
+        n = 10 // a
+    except ZeroDivisionError:
+        while b:
+            b -= 1
+            if n < b <= c:
+                return 0
+        if c:
+            return 1
+    for j in range(2):
+        n += j
+    return (n, b)
+
+
+@cases((1, 0, 0), (0, 3, 1), (0, 3, 0), (0, 2, 5), (0, 0, 0))
+def while_else_in_an_except_clause_whose_break_meets_a_constant_return(a, b, c):
+    # the loop's else clause runs into the ``return 0`` its break jumps to: that return is the
+    # code after the loop, and the jump a ``break``
+    n = 0
+    try:
+        n = 10 // a
+    except ZeroDivisionError:
+        while b:
+            b -= 1
+            if n < b <= c:
+                break
+        else:
+            n = -b
+        return 0
+    return (n, b)
