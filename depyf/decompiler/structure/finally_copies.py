@@ -81,12 +81,13 @@ class FinallyCopies:
                    for pred in blocks[self.cfg.block_of[k]].preds)
 
     def returns_a_constant(self, p: int, layers: tuple[Layer, ...]) -> bool:
-        """Does the code at ``p`` only return a constant, after a copy of the finally body of each
-        enclosing try statement that has one? A ``return 1`` in a try body leaves the protected
-        region before it loads the constant, so it lies outside the region like the code after
-        the try statement. Where the loop's own exit goes elsewhere it is no ``break``: read as
-        one, that exit would run the return too. (Nothing of it can raise but the finally
-        bodies, which a ``return`` in the region runs first as well, innermost first.)"""
+        """Does the code at ``p`` only return a constant, after the way out of each enclosing
+        protected region (a finally body's copy, a with's exit call, an except clause's
+        ``POP_EXCEPT``)? A ``return 1`` in the region leaves it before it loads the constant, so
+        it lies outside the region like the code after the statement. Where the loop's own exit
+        goes elsewhere it is no ``break``: read as one, that exit would run the return too.
+        (Nothing of it can raise but the ways out, which a ``return`` in the region runs first
+        as well, innermost first.)"""
         tail = self.straight_to_end(p)
         if tail is None:
             return False
@@ -96,13 +97,10 @@ class FinallyCopies:
                 k += 1
             if layer.kind is RegionKind.TRY:
                 continue        # (leaving a try body with except clauses runs nothing)
-            if layer.kind is RegionKind.HANDLER and k <= end and self.instrs[k].opname == "POP_EXCEPT":
-                k = _past_name_clearing(self.instrs, k + 1, end)    # (an except clause's way out)
-                continue
-            if layer.kind is not RegionKind.FINALLY or layer.finally_ops is None:
+            if layer.kind is RegionKind.FINALLY and layer.finally_ops is None:
                 break
             try:
-                after = self.skip_finally_copy(layer.finally_ops, k)
+                after = self.skip_exit(layer, k, [])
             except DecompilationError:
                 break
             if after is None or not k < after <= end:
@@ -280,15 +278,4 @@ def _top_return(instrs: list, p: int) -> int | None:
             and instrs[p + 1].opname in ("POP_TOP", "POP_EXCEPT"):
         p += 2
     return p if p < len(instrs) and instrs[p].opname == "RETURN_VALUE" else None
-
-
-def _past_name_clearing(instrs: list, k: int, end: int) -> int:
-    """Where the code at ``k`` goes on after ``e = None; del e``, which ends a clause that names
-    its exception (``except E as e:``), if it starts with that."""
-    ops = [instrs[j].opname for j in range(k, min(k + 3, end + 1))]
-    if len(ops) == 3 and ops[0] == "LOAD_CONST" and instrs[k].argval is None \
-            and ops[1].startswith("STORE_") and ops[2].startswith("DELETE_") \
-            and instrs[k + 1].argval == instrs[k + 2].argval:
-        return k + 3
-    return k
 

@@ -264,3 +264,23 @@ def first_item_taken_in_a_with_body(xs):
             got = x
             break
     return got, log
+
+
+
+@cases((0, 0), (3, 1), (3, 0), (2, 5), (1, 2))
+def while_in_a_with_body_returning_a_constant_from_its_body(b, c):
+    # ``return 0`` in the loop runs the with's exit before it loads the constant, laid out like
+    # the code after the loop: read as the loop's break target, the loop's exit, an ``if`` that
+    # leaves the with body, was printed falling into it (wrong code the flow check refused, on
+    # every version)
+    n = 0
+    with contextlib.nullcontext():
+        while b:
+            b -= 1
+            if n < b <= c:
+                return 0
+        if c:
+            return 1
+    for j in range(2):
+        n += j
+    return n, b
