@@ -299,8 +299,11 @@ class LoopBuilder:
                 continue
             block = self.cfg.blocks[b]
             code = self.instrs[block.start:block.end]
+            # (a chained comparison's exit drops its kept operand, ``POP_TOP`` or ``SWAP; POP_TOP``
+            # under the value it leaves, and falls into the next test)
+            drops = all(ins.opname in ("POP_TOP", "SWAP", "NOP") for ins in code) and len(block.succs) == 1
             if b not in blocks or any(ins.lineno != line for ins in code) \
-                    or code[-1].opname not in POP_JUMPS and code[-1].opname != "JUMP" \
+                    or code[-1].opname not in CONDITIONAL_JUMPS and code[-1].opname != "JUMP" and not drops \
                     or any(ins.opname.startswith("STORE") or ins.opname in CONDITIONAL_JUMPS
                            for ins in code[:-1]):
                 continue

@@ -1612,3 +1612,29 @@ def while_body_returning_after_a_branch_that_computes_a_chained_comparison(a, b,
             y = -y
             return ("after the if", w, y)
     return (a, b, c, w, x, y)
+
+
+@cases((0, 0, 0, 0), (1, 1, 0, 0), (3, 0, 0, -2), (1, 0, 1, 0), (1, 0, 0, 0), (1, 0, 0, 5), (1, 2, 3, -1),
+       (3, 0, 1, 0))
+def while_else_whose_test_negates_a_chained_comparison_and_whose_body_always_leaves(a, b, c, w):
+    # the body never runs off its end, so the test is not copied to the bottom: the while
+    # statement's own test blocks are found by their line. The chained comparison's value
+    # holds a block that only drops its kept operand (``SWAP; POP_TOP``) and a test that keeps
+    # its value (``JUMP_IF_FALSE_OR_POP``): neither was taken for part of the test, the loop was
+    # read as ``while True``, and its two ways out as two places breaks land
+    if not a:
+        pass
+    else:
+        while w < 0 and -(a < b <= c) or w < 1:
+            w += 1
+            if b:
+                pass
+            else:
+                if a > 2:
+                    continue
+                if c:
+                    break
+            return ("returned", w)
+        else:
+            c *= 3
+    return (a, b, c, w)
