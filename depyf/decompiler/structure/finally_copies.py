@@ -278,4 +278,3 @@ def _top_return(instrs: list, p: int) -> int | None:
             and instrs[p + 1].opname in ("POP_TOP", "POP_EXCEPT"):
         p += 2
     return p if p < len(instrs) and instrs[p].opname == "RETURN_VALUE" else None
-

@@ -96,18 +96,20 @@ class LoopExits:
             return t != header and self.cfg.block_of[t] not in blocks \
                 and (t in stops or self.follow_trivial(t, backward=True) in stops)
 
+        exit_code: set[int] | None = None     # (found on first use: few loops need it)
+
         def exit_leaves_without(t: int) -> bool:
             # does the code the loop's exit runs into (its else clause, then what follows the
             # loop) leave the region, never running into ``t``? Then code at ``t`` cannot be what
             # follows the loop (an ``else: raise`` that stays in the region leaves the code only
             # the breaks reach to be that)
-            if not exit_code:
-                exit_code.extend(self.cfg.reach([self.cfg.block_of[exit_pos]], lambda b: b not in blocks,
-                                                raising=False))
+            nonlocal exit_code
+            if exit_code is None:
+                exit_code = self.cfg.reach([self.cfg.block_of[exit_pos]], lambda b: b not in blocks,
+                                           raising=False)
             layer = ctx.layers[-1] if ctx.layers else None
             return layer is not None and self.cfg.block_of[t] not in exit_code \
                 and any(not self.covered(self.cfg.blocks[b].start, layer) for b in exit_code)
-        exit_code: list[int] = []
 
         # jumps anywhere in the loop's layout range that land after it (inline code ending in break)
         from_loop = self.reached_within(blocks, header, last, exit_pos)
@@ -439,4 +441,3 @@ def _ends_alone(blocks: list, start: int, joined: set[int], limit: int = 8) -> f
                 if len(found) > limit:
                     return None
     return frozenset(found)
-
