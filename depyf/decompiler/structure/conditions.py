@@ -127,6 +127,10 @@ class ConditionReader:
             consumed.add(block.index)
             if len(consumed) > 32:  # bounded: tried at every block of long condition networks
                 raise self.error(pos, "condition with too many value-position and/or")
+            if limit is not None and pos > limit:
+                # a chained comparison inside the operand took its exit's jump past the
+                # operand's end (``a == b == c == 1`` read from its second test on)
+                raise self.error(pos, "condition runs past its operand")
             end_at = block.end if limit is None else min(block.end, limit)
             end, stop = self.executor.run(pos, end_at, stack, out)
             if stop.ins is None:

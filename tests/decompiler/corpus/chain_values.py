@@ -203,3 +203,17 @@ def chain_elif_test_then_return_not(a, b, c, x):
     elif a < b <= c:
         c = 2
     return not c
+
+
+@cases(*[(x, a, b, c, k) for x in (0, 1) for a in (1, 2) for b in (1, 2) for c in (1, 2) for k in (0, 1)])
+def four_operand_chain_stored_after_a_raising_test(x, a, b, c, k):
+    # the if before the chain is tried as a compound condition running on into the chain: the
+    # chain's exit lies past the operand being read (this read looped for ever)
+    if x:
+        raise ValueError(x)
+    same = a == b == c == 1
+    if k:
+        found = 1
+    else:
+        found = 2
+    return same, found
