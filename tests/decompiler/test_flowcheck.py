@@ -669,6 +669,30 @@ def test_a_call_of_an_and_keeps_its_callee_name():
     assert calls and all(e == ("CALL", "g") for e in calls)
 
 
+
+def test_a_call_whose_argument_two_jumps_complete_keeps_its_callee_name():
+    # ``g(k and a < b <= 6)``: the ``and`` and the chained comparison each jump to the call, so
+    # two jumps and the fall-through meet there; the callee below the value is the same on all
+    # three ways. Where the compiler folds the ``and`` (the source read back) one jump is left:
+    # both sides must name the call alike.
+    code = _code("def f(k, a, b):\n    return g(k and a < b <= 6)")
+    calls = [e for e in Flow(code).events if e is not None and e[0] == "CALL"]
+    assert calls and all(e == ("CALL", "g") for e in calls)
+    source = textwrap.dedent("""\
+        def f(a, b):
+            if a:
+                pass
+            elif not not a:
+                b = g(max(5 or 2, 1 * -1))
+            else:
+                b = g((-2 if 3 else x) and b < y <= 6)
+                x = -3
+        """)
+    namespace: dict = {}
+    exec(source, namespace)
+    text = depyf.decompile(namespace["f"])
+    assert "g(" in text
+
 def test_a_loop_exit_that_returns_another_computed_value_is_caught():
     # every return's value is a constant, a variable or computed from those in straight-line
     # code: the returns are named by how they compute it, so the loop's exit read as returning

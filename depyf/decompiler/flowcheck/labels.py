@@ -57,10 +57,15 @@ class EventLabels:
         effects = _STACK_EFFECTS
         # A target that only forward jumps (and the code before it) enter, where no handler
         # starts, gets the stack slots every way in agrees on: in ``f(a, x if c else y)`` both
-        # branches leave ``f`` and ``a`` where they were (3.12+ copy the call into each branch).
+        # branches leave ``f`` and ``a`` where they were (3.12+ copy the call into each branch),
+        # however many jumps land there (``f(k and a < b < c)`` jumps to the call twice).
         entered = Counter(t for t in self._jump_targets if t is not None)
         handler_starts = set(self.starts)
         carried: dict[int, list[tuple[dict, dict, int]]] = {}
+        # ``k and b`` falling through drops ``k`` and computes ``b`` in its slot; as an argument
+        # the value began where ``k`` did (3.12+ copy the call into that way: no join says so)
+        dropped_operand: tuple[int, int] | None = None    # (slot, where the dropped value began)
+        operand_began: dict[int, tuple[int, int]] = {}     # slot -> (its owner, where the and began)
         for k, ins in enumerate(self.instructions):
             if not falls_through or k in starts:
                 ways_in = carried.pop(k, [])
@@ -71,6 +76,7 @@ class EventLabels:
                     owner, loaded, depth = _agreed(ways_in)
                 else:
                     owner, loaded, depth = {}, {}, 0
+                dropped_operand, operand_began = None, {}
             op = ins.opname
             opcode = ins.opcode
             arg = ins.arg if opcode >= _HAVE_ARGUMENT else None
@@ -81,7 +87,7 @@ class EventLabels:
                 owner, loaded, effect = {}, {}, 0
             after = depth + effect
             target = self._jump_targets[k]
-            if target is not None and target > k and entered[target] == 1 and op in _KEEPS_TESTED_VALUE:
+            if target is not None and target > k and op in _KEEPS_TESTED_VALUE:
                 # ``a and b``'s jump keeps ``a`` where falling through computes ``b`` in its place
                 carried.setdefault(target, []).append((dict(owner), dict(loaded), depth))
             if op == "RETURN_VALUE" and depth - 1 in owner:
@@ -89,10 +95,11 @@ class EventLabels:
             elif op in ("STORE_FAST", "STORE_DEREF", "STORE_FAST_LOAD_FAST") and depth - 1 in owner:
                 self._stored_from[k] = owner[depth - 1]
             if op == "PRECALL":
-                precall = (owner.get(after - 2), owner.get(after))
+                precall = (owner.get(after - 2), _operand_start(owner, operand_began, after))
             elif events[k] == _CALL:
                 first, arguments = precall if precall is not None else (
-                    owner.get(after - 1), owner.get(after - 1 + _callee_slots(ins)))
+                    owner.get(after - 1),
+                    _operand_start(owner, operand_began, after - 1 + _callee_slots(ins)))
                 label = (
                     self._callee(first, k if arguments is None else arguments, loaded.get(after - 1, 0))
                     if first is not None else ""
@@ -105,6 +112,15 @@ class EventLabels:
                                                  if events[j] is not None and events[j][0] == "attr"]
                 precall = None
             # (every slot with an owner is below ``depth``: the values popped lose theirs)
+            for slot in range(after if after < depth else depth, depth):
+                operand_began.pop(slot, None)
+            if dropped_operand is not None and op not in _STACK_UNTOUCHED:
+                slot, began = dropped_operand
+                if after > depth and depth <= slot < after:    # (the first push of the other operand)
+                    operand_began[slot] = (k, began)
+                dropped_operand = None
+            if _drops_tested_operand(self.instructions, k, op) and depth - 1 in owner:
+                dropped_operand = (depth - 1, owner[depth - 1])
             fused = _FUSED_LOADS.get(op)
             if fused is None:
                 for slot in range(after if after < depth else depth, depth):
@@ -124,8 +140,7 @@ class EventLabels:
                     loaded[slot] = first_name + slot - base
             depth = after
             falls_through = op not in _UNCONDITIONAL and op not in _TERMINATOR_OPS
-            if target is not None and target > k and entered[target] == 1 \
-                    and _same_effect_either_way(opcode, arg):
+            if target is not None and target > k and _same_effect_either_way(opcode, arg):
                 carried.setdefault(target, []).append((dict(owner), dict(loaded), depth))
 
     def call_labels(self) -> set[str]:
@@ -496,6 +511,34 @@ def _constant_print(value: object) -> str | None:
     if type(value) in _PRINTED_CONSTANT_TYPES:
         return f"{type(value).__name__}:{value!r}"
     return None
+
+
+def _operand_start(owner: dict[int, int], operand_began: dict[int, tuple[int, int]], slot: int) -> int | None:
+    """Where the value in ``slot`` began: where its ``and``/``or`` began, for the operand that
+    took the place of the one the ``and`` tested and dropped."""
+    began = owner.get(slot)
+    replaced = operand_began.get(slot)
+    return replaced[1] if replaced is not None and replaced[0] == began else began
+
+
+def _drops_tested_operand(instructions: list[dis.Instruction], k: int, op: str) -> bool:
+    """Whether falling through instruction ``k`` drops the operand an ``and``/``or`` tested:
+    ``JUMP_IF_FALSE_OR_POP`` (3.10, 3.11), or the ``POP_TOP`` after ``COPY 1`` and a
+    ``POP_JUMP_IF_FALSE`` (3.12+; 3.13+ put ``TO_BOOL`` before the jump, 3.14+ ``NOT_TAKEN``
+    after it)."""
+    if op in _KEEPS_TESTED_VALUE:
+        return True
+    if op != "POP_TOP":
+        return False
+    m = k - 1
+    if m >= 0 and instructions[m].opname == "NOT_TAKEN":
+        m -= 1
+    if m < 0 or not instructions[m].opname.startswith("POP_JUMP_IF_"):
+        return False
+    m -= 1
+    if m >= 0 and instructions[m].opname == "TO_BOOL":
+        m -= 1
+    return m >= 0 and instructions[m].opname == "COPY" and instructions[m].arg == 1
 
 
 def _same_effect_either_way(opcode: int, arg: int | None) -> bool:
