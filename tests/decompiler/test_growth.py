@@ -281,3 +281,31 @@ def test_a_value_or_of_and_groups_reads_each_group_once(monkeypatch):
     rebuilt = _function(source)
     for x in range(-1, 1202, 31):
         assert rebuilt(x) is original(x)
+
+
+def test_a_reading_that_would_run_for_ever_is_refused_by_the_run_budget(monkeypatch):
+    # every run of the executor spends from one budget per code object, so a reading that keeps
+    # going over the same instructions (a bug) ends in a refusal naming where it was, not a hang
+    from depyf.decompiler.executor import core
+
+    source = "def f(x):\n    y = 0\n    for i in x:\n        if i:\n            y += i\n    return y\n"
+    function = _function(source)
+    assert _function(depyf.decompile(function))([1, 0, 2]) == 3
+    monkeypatch.setattr(core, "RUN_BUDGET_BASE", 3)
+    monkeypatch.setattr(core, "RUN_BUDGET_PER_INSTRUCTION", 0)
+    with pytest.raises(depyf.DecompilationError, match="instruction budget spent") as caught:
+        depyf.decompile(function)
+    assert caught.value.offset is not None and caught.value.opname
+
+
+def test_the_largest_generated_shapes_stay_far_inside_the_run_budget(monkeypatch):
+    # the budget refuses no real code: the 1,000-branch elif chain, the 1,000-deep conditional
+    # expression and a chained comparison of five operands run well under a tenth of it
+    from depyf.decompiler.executor import core
+
+    monkeypatch.setattr(core, "RUN_BUDGET_BASE", core.RUN_BUDGET_BASE // 10)
+    monkeypatch.setattr(core, "RUN_BUDGET_PER_INSTRUCTION", core.RUN_BUDGET_PER_INSTRUCTION // 10)
+    chain = "def f(x, a, b, c):\n    if x:\n        raise ValueError(x)\n    t = a == b == c == 1\n" \
+            "    return t\n"
+    for source in (_elif_chains_in_a_row(1000), _ifexp_chain(1000), chain):
+        depyf.decompile(_function(source))

@@ -52,6 +52,13 @@ def _made_with_closure_value(fn: v.FunctionValue) -> bool:
 
 # the instructions that end a run besides conditional jumps: unconditional control
 _ENDS_A_RUN = frozenset({"JUMP", "FOR_ITER", "ASYNC_FOR_ITER", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+# How many instructions one code object's reading may run, in all its runs: a fixed allowance
+# plus a multiple of its length. Structuring reads some code more than once (trial reads); the
+# stdlib's functions and the growth benchmark's shapes run at most a few times their length
+# (about 24,000 in all for the largest), so a reading past this budget is a bug that would
+# otherwise never end; it is refused instead.
+RUN_BUDGET_BASE = 500_000
+RUN_BUDGET_PER_INSTRUCTION = 100
 
 
 @dataclass
@@ -86,6 +93,7 @@ class Executor(
         self.nonlocals_declared: set[str] = set()
         self.bound_names: dict[str, object] = {}   # a PEP 695 scope's parameters: the caller's values
         self.type_params: v.TypeParams | None = None  # the last type parameters stored (a class's)
+        self.run_budget = RUN_BUDGET_BASE + RUN_BUDGET_PER_INSTRUCTION * len(instrs)
 
     def state(self) -> tuple:
         """What running code can change here besides the stack and the statements it gives:
@@ -97,8 +105,17 @@ class Executor(
     def run(self, start: int, end: int, stack: list, out: list) -> tuple[int, Stop]:
         """Execute ``instrs[start:end]``; stop at the first control instruction.
 
-        Returns the index after the last executed instruction and why it stopped.
+        Returns the index after the last executed instruction and why it stopped. Every run
+        spends from the code object's ``run_budget`` (one, and one per instruction run).
         """
+        done = self._run(start, end, stack, out)
+        self.run_budget -= 1 + done[0] - start
+        if self.run_budget < 0:
+            ins = self.instrs[start] if start < len(self.instrs) else None
+            raise self.error(ins, "control flow too complex (instruction budget spent)")
+        return done
+
+    def _run(self, start: int, end: int, stack: list, out: list) -> tuple[int, Stop]:
         i = start
         self.current_stack = stack
         self.fresh_displays = {}
