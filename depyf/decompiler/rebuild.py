@@ -12,7 +12,7 @@ from depyf.decompiler import traversal
 from depyf.decompiler.codeinfo import argument_names
 from depyf.decompiler.errors import DecompilationError, SourceDoesNotCompile
 from depyf.decompiler.import_hints import import_hint, imported_globals
-from depyf.decompiler.render.free_variables import with_free_variables_kept
+from depyf.decompiler.render.free_variables import after_docstring_and_declarations, with_free_variables_kept
 
 # Flags that change how a frame runs; CO_NESTED and friends are informational only.
 _SIGNIFICANT_FLAGS = 0x01 | 0x02 | 0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200
@@ -265,8 +265,9 @@ def _keep_cell_variables(original: types.CodeType, body: list, names: list[str])
             keep.append(ast.FunctionDef(name="__depyf_cells__", args=_no_args(), body=[ast.Return(
                 ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load()))], decorator_list=[],
                 returns=None, **({"type_params": []} if _has_type_params() else {})))
-            node.body.insert(0, traversal.fill_locations(ast.If(ast.Constant(False), keep, []), node.lineno,
-                                                         node.col_offset))
+            node.body.insert(after_docstring_and_declarations(node.body),
+                             traversal.fill_locations(ast.If(ast.Constant(False), keep, []), node.lineno,
+                                                      node.col_offset))
             return
 
 

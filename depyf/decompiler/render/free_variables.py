@@ -53,9 +53,17 @@ def with_free_variables_kept(code: types.CodeType, body: list[ast.stmt]) -> list
     missing = unnamed_free_variables(code, body)
     if not missing:
         return body
+    at = after_docstring_and_declarations(body)
+    return body[:at] + [never_run_read(missing)] + body[at:]
+
+
+def after_docstring_and_declarations(body: list[ast.stmt]) -> int:
+    """Where a statement that never runs may go into a function's ``body``: after its docstring
+    (which must stay first to be one) and its ``global``/``nonlocal`` declarations (a name used
+    before its declaration is an error)."""
     at = 0
     while at < len(body) and (isinstance(body[at], (ast.Global, ast.Nonlocal)) or (
             at == 0 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
             and isinstance(body[0].value.value, str))):
         at += 1
-    return body[:at] + [never_run_read(missing)] + body[at:]
+    return at
