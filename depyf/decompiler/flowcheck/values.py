@@ -59,6 +59,8 @@ _TESTS_BEFORE_POP = frozenset({"NOT_TAKEN", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_FAL
 # then one more step that prints nothing)
 _CALLS = {"CALL_FUNCTION": 1, "CALL_METHOD": 2, "CALL_FUNCTION_KW": 2, "CALL_KW": 3, "PRECALL": 2, "CALL": 2}
 _PRECALLS = "PRECALL" in dis.opmap
+# where a call's NULL goes: below its callable (3.11, 3.12), above it (3.13+: callable, self_or_null)
+_NULL_ABOVE_CALLABLE = "CALL_KW" in dis.opmap
 # instructions that take a value in for good: an iterable, a context manager
 _TAKES_IN = {"GET_ITER": "iter", "GET_AITER": "iter", "BEFORE_WITH": "with", "SETUP_WITH": "with",
              "BEFORE_ASYNC_WITH": "with"}
@@ -174,10 +176,13 @@ class ValuePrints:
                 continue
             if op in _VARIABLE_LOADS:
                 names = _names(ins)
+                with_null = effect == len(names) + 1    # (3.11+: a callee's LOAD_GLOBAL pushes a NULL)
+                if with_null and not _NULL_ABOVE_CALLABLE:
+                    stack.append(_NULL)     # (3.11, 3.12: below the callee)
                 stack.extend(None if _TEMPORARY.match(n) else n for n in names)
-                if effect == len(names) + 1:
-                    stack.append(_NULL)     # (3.11+: a callee's LOAD_GLOBAL pushes a NULL too)
-                elif effect != len(names):
+                if with_null and _NULL_ABOVE_CALLABLE:
+                    stack.append(_NULL)     # (3.13+: above it)
+                elif not with_null and effect != len(names):
                     stack = [_UNKNOWN] * max(0, len(stack) - len(names) + effect)
             elif op == "PUSH_NULL":
                 stack.append(_NULL)

@@ -135,3 +135,14 @@ def spread_displays_of_known_items(a, b):
     log.append(_show(*[]))
     log.append(_show(*(1, 2)))
     return log, _show(*[a + 1, b], **{"k": a}), _show(*(a,), **dict(j=b))
+
+
+class _Shower:
+    show = staticmethod(_show)
+
+
+@cases((1, 2), (0, "b"))
+def spread_display_with_keywords_into_an_attribute(a, b):
+    # ``M.from_tuples(*[index], names=names)`` (statsmodels) reads back as a plain call with
+    # keywords; on 3.11 and 3.12 the global's NULL lies below it, and the attribute is its own
+    return _Shower.show(*[a], names=b), _show(*[a, b], k=a)
