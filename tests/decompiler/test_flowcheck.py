@@ -1170,3 +1170,28 @@ def test_a_value_read_in_place_of_another_where_values_meet_is_caught():
     """
     assert not _differ(joined, branches)
     assert _differ(joined, joined.replace("else b", "else c"))
+
+
+def test_a_docstring_stays_first_where_a_closure_in_code_that_never_runs_keeps_a_cell():
+    # the closure after the raise keeps ``n`` a cell of the original; the rebuild keeps the cell
+    # with a block that never runs, which must follow the docstring (statsmodels'
+    # ``GenericZeroInflated._deriv_score_obs_dendog``). (Read inside its module the function is
+    # still refused: the renderer does not keep such cells for nested code.)
+    def unfinished(n):
+        """Unfinished: the code after the raise never runs."""
+        raise NotImplementedError(n)
+
+        def later():
+            return n
+
+        return later
+
+    text = depyf.decompile(unfinished)
+    namespace: dict = {}
+    exec(text, namespace)
+    rebuilt = namespace["unfinished"]
+    assert rebuilt.__doc__ == unfinished.__doc__
+    with pytest.raises(NotImplementedError):
+        rebuilt(1)
+    code = depyf.decompiler.api.recompile(unfinished).code
+    assert code.co_consts[0] == unfinished.__doc__ and code.co_cellvars == unfinished.__code__.co_cellvars

@@ -19,17 +19,6 @@ def lambda_varargs(n):
     return f(n, n), f(k=n, z=2)
 
 
-@cases((1,), (2,))
-def docstring_then_raise_before_a_closure_that_never_runs(n):
-    """Unfinished: the code after the raise never runs, and its closure keeps n a cell."""
-    raise NotImplementedError(n)
-
-    def later():
-        return n
-
-    return later
-
-
 @cases((5,),)
 def closure_counter(start):
     def make():
