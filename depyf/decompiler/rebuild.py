@@ -12,7 +12,11 @@ from depyf.decompiler import traversal
 from depyf.decompiler.codeinfo import argument_names
 from depyf.decompiler.errors import DecompilationError, SourceDoesNotCompile
 from depyf.decompiler.import_hints import import_hint, imported_globals
-from depyf.decompiler.render.free_variables import after_docstring_and_declarations, with_free_variables_kept
+from depyf.decompiler.render.free_variables import (
+    after_docstring_and_declarations,
+    never_run_cells,
+    with_free_variables_kept,
+)
 
 # Flags that change how a frame runs; CO_NESTED and friends are informational only.
 _SIGNIFICANT_FLAGS = 0x01 | 0x02 | 0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200
@@ -255,18 +259,8 @@ def _keep_cell_variables(original: types.CodeType, body: list, names: list[str])
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == original.co_name:
             params = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
-            local = [n for n in names if n not in params]
-            keep: list[ast.stmt] = []
-            if local:
-                keep.append(ast.Assign([ast.Tuple([ast.Name(n, ast.Store()) for n in local], ast.Store())]
-                                       if len(local) > 1 else [ast.Name(local[0], ast.Store())],
-                                       ast.Tuple([ast.Constant(None)] * len(local), ast.Load())
-                                       if len(local) > 1 else ast.Constant(None)))
-            keep.append(ast.FunctionDef(name="__depyf_cells__", args=_no_args(), body=[ast.Return(
-                ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load()))], decorator_list=[],
-                returns=None, **({"type_params": []} if _has_type_params() else {})))
             node.body.insert(after_docstring_and_declarations(node.body),
-                             traversal.fill_locations(ast.If(ast.Constant(False), keep, []), node.lineno,
+                             traversal.fill_locations(never_run_cells(names, params), node.lineno,
                                                       node.col_offset))
             return
 

@@ -1175,8 +1175,8 @@ def test_a_value_read_in_place_of_another_where_values_meet_is_caught():
 def test_a_docstring_stays_first_where_a_closure_in_code_that_never_runs_keeps_a_cell():
     # the closure after the raise keeps ``n`` a cell of the original; the rebuild keeps the cell
     # with a block that never runs, which must follow the docstring (statsmodels'
-    # ``GenericZeroInflated._deriv_score_obs_dendog``). (Read inside its module the function is
-    # still refused: the renderer does not keep such cells for nested code.)
+    # ``GenericZeroInflated._deriv_score_obs_dendog``). (Nested code keeps such cells in its text:
+    # corpus ``closures.nested_function_keeps_cells_of_a_closure_in_code_that_never_runs``.)
     def unfinished(n):
         """Unfinished: the code after the raise never runs."""
         raise NotImplementedError(n)

@@ -10,6 +10,7 @@ at run time (the compiler drops the dead branch)."""
 from __future__ import annotations
 
 import ast
+import sys
 import types
 
 from depyf.decompiler import traversal
@@ -55,6 +56,54 @@ def with_free_variables_kept(code: types.CodeType, body: list[ast.stmt]) -> list
         return body
     at = after_docstring_and_declarations(body)
     return body[:at] + [never_run_read(missing)] + body[at:]
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
+           ast.DictComp, ast.GeneratorExp)
+
+
+def unshared_cell_variables(code: types.CodeType, body: list[ast.stmt]) -> list[str]:
+    """The cell variables of ``code`` that no nested scope of ``body`` names (a closure the
+    compiler saw in code that never runs, and dropped with it), in ``co_cellvars`` order. Only
+    names source can spell: ``__class__`` and the compiler's own cells are its business."""
+    cells = [name for name in code.co_cellvars if name.isidentifier() and not name.startswith("__")]
+    if not cells:
+        return []
+    shared: set[str] = set()
+    for stmt in body:
+        for node in traversal.walk(stmt):
+            if isinstance(node, _SCOPES):
+                shared.update(n.id for n in traversal.walk(node) if isinstance(n, ast.Name))
+                shared.update(name for n in traversal.walk(node) if isinstance(n, (ast.Nonlocal, ast.Global))
+                              for name in n.names)
+    return [name for name in cells if name not in shared]
+
+
+def never_run_cells(names: list[str], parameters: set[str]) -> ast.If:
+    """``if False:`` a local binding of each name that is not a parameter, then a nested function
+    that reads them all: the compiler makes each a cell, and nothing of it ever runs."""
+    keep: list[ast.stmt] = []
+    local = [n for n in names if n not in parameters]
+    if local:
+        keep.append(ast.Assign([ast.Tuple([ast.Name(n, ast.Store()) for n in local], ast.Store())]
+                               if len(local) > 1 else [ast.Name(local[0], ast.Store())],
+                               ast.Tuple([ast.Constant(None)] * len(local), ast.Load())
+                               if len(local) > 1 else ast.Constant(None)))
+    extra = {"type_params": []} if sys.version_info >= (3, 12) else {}
+    reads = ast.Return(ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load()))
+    keep.append(ast.FunctionDef(name="__depyf_cells__", args=ast.arguments([], [], None, [], [], None, []),
+                                body=[reads], decorator_list=[], returns=None, **extra))
+    return ast.If(ast.Constant(False), keep, [])
+
+
+def with_cells_kept(code: types.CodeType, body: list[ast.stmt], parameters: set[str]) -> list[ast.stmt]:
+    """``body`` with a never-run block that keeps each cell variable no nested scope names any
+    more, after its docstring and declarations (see ``never_run_cells``)."""
+    missing = unshared_cell_variables(code, body)
+    if not missing:
+        return body
+    at = after_docstring_and_declarations(body)
+    return body[:at] + [never_run_cells(missing, parameters)] + body[at:]
 
 
 def after_docstring_and_declarations(body: list[ast.stmt]) -> int:

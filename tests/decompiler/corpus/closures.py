@@ -267,3 +267,25 @@ def twin_lambdas_and_generators_on_two_lines_beside_others(first, second, point)
              lambda x: max(x, scale(x)),
              [point, lambda x: first + [x]]]
     return found, steps[0](3), steps[2](-1), steps[3][1](7)
+
+
+@cases((2,), (0,))
+def nested_function_keeps_cells_of_a_closure_in_code_that_never_runs(n):
+    # the closure after the raise makes ``k`` and ``total`` cells of ``unfinished``; the compiler
+    # drops the closure's code but keeps the cells, and so must the nested function read back
+    def unfinished(k):
+        """The code after the raise never runs."""
+        total = k + n
+        if k:
+            return total
+        raise ValueError(k)
+
+        def later():
+            return k, total
+
+        return later
+
+    try:
+        return unfinished(n), unfinished.__code__.co_cellvars
+    except ValueError as exc:
+        return repr(exc), unfinished.__code__.co_cellvars
