@@ -65,6 +65,13 @@ class ExceptionEntry:
     lasti: bool
 
 
+def protection_key(entry: ExceptionEntry | None) -> tuple[int, int] | None:
+    """What protects code covered by ``entry``: its handler and stack depth. The compiler splits one
+    try body's range around what protects itself (a ``with`` body inside): the pieces are one
+    protection."""
+    return None if entry is None else (entry.target, entry.depth)
+
+
 POP_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
 CONDITIONAL_JUMPS = POP_JUMPS | {"JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"}
 # A ``for`` loop's header: the next item, or a jump past the loop once the iterator is exhausted.

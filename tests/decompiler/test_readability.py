@@ -28,6 +28,21 @@ SOURCES = {
                 letter = 'F'
             return letter
     """,
+    "branches_meet_in_a_try_body_that_a_with_statement_splits": """
+        def f(step, cm, g):
+            try:
+                if step:
+                    with cm():
+                        r = g(step)
+                    if not r:
+                        raise ValueError
+                else:
+                    r = 2
+                g(r)
+                return r
+            except ValueError:
+                return 0
+    """,
     "conditional_value_among_many_keyword_arguments": """
         def f(c, g):
             return g(k0=0, k1=1, k2=2, k3=3, k4=4, k5=5, k6=6, k7=7, k8=8, k9=9, k10=10, k11=11, k12=12,

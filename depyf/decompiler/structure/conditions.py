@@ -8,7 +8,7 @@ import functools
 
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.expressions import bool_op
-from depyf.decompiler.instructions import CONDITIONAL_JUMPS, POP_JUMPS, features
+from depyf.decompiler.instructions import CONDITIONAL_JUMPS, POP_JUMPS, features, protection_key
 from depyf.decompiler.structure.model import Context, PureCondition
 
 _SMALL_VALUE = 32    # instructions a conditional expression inside a test may span (bounds trial reads)
@@ -94,8 +94,7 @@ class ConditionReader:
         )
 
     def _handler_key(self, p: int) -> tuple | None:
-        entry = self.cfg.handler_at[p] if p < len(self.instrs) else None
-        return None if entry is None else (entry.target, entry.depth)
+        return protection_key(self.cfg.handler_at[p] if p < len(self.instrs) else None)
 
     @functools.cached_property
     def _block_handlers(self) -> list[tuple | None]:

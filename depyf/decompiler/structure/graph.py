@@ -4,7 +4,7 @@ unconditional jumps."""
 from __future__ import annotations
 
 from depyf.decompiler.dominators import EXIT, PostDominators, common_post_dominator, post_dominators
-from depyf.decompiler.instructions import FOR_ITERS, features
+from depyf.decompiler.instructions import FOR_ITERS, features, protection_key
 from depyf.decompiler.layout.jumps import follow_jumps
 from depyf.decompiler.structure.model import Context, Loop
 
@@ -159,9 +159,10 @@ class GraphAnalysis:
                     children.setdefault(parent, []).append(block)
             self._dominator_children = children
         blocks = self.cfg.blocks
-        home = blocks[self.cfg.block_of[test]].handler   # (a meeting place in the same protected code)
+        # (a meeting place in the same protected code)
+        home = protection_key(blocks[self.cfg.block_of[test]].handler)
         merges = sorted((m for m in self._dominator_children.get(self.cfg.block_of[test], [])
-                         if len(set(blocks[m].preds)) > 1 and blocks[m].handler == home
+                         if len(set(blocks[m].preds)) > 1 and protection_key(blocks[m].handler) == home
                          and (loop is None or m in loop.blocks)),
                         key=lambda m: blocks[m].start)
         for m in merges:

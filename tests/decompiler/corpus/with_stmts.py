@@ -284,3 +284,22 @@ def while_in_a_with_body_returning_a_constant_from_its_body(b, c):
     for j in range(2):
         n += j
     return n, b
+
+
+@cases((0, 5), (1, 5), (2, 5), (3, 0))
+def branch_ending_in_a_with_and_a_raising_test_meets_the_other_in_a_try(step, n):
+    # the with body's own protection splits the try body's range in two: the branches meet in the
+    # second piece, the same try (read as two pieces, the code after the if was copied into both)
+    log = []
+    try:
+        if step:
+            with Recorder(log):
+                r = step * 2
+            if not r > 2:
+                raise ValueError(r)
+        else:
+            r = n
+        log.append(r)
+        return r, log
+    except ValueError as exc:
+        return str(exc), log
