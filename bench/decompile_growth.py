@@ -12,8 +12,8 @@ n / 100 assignments of conditional expressions nested 100 deep (several chains i
 n straight-line assignments; n ``try``/``except`` statements; loops nested 10 deep, repeated n / 10
 times (CPython allows 20 nested blocks); an ``if`` on an ``and``/``or`` chain of n tests; ``return`` of
 an ``or`` of n / 3 ``and`` groups of three tests; ``return``
-of one flat ``and`` of n comparisons and an ``if`` on one flat ``or`` of n comparisons (source that
-nests them instead stops parsing at a few hundred terms).
+of one flat ``and`` of n comparisons, of one flat ``and`` of n subscripts, and an ``if`` on one flat
+``or`` of n comparisons (source that nests them instead stops parsing at a few hundred terms).
 """
 
 from __future__ import annotations
@@ -91,6 +91,11 @@ def flat_and(n: int) -> str:
     return "    return " + " and ".join(f"x > {i}" for i in range(n))
 
 
+def flat_and_values(n: int) -> str:
+    """``return x[0] and x[1] and ...``: each operand is the value returned where it is false."""
+    return "    return " + " and ".join(f"x[{i}]" for i in range(n))
+
+
 def flat_or_test(n: int) -> str:
     return "    if " + " or ".join(f"x == {i}" for i in range(n)) + ":\n        y = 1\n    return y"
 
@@ -107,6 +112,7 @@ SHAPES = {
         bool_chain,
         value_or_of_ands,
         flat_and,
+        flat_and_values,
         flat_or_test,
     )
 }

@@ -4,6 +4,7 @@ out as 3.12 and later do; each becomes a jump again, as 3.11 lays the code out."
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 
 from depyf.decompiler.instructions import COPIED_BLOCK_LIMIT, Instr, copy_key
@@ -63,6 +64,7 @@ def share_duplicated_returns(out: list[Instr]) -> None:
     comparison) ends at its join as in 3.11."""
     index_of = {ins.offset: k for k, ins in enumerate(out)}
     targeted = {ins.target for ins in out if ins.target is not None}
+    ends = _ends_of_straight_runs(out, targeted)
     for k, ins in enumerate(out):
         if ins.opname not in _VALUE_JUMPS or ins.target not in index_of:
             continue
@@ -79,18 +81,34 @@ def share_duplicated_returns(out: list[Instr]) -> None:
             join = t
         if join >= len(out) or out[join].opname != "RETURN_VALUE":
             continue
-        r = k + 1
-        while r < t and out[r].opname not in _LEAVES and not (out[r].opname in _VALUE_JUMPS
-                                                              and out[r].target != ins.target):
-            if out[r].offset in targeted and out[r].offset != ins.target:
-                break
-            r += 1
+        r = min(t, ends[k])
         if join == t + 2 and r >= k + 3 and [copy_key(x) for x in out[r - 2:r]] == \
                 [copy_key(x) for x in tail[:2]]:
             continue    # the whole tail is copied (``return`` popping a loop's iterator): see below
         if r < t and out[r].opname == "RETURN_VALUE" and out[r].offset not in targeted:
             copy = out[r]
             out[r] = Instr("JUMP", copy.offset, None, None, out[join].offset, copy.lineno, copy.slots)
+
+
+def _ends_of_straight_runs(out: list[Instr], targeted: set[int]) -> dict[int, int]:
+    """For each value-keeping test ``k`` of an and/or chain, where the code falling through from
+    it stops: the first instruction after it that leaves (``_LEAVES``), that a jump enters, or that
+    is a test jumping elsewhere than ``k`` does (where the chain ends: its tests all jump to one
+    join). Two backward passes, so a chain of n tests costs n steps, not n squared."""
+    stop_at = [len(out)] * (len(out) + 1)     # the first place from r on that stops every run
+    for r in range(len(out) - 1, -1, -1):
+        stop_at[r] = r if out[r].opname in _LEAVES or out[r].offset in targeted else stop_at[r + 1]
+    tests = [k for k, x in enumerate(out) if x.opname in _VALUE_JUMPS]
+    ends: dict[int, int] = {}
+    other_target = len(out)     # the next test after this one that jumps elsewhere than it
+    for i in range(len(tests) - 1, -1, -1):
+        k = tests[i]
+        if i + 1 < len(tests) and out[tests[i + 1]].target != out[k].target:
+            other_target = tests[i + 1]
+        elif i + 1 == len(tests):
+            other_target = len(out)
+        ends[k] = min(stop_at[k + 1], other_target)
+    return ends
 
 
 def share_value_tail_copies(out: list[Instr], same_protection: Callable[[Instr, Instr], bool],
@@ -104,6 +122,11 @@ def share_value_tail_copies(out: list[Instr], same_protection: Callable[[Instr, 
     ``placed(jump, first)``: the new jump takes the place of the copy's first instruction.)"""
     index_of = {ins.offset: k for k, ins in enumerate(out)}
     targeted = {ins.target for ins in out if ins.target is not None}
+    keys = [copy_key(x) for x in out]
+    where_key: dict[tuple, list[int]] = {}     # each key's places, in the code's order
+    for k, key in enumerate(keys):
+        where_key.setdefault(key, []).append(k)
+    copies_of: dict[int, list[int]] = {}       # tail start -> where code equal to the tail starts
     replace: dict[int, tuple[int, int]] = {}
     for k, ins in enumerate(out):
         t = index_of.get(ins.target) if ins.opname in _VALUE_JUMPS else None
@@ -117,17 +140,18 @@ def share_value_tail_copies(out: list[Instr], same_protection: Callable[[Instr, 
         if any(x.target is not None or x.opname in _LEAVES for x in tail[:-1]) \
                 or any(x.offset in targeted for x in tail[1:]):
             continue
-        keys = [copy_key(x) for x in tail]
-        r = k + 1
-        while r + m <= t:
-            copy = out[r:r + m]
-            if r not in replace and [copy_key(x) for x in copy] == keys \
-                    and not any(x.offset in targeted for x in copy[1:]) \
-                    and all(same_protection(a, b) for a, b in zip(copy, tail, strict=True)):
+        if t not in copies_of:
+            copies_of[t] = [r for r in where_key[keys[t]] if keys[r:r + m] == keys[t:t + m]]
+        # the copies between the jump and the tail, taken in the code's order, none overlapping
+        # the one taken before it
+        free = k + 1
+        for r in copies_of[t][bisect.bisect_left(copies_of[t], free):]:
+            if r + m > t:
+                break
+            if r >= free and r not in replace and not any(x.offset in targeted for x in out[r + 1:r + m]) \
+                    and all(same_protection(a, b) for a, b in zip(out[r:r + m], tail, strict=True)):
                 replace[r] = (r + m - 1, out[t].offset)
-                r += m
-                continue
-            r += 1
+                free = r + m
     for a in sorted(replace, reverse=True):
         last, target = replace[a]
         jump = Instr("JUMP", out[a].offset, None, None, target, out[a].lineno, out[a].slots)

@@ -19,6 +19,8 @@ the known truth on to where the jump went.
 
 from __future__ import annotations
 
+from collections import defaultdict, deque
+
 from depyf.decompiler.instructions import Instr
 
 # a jump that pops the value -> (the value-keeping test it may have been threaded past, the jump
@@ -58,12 +60,20 @@ def _popping_jumps_back_onto_tests(instrs: list[Instr], position: dict[int, int]
 def _kept_values_back_onto_tests(instrs: list[Instr], position: dict[int, int]) -> None:
     """Inside the operand of an ``or`` (``and``) that ends on a value test, a value test of that
     test's kind that jumps where it jumps lands on it instead."""
+    # the value tests landing at each place, by kind, in the code's order (one jumped onto a test
+    # below lands elsewhere from then on: it is skipped when met)
+    landing: dict[tuple[int | None, str], deque[int]] = defaultdict(deque)
+    for j, ins in enumerate(instrs):
+        if ins.opname in _OTHER_TEST and ins.target is not None:
+            landing[position.get(ins.target), ins.opname].append(j)
     for x, test in enumerate(instrs):
         other = _OTHER_TEST.get(test.opname)
         if other is None or test.target is None:
             continue
-        opener = next((j for j in range(x) if instrs[j].opname == other
-                       and position.get(instrs[j].target) == x), None)
+        waiting = landing.get((x, other))
+        while waiting and position.get(instrs[waiting[0]].target) != x:
+            waiting.popleft()
+        opener = waiting[0] if waiting and waiting[0] < x else None
         if opener is None:
             continue
         for j in range(opener + 1, x):

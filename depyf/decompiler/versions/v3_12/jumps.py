@@ -140,9 +140,10 @@ class JumpTranslation:
             if j < len(kept):
                 forward[off] = kept[j]
         end = max(kept) + 2 if kept else 0
+        kept_set = set(kept)
         for ins in instrs:
             if ins.target is not None:
-                ins.target = forward.get(ins.target, end if ins.target not in kept else ins.target)
+                ins.target = forward.get(ins.target, end if ins.target not in kept_set else ins.target)
         return instrs
 
     def remap(self, out: list[Instr], table: list[ExceptionEntry]) -> list[ExceptionEntry]:
