@@ -9,6 +9,9 @@ keep.
 
 from __future__ import annotations
 
+import bisect
+import itertools
+
 from depyf.decompiler.instructions import COPIED_BLOCK_LIMIT, FOR_ITERS, POP_JUMPS, Instr, copy_key
 
 
@@ -73,24 +76,24 @@ def hoist_break_tails(out: list[Instr], fits, made) -> None:
     (one other kind of copy must remain).
     """
     exits = _region_exit_copies(out)
+    index = _LayoutIndex(out)
     for e in range(len(out) - 1, -1, -1):
         back = out[e]
         if back.opname != "JUMP" or back.target is None or back.target > back.offset \
                 or (e + 1 < len(out) and out[e + 1].offset == back.offset + 1):
             continue
-        h = next((k for k, ins in enumerate(out) if ins.offset >= back.target), e)
+        h = index.first_at_or_after(back.target, e)
         if _goes_on_after_its_with(out, h, e):
             continue
-        if out[h].opname in FOR_ITERS \
-                or any(ins.target is not None and ins.target > back.offset for ins in out[h:e + 1]):
+        if out[h].opname in FOR_ITERS or index.furthest_target(h, e) > back.offset:
             continue    # the loop has an exit: the code after it is there
-        targets = {ins.target for ins in out if ins.target is not None}
+        targets = index.targets()
         tails: list[tuple[int, int]] = []
-        for r in range(h, e):
-            if out[r].opname != "RETURN_VALUE" or _inside_inner_loop(out, h, e, r):
-                continue
+        for r in index.returns_between(h, e):
             s = _tail_after_exit_copy(out, h, r, exits, targets)
-            if s is not None and 1 <= r - s <= 6 and fits(s, r, back) and (
+            if s is None or not 1 <= r - s <= 6 or _inside_inner_loop(out, h, e, r):
+                continue
+            if fits(s, r, back) and (
                     out[s].opname.startswith(("LOAD_", "DELETE_")) and out[s].opname != "DELETE_ATTR"
                     or out[s].opname.startswith("BUILD_") and out[s].argval == 0):
                 tails.append((s, r))
@@ -121,6 +124,54 @@ def hoist_break_tails(out: list[Instr], fits, made) -> None:
             jump = Instr("JUMP", out[s].offset, None, None, offset, out[s].lineno)
             made(jump, out[s], out[s])
             out[s:r + 1] = [jump]
+        index = _LayoutIndex(out)
+
+
+class _LayoutIndex:
+    """Facts about ``out`` that each loop's question would otherwise scan the code for, computed
+    once (``hoist_break_tails`` makes a new one after each change): so code with many backward
+    jumps (3.12+'s handlers, laid out last, jump back) costs near-linear time, not quadratic."""
+
+    def __init__(self, out: list[Instr]):
+        self.out = out
+        self.offsets = [ins.offset for ins in out]
+        self.ascending = all(a <= b for a, b in itertools.pairwise(self.offsets))
+        self.returns = [k for k, ins in enumerate(out) if ins.opname == "RETURN_VALUE"]
+        self._targets: set | None = None
+        self._furthest: list[list[int]] | None = None
+
+    def first_at_or_after(self, offset: int, default: int) -> int:
+        """The first position whose offset is ``offset`` or later (``default``: none is)."""
+        if not self.ascending:
+            return next((k for k, ins in enumerate(self.out) if ins.offset >= offset), default)
+        k = bisect.bisect_left(self.offsets, offset)
+        return k if k < len(self.out) else default
+
+    def returns_between(self, h: int, e: int) -> list[int]:
+        """The positions of the returns from ``h`` up to ``e`` (not included)."""
+        return self.returns[bisect.bisect_left(self.returns, h):bisect.bisect_left(self.returns, e)]
+
+    def targets(self) -> set:
+        if self._targets is None:
+            self._targets = {ins.target for ins in self.out if ins.target is not None}
+        return self._targets
+
+    def furthest_target(self, h: int, e: int) -> int:
+        """The furthest offset a jump from ``h`` to ``e`` (included) lands on (-1: none jumps):
+        a table of the maxima of runs of 2**j instructions answers in two looks."""
+        if e - h < 32:
+            return max((ins.target for ins in self.out[h:e + 1] if ins.target is not None), default=-1)
+        if self._furthest is None:
+            level = [-1 if ins.target is None else ins.target for ins in self.out]
+            self._furthest = [level]
+            width = 1
+            while 2 * width <= len(self.out):
+                level = [max(level[k], level[k + width]) for k in range(len(level) - width)]
+                self._furthest.append(level)
+                width *= 2
+        j = (e - h + 1).bit_length() - 1
+        level = self._furthest[j]
+        return max(level[h], level[e - (1 << j) + 1])
 
 
 def _goes_on_after_its_with(out: list[Instr], h: int, e: int) -> bool:

@@ -25,14 +25,24 @@ def cover_uncovered_jumps(instrs: list, entries: list) -> list:
         return entries
     ranges = sorted(entries, key=lambda e: e.start)
     starts = [e.start for e in ranges]
+    ends = [e.end for e in ranges]
+    # the last range before each that ends later than it: the ranges between end sooner, so one
+    # that does not reach an offset rules them out too (ranges one after another: no steps back)
+    ends_later: list[int] = []
+    open_ranges: list[int] = []
+    for k, end in enumerate(ends):
+        while open_ranges and ends[open_ranges[-1]] <= end:
+            open_ranges.pop()
+        ends_later.append(open_ranges[-1] if open_ranges else -1)
+        open_ranges.append(k)
 
     def covering(offset: int):
+        """The range covering ``offset`` that starts last (the innermost of nested ones)."""
         k = bisect.bisect_right(starts, offset) - 1
         while k >= 0:
-            e = ranges[k]
-            if e.start <= offset < e.end:
-                return e
-            k -= 1
+            if offset < ends[k]:
+                return ranges[k]
+            k = ends_later[k]
         return None
 
     uncovered = [k for k in range(1, len(instrs)) if instrs[k].opname == "JUMP"
@@ -40,6 +50,7 @@ def cover_uncovered_jumps(instrs: list, entries: list) -> list:
     if not uncovered:
         return entries      # (the common case: no position map to build)
     position = {ins.offset: k for k, ins in reversed(list(enumerate(instrs)))}
+    spans = _spans_by_handler(ranges)
     added = []
     for k in uncovered:
         jump = instrs[k]
@@ -47,7 +58,7 @@ def cover_uncovered_jumps(instrs: list, entries: list) -> list:
         if inside is None or not _restores_exception_state(instrs, position.get(inside.target)):
             inside = covering(instrs[k - 1].offset)     # (or the code laid out just before it)
         if inside is not None and _restores_exception_state(instrs, position.get(inside.target)) \
-                and _between_ranges_of(ranges, inside, jump.offset):
+                and _between_ranges_of(spans, inside, jump.offset):
             # a jump into a handler's own code (an except clause or finally body, which the
             # cleanup that restores the exception state protects), or laid out right after that
             # code, from between that cleanup's ranges (``elif 0: pass`` inside an except clause
@@ -66,12 +77,21 @@ def cover_uncovered_jumps(instrs: list, entries: list) -> list:
     return entries + added if added else entries
 
 
-def _between_ranges_of(ranges: list, entry, offset: int) -> bool:
+def _spans_by_handler(ranges: list) -> dict[tuple, tuple[int, int]]:
+    """For each handler, depth and ``lasti``: the first end and the last start of its ranges."""
+    spans: dict[tuple, tuple[int, int]] = {}
+    for e in ranges:
+        key = (e.target, e.depth, e.lasti)
+        first_end, last_start = spans.get(key, (e.end, e.start))
+        spans[key] = (min(first_end, e.end), max(last_start, e.start))
+    return spans
+
+
+def _between_ranges_of(spans: dict[tuple, tuple[int, int]], entry, offset: int) -> bool:
     """Do ranges handled like ``entry`` (same handler, depth and ``lasti``) lie both before and
     after ``offset``?"""
-    key = (entry.target, entry.depth, entry.lasti)
-    alike = [e for e in ranges if (e.target, e.depth, e.lasti) == key]
-    return any(e.end <= offset for e in alike) and any(e.start > offset for e in alike)
+    first_end, last_start = spans[(entry.target, entry.depth, entry.lasti)]
+    return first_end <= offset < last_start
 
 
 def _restores_exception_state(instrs: list, k: int | None) -> bool:

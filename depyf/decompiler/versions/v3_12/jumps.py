@@ -3,7 +3,9 @@ remapped after instructions were dropped."""
 
 from __future__ import annotations
 
+import bisect
 import dis
+import itertools
 from collections import defaultdict
 
 from depyf.decompiler.instructions import ExceptionEntry, Instr, async_for_entries_to_outer
@@ -156,6 +158,9 @@ class JumpTranslation:
                 j += 1
             forward[off] = kept[j] if j < len(kept) else self.end_offset
         table = async_for_entries_to_outer(table, self.async_for_handlers)
+        offsets: list[int] | None = [ins.offset for ins in out]
+        if any(a > b for a, b in itertools.pairwise(offsets)):
+            offsets = None
         kept_entries = []
         for e in table:
             if e.target in self.dead_handlers or e.target in self.dropped:
@@ -174,7 +179,7 @@ class JumpTranslation:
             key = (e.target, e.depth, e.lasti)
             if last is not None and (last.target, last.depth, last.lasti) == key and (
                 last.end == e.start or self._inner_jumps_only(
-                    out, last.end, e.start, [(last.start, e.end), *protected_by[key]])
+                    out, offsets, last.end, e.start, [(last.start, e.end), *protected_by[key]])
             ):
                 # split by a drop, or by jumps that stay inside what the handler protects (3.13
                 # leaves the jump over a removed ``if <false constant>:`` out of the range; it may
@@ -185,13 +190,18 @@ class JumpTranslation:
         return entries
 
     @staticmethod
-    def _inner_jumps_only(out: list[Instr], gap: int, resume: int, ranges: list[tuple[int, int]]) -> bool:
+    def _inner_jumps_only(out: list[Instr], offsets: list[int] | None, gap: int, resume: int,
+                          ranges: list[tuple[int, int]]) -> bool:
         """Is ``[gap, resume)`` only jumps that land inside one of ``ranges`` (start, end)?
+        (``offsets``: those of ``out``, where they never go down, to find the stretch by bisection.)
 
         Such jumps cannot raise; 3.13 leaves some (a loop's ``POP_JUMP_IF_X; JUMP_BACKWARD``) out of
         the exception range around them, which would cut the protected region in two.
         """
-        inside = [ins for ins in out if gap <= ins.offset < resume]
+        if offsets is None:
+            inside = [ins for ins in out if gap <= ins.offset < resume]
+        else:
+            inside = out[bisect.bisect_left(offsets, gap):bisect.bisect_left(offsets, resume)]
         return bool(inside) and all(
             ins.opname in ("JUMP", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
                            "POP_JUMP_IF_NOT_NONE") and ins.target is not None
