@@ -14,6 +14,7 @@ import sys
 import types
 
 from depyf.decompiler import traversal
+from depyf.decompiler.codeinfo import argument_names
 
 
 def names_read_or_bound(body: list[ast.stmt]) -> set[str]:
@@ -47,10 +48,13 @@ def never_run_read(names: list[str]) -> ast.If:
                                                            ast.Load()))], [])
 
 
-def with_free_variables_kept(code: types.CodeType, body: list[ast.stmt]) -> list[ast.stmt]:
+def with_free_variables_kept(code: types.CodeType, body: list[ast.stmt],
+                             cells: bool = False) -> list[ast.stmt]:
     """``body`` with a never-run read of each free variable it no longer names, placed after its
     docstring and declarations (a docstring must stay first; a read before ``nonlocal`` is an
-    error)."""
+    error). With ``cells``, its lost cell variables are kept too (``with_cells_kept``)."""
+    if cells:
+        body = with_cells_kept(code, body, set(argument_names(code)))
     missing = unnamed_free_variables(code, body)
     if not missing:
         return body

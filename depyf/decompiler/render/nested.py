@@ -21,7 +21,7 @@ from depyf.decompiler.pseudo_statements import (
     ClassAnnotationsStmt,
     ModuleAnnotationsStmt,
 )
-from depyf.decompiler.render.free_variables import with_cells_kept, with_free_variables_kept
+from depyf.decompiler.render.free_variables import with_free_variables_kept
 from depyf.decompiler.render.returns import _contains_yield, remove_implicit_returns
 from depyf.decompiler.structure import Structurer
 
@@ -175,10 +175,8 @@ class Nested:
         doc = self.docstring(code)
         if doc is not None:
             decls.insert(0, ast.Expr(ast.Constant(doc)))
-        body = with_free_variables_kept(code, decls + body)
-        if self.depth:
-            # (the outermost function's lost cells are kept where it is rebuilt, out of its text)
-            body = with_cells_kept(code, body, set(argument_names(code)))
+        # (the outermost function's lost cells are kept where it is rebuilt, out of its text)
+        body = with_free_variables_kept(code, decls + body, cells=self.depth > 0)
         if code.co_flags & (CO_GENERATOR | CO_ASYNC_GENERATOR) and not _contains_yield(body):
             # keeps the generator kind: a yield the compiler sees but never runs
             body.insert(len(decls), ast.If(ast.Constant(False), [ast.Expr(ast.Yield(None))], []))
