@@ -125,7 +125,7 @@ def compiler_size(code: types.CodeType, first: int, last: int) -> int:
 def _compiler_sizes(code: types.CodeType) -> tuple[list[int], list[int]]:
     """The offsets of ``code``'s instructions, and the compiler's count of those before each."""
     offsets, sizes = [], [0]
-    for ins in dis.get_instructions(code):
+    for ins in raw_instructions(code):
         offsets.append(ins.offset)
         counted = 0 if ins.opname in _NOT_COUNTED else 2 if ins.opname in _FUSED_PAIRS else 1
         sizes.append(sizes[-1] + counted)
@@ -229,7 +229,59 @@ def _read_once(code: types.CodeType, what: str, read):
 
 def raw_instructions(code: types.CodeType) -> tuple[dis.Instruction, ...]:
     """``dis.get_instructions(code)``, read once per code object inside ``reading_once``."""
-    return _read_once(code, "instructions", lambda c: tuple(dis.get_instructions(c)))
+    return _read_once(code, "instructions", _read_3_10 if sys.version_info[:2] == (3, 10) else _read_by_dis)
+
+
+def _read_by_dis(code: types.CodeType) -> tuple[dis.Instruction, ...]:
+    return tuple(dis.get_instructions(code))
+
+
+def _read_3_10(code: types.CodeType) -> tuple[dis.Instruction, ...]:
+    """``dis.get_instructions(code)`` of CPython 3.10, the same instructions, with the jump targets
+    kept in a set: 3.10's ``dis`` keeps them in a list and looks every offset up in it, twice, which
+    is quadratic in code with many jumps (most of the reading of an ``elif`` chain of 10,000
+    branches went there)."""
+    raw = code.co_code
+    opargs = list(dis._unpack_opargs(raw))
+    labels = set()
+    for offset, op, arg in opargs:
+        if arg is not None and op in dis.hasjrel:
+            labels.add(offset + 2 + arg * 2)
+        elif arg is not None and op in dis.hasjabs:
+            labels.add(arg * 2)
+    linestarts = dict(dis.findlinestarts(code))
+    cells = code.co_cellvars + code.co_freevars
+    out = []
+    for offset, op, arg in opargs:
+        argval, argrepr = None, ""
+        if arg is not None:
+            argval = arg
+            if op in dis.hasconst:
+                argval, argrepr = dis._get_const_info(arg, code.co_consts)
+            elif op in dis.hasname:
+                argval, argrepr = dis._get_name_info(arg, code.co_names)
+            elif op in dis.hasjabs:
+                argval = arg * 2
+                argrepr = "to " + repr(argval)
+            elif op in dis.hasjrel:
+                argval = offset + 2 + arg * 2
+                argrepr = "to " + repr(argval)
+            elif op in dis.haslocal:
+                argval, argrepr = dis._get_name_info(arg, code.co_varnames)
+            elif op in dis.hascompare:
+                argval = argrepr = dis.cmp_op[arg]
+            elif op in dis.hasfree:
+                argval, argrepr = dis._get_name_info(arg, cells)
+            elif op == dis.FORMAT_VALUE:
+                converted, argrepr = dis.FORMAT_VALUE_CONVERTERS[arg & 0x3]
+                argval = (converted, bool(arg & 0x4))
+                if argval[1]:
+                    argrepr += ", with format" if argrepr else "with format"
+            elif op == dis.MAKE_FUNCTION:
+                argrepr = ", ".join(s for i, s in enumerate(dis.MAKE_FUNCTION_FLAGS) if arg & (1 << i))
+        out.append(dis.Instruction(dis.opname[op], op, arg, argval, argrepr, offset, linestarts.get(offset),
+                                   offset in labels))
+    return tuple(out)
 
 
 def _exception_table(code: types.CodeType) -> tuple:

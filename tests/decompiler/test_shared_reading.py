@@ -57,6 +57,7 @@ def test_each_code_object_is_read_once_per_decompile(monkeypatch):
     monkeypatch.setattr(instructions.dis, "get_instructions", counting(dis.get_instructions))
     if hasattr(instructions, "_read_3_11"):
         monkeypatch.setattr(instructions, "_read_3_11", counting(instructions._read_3_11))
+    monkeypatch.setattr(instructions, "_read_3_10", counting(instructions._read_3_10))
     source = depyf.decompile(sample)
     originals = {id(c) for c in _codes(sample.__code__)}
     assert len(originals) >= 3      # the function, the generator expression, the lambda (, the dict
@@ -143,6 +144,27 @@ def test_flow_instructions_read_what_dis_reads(monkeypatch):
             assert a.argval is b.argval or a.argval == b.argval, (a, b)
             assert a.argrepr == b.argrepr or b.opcode in dis.hasconst, (a, b)
             compared += 1
+    assert compared > (200_000 if stdlib else 10_000)
+
+
+def test_raw_instructions_are_what_dis_reads(monkeypatch):
+    """``raw_instructions`` (3.10: its own reading, with the jump targets in a set) gives exactly
+    ``dis.get_instructions`` for the corpus and the benchmark's stdlib modules."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "bench"))
+    from decompile_speed import MODULES, module_sources
+
+    codes = _corpus_codes()
+    try:
+        stdlib = module_sources(MODULES).values()
+    except OSError:     # (pyodide keeps the stdlib in a zip file: the corpus alone)
+        stdlib = []
+    for path, source in stdlib:
+        codes.extend(_codes(compile(source, path, "exec", dont_inherit=True)))
+    compared = 0
+    for code in codes:
+        ours = instructions.raw_instructions(code)
+        assert ours == tuple(dis.get_instructions(code)), code
+        compared += len(ours)
     assert compared > (200_000 if stdlib else 10_000)
 
 
