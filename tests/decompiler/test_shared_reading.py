@@ -120,19 +120,26 @@ def test_remembered_successors_and_walk_match_fresh_ones():
     assert checked > 300
 
 
-def test_flow_instructions_read_what_dis_reads(monkeypatch):
-    """The flow check's reader (straight from ``co_code`` on 3.11) gives dis's values for every
-    instruction of the corpus and of the benchmark's stdlib modules (a constant's argrepr aside)."""
+def _corpus_and_stdlib_codes(monkeypatch) -> tuple[list[types.CodeType], bool]:
+    """Every code object of the corpus and of the benchmark's stdlib modules, and whether the
+    stdlib's were read (pyodide keeps the stdlib in a zip file: the corpus alone)."""
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "bench"))
     from decompile_speed import MODULES, module_sources
 
     codes = _corpus_codes()
     try:
         stdlib = module_sources(MODULES).values()
-    except OSError:     # (pyodide keeps the stdlib in a zip file: the corpus alone)
+    except OSError:
         stdlib = []
     for path, source in stdlib:
         codes.extend(_codes(compile(source, path, "exec", dont_inherit=True)))
+    return codes, bool(stdlib)
+
+
+def test_flow_instructions_read_what_dis_reads(monkeypatch):
+    """The flow check's reader (straight from ``co_code`` on 3.11) gives dis's values for every
+    instruction of the corpus and of the benchmark's stdlib modules (a constant's argrepr aside)."""
+    codes, stdlib = _corpus_and_stdlib_codes(monkeypatch)
     compared = 0
     for code in codes:
         ours = list(instructions.flow_instructions(code))
@@ -150,16 +157,7 @@ def test_flow_instructions_read_what_dis_reads(monkeypatch):
 def test_raw_instructions_are_what_dis_reads(monkeypatch):
     """``raw_instructions`` (3.10: its own reading, with the jump targets in a set) gives exactly
     ``dis.get_instructions`` for the corpus and the benchmark's stdlib modules."""
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "bench"))
-    from decompile_speed import MODULES, module_sources
-
-    codes = _corpus_codes()
-    try:
-        stdlib = module_sources(MODULES).values()
-    except OSError:     # (pyodide keeps the stdlib in a zip file: the corpus alone)
-        stdlib = []
-    for path, source in stdlib:
-        codes.extend(_codes(compile(source, path, "exec", dont_inherit=True)))
+    codes, stdlib = _corpus_and_stdlib_codes(monkeypatch)
     compared = 0
     for code in codes:
         ours = instructions.raw_instructions(code)
