@@ -14,6 +14,7 @@ from depyf.decompiler.errors import DecompilationError, SourceDoesNotCompile
 from depyf.decompiler.import_hints import import_hint, imported_globals
 from depyf.decompiler.render.free_variables import (
     after_docstring_and_declarations,
+    cells_reader,
     never_run_cells,
     with_free_variables_kept,
 )
@@ -195,9 +196,7 @@ def _compile_function(original: types.CodeType, tree: ast.Module, filename: str,
         body.append(ast.Assign(targets=[ast.Name(v, ast.Store()) for v in freevars],
                                value=ast.Constant(None)))
         # Referencing each name keeps it a cell even if the function only assigns it.
-        body.append(ast.FunctionDef(name="__depyf_cells__", args=_no_args(), body=[ast.Return(
-            ast.Tuple([ast.Name(v, ast.Load()) for v in freevars], ast.Load()))], decorator_list=[],
-            returns=None, **({"type_params": []} if _has_type_params() else {})))
+        body.append(cells_reader(freevars))
     inner = list(tree.body)
     _keep_free_variables(original, inner)
     if keep_cells:

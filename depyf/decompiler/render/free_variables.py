@@ -77,9 +77,7 @@ def unshared_cell_variables(code: types.CodeType, body: list[ast.stmt]) -> list[
     for stmt in body:
         for node in traversal.walk(stmt):
             if isinstance(node, _SCOPES):
-                shared.update(n.id for n in traversal.walk(node) if isinstance(n, ast.Name))
-                shared.update(name for n in traversal.walk(node) if isinstance(n, (ast.Nonlocal, ast.Global))
-                              for name in n.names)
+                shared |= names_read_or_bound([node])
     return [name for name in cells if name not in shared]
 
 
@@ -93,11 +91,17 @@ def never_run_cells(names: list[str], parameters: set[str]) -> ast.If:
                                if len(local) > 1 else [ast.Name(local[0], ast.Store())],
                                ast.Tuple([ast.Constant(None)] * len(local), ast.Load())
                                if len(local) > 1 else ast.Constant(None)))
+    keep.append(cells_reader(names))
+    return ast.If(ast.Constant(False), keep, [])
+
+
+def cells_reader(names: list[str]) -> ast.FunctionDef:
+    """``def __depyf_cells__(): return (a, b)``: a nested function that reads each name, so the
+    compiler makes each a cell of the function around it (or a free variable passed through)."""
     extra = {"type_params": []} if sys.version_info >= (3, 12) else {}
     reads = ast.Return(ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load()))
-    keep.append(ast.FunctionDef(name="__depyf_cells__", args=ast.arguments([], [], None, [], [], None, []),
-                                body=[reads], decorator_list=[], returns=None, **extra))
-    return ast.If(ast.Constant(False), keep, [])
+    return ast.FunctionDef(name="__depyf_cells__", args=ast.arguments([], [], None, [], [], None, []),
+                           body=[reads], decorator_list=[], returns=None, **extra)
 
 
 def with_cells_kept(code: types.CodeType, body: list[ast.stmt], parameters: set[str]) -> list[ast.stmt]:
