@@ -105,8 +105,6 @@ def _ends_of_straight_runs(out: list[Instr], targeted: set[int]) -> dict[int, in
         k = tests[i]
         if i + 1 < len(tests) and out[tests[i + 1]].target != out[k].target:
             other_target = tests[i + 1]
-        elif i + 1 == len(tests):
-            other_target = len(out)
         ends[k] = min(stop_at[k + 1], other_target)
     return ends
 
