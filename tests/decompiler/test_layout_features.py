@@ -47,6 +47,9 @@ def _closing_jump(instrs) -> int:
                and isinstance(ins.argval, int) and ins.argval < ins.offset)
 
 
+_WHILE_ELSE_BREAK = ("def f(a):\n    while a:\n        if g():\n            break\n        a -= 1\n"
+                     "    else:\n        h()\n    return y\n")
+
 # Each copy a layout pass gated by ``copies_return_tails`` undoes, as the compiler makes it: the
 # source, and whether its bytecode shows the copy.
 RETURN_TAIL_COPIES = {
@@ -66,6 +69,8 @@ RETURN_TAIL_COPIES = {
     "while break": ("def f():\n    while True:\n        with a:\n            if b():\n                break\n"
                     "        g()\n    return x\n",
                     lambda instrs: _first_load(instrs, "x") < _closing_jump(instrs)),
+    # share_break_tail_copies: the code after a while loop with an else clause, in the break
+    "while else break": (_WHILE_ELSE_BREAK, lambda instrs: _loads(instrs, "y") > 1),
 }
 
 
@@ -100,6 +105,10 @@ def test_the_return_tail_passes_run_where_the_flag_is_set():
     loop = RETURN_TAIL_COPIES["while break"][0]
     assert returns_after_the_loop(_model(loop, True))
     assert not returns_after_the_loop(_model(loop, False))
+
+    # the break jumps past the else clause to the one ``return y`` again
+    assert sum(ins.opname == "RETURN_VALUE" for ins in _model(_WHILE_ELSE_BREAK, True)) == 1
+    assert sum(ins.opname == "RETURN_VALUE" for ins in _model(_WHILE_ELSE_BREAK, False)) == 2
 
 
 def test_copies_loop_tests():

@@ -43,6 +43,32 @@ SOURCES = {
             except ValueError:
                 return 0
     """,
+    "break_out_of_a_try_in_a_loop_with_an_else": """
+        def f(a, b, c, x, i):
+            while c:
+                try:
+                    if not a < b:
+                        break
+                except Exception:
+                    pass
+                finally:
+                    g()
+                x = x + i
+            else:
+                x = -a
+            return x
+    """,
+    "break_before_the_else_of_a_while_loop": """
+        def f(xs, out):
+            i = 0
+            while i < len(xs):
+                if xs[i] == 0:
+                    break
+                i += 1
+            else:
+                out.append(i)
+            return out
+    """,
     "conditional_value_among_many_keyword_arguments": """
         def f(c, g):
             return g(k0=0, k1=1, k2=2, k3=3, k4=4, k5=5, k6=6, k7=7, k8=8, k9=9, k10=10, k11=11, k12=12,

@@ -15,6 +15,8 @@ here.
   the return after it in the branches of a conditional last operand;
 - ``copied_tails.hoist_break_tails``: the code after a ``while True`` loop that only its breaks'
   copies keep, put back after the loop;
+- ``break_tails.share_break_tail_copies``: a ``break``'s copy of the returning code after a loop
+  that also has an exit (so that code stays after the loop), a jump to that code again;
 - ``chain_copies.share_chain_value_copies`` and ``chain_copies.share_duplicated_returns``: the copies
   of a chained comparison's exit and of the ``RETURN_VALUE`` a value-position and/or ends in;
 - ``block_stack_tails``: the same for code compiled with a block stack, whose copies also agree in

@@ -7,6 +7,7 @@ again. Its normaliser replays the block stack, so each instruction comes with it
 from __future__ import annotations
 
 from depyf.decompiler.instructions import Instr, copy_key
+from depyf.decompiler.layout.break_tails import share_break_tail_copies
 from depyf.decompiler.layout.chain_copies import share_value_tail_copies
 from depyf.decompiler.layout.copied_tails import chain_operand_copies, hoist_break_tails
 
@@ -224,6 +225,19 @@ def hoist_placed_break_tails(out: list[Instr], cover: dict, depth_of: dict) -> N
         depth_of[id(new)] = depth_of.get(id(old))
 
     hoist_break_tails(out, fits, made)
+
+
+def share_placed_break_tail_copies(out: list[Instr], cover: dict, depth_of: dict) -> None:
+    """``share_break_tail_copies`` for 3.10: a copy and the code it copies lie under the same
+    handler at the same stack depth; the jump that replaces a copy keeps the copy's."""
+    def same_place(a: Instr, b: Instr) -> bool:
+        return cover[id(a)] == cover[id(b)] and depth_of.get(id(a)) == depth_of.get(id(b))
+
+    def made(jump: Instr, first: Instr) -> None:
+        cover[id(jump)] = cover[id(first)]
+        depth_of[id(jump)] = depth_of.get(id(first))
+
+    share_break_tail_copies(out, same_place, lambda e: True, made)
 
 
 def drop_copied_reraises(out: list[Instr], cover: dict) -> None:

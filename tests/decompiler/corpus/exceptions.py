@@ -1605,3 +1605,25 @@ def while_else_in_an_except_clause_whose_break_meets_a_constant_return(a, b, c):
             n = -b
         return 0
     return (n, b)
+
+
+@cases(([1, 2], 0, 1), ([1, 2], 5, 1), ([3, -1, 2], 1, 0), ([], 0, 1), (["x", 1], 0, 1))
+def break_out_of_a_try_in_a_while_with_an_else(xs, limit, step):
+    # 3.10 and 3.12+ copy the code after the loop (a small return) into the break; the loop's test
+    # runs into the else clause, which runs into the same code
+    total, log = 0, []
+    while xs:
+        try:
+            v = xs.pop()
+            if not v < 2 + limit:
+                break
+            total += v // step
+        except TypeError:
+            log.append("type")
+        finally:
+            log.append(len(xs))
+        total += 1
+    else:
+        log.append("exhausted")
+    return total, log
+

@@ -18,6 +18,7 @@ from depyf.decompiler.layout.block_stack_tails import (
     hoist_placed_break_tails,
     share_chain_exits,
     share_jumped_to_tail_copies,
+    share_placed_break_tail_copies,
     share_placed_value_tail_copies,
     share_return_tails,
 )
@@ -253,6 +254,7 @@ def normalize(code: types.CodeType, features: Features) -> tuple[list[Instr], li
     out = _retarget(out, raw)
     if features.copies_return_tails:
         hoist_placed_break_tails(out, cover, depth_of)
+        share_placed_break_tail_copies(out, cover, depth_of)
         share_placed_value_tail_copies(out, cover, depth_of)
         share_jumped_to_tail_copies(out, cover, depth_of)
     if features.threads_value_tests:

@@ -15,6 +15,7 @@ from depyf.decompiler.instructions import (
     raw_exception_entries,
     raw_instructions,
 )
+from depyf.decompiler.layout.break_tails import share_break_tail_copies
 from depyf.decompiler.layout.chain_copies import (
     share_chain_value_copies,
     share_duplicated_returns,
@@ -94,6 +95,10 @@ class Translator(
                 self.handler_of(ins.offset) == self.handler_of(back.offset) for ins in out[first:last + 1])
                 and not self.handles_code_before(back.target, back.offset),
                 lambda new, old, back: None)
+            share_break_tail_copies(
+                out, lambda a, b: self.handler_of(a.offset) == self.handler_of(b.offset),
+                lambda e: not self.handles_code_before(out[e].target, out[e].offset),
+                lambda jump, first: None)
         if self.features.threads_value_tests:
             unthread_value_tests(out)
         return out, self.remap(out, self.table)
