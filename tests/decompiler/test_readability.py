@@ -58,6 +58,32 @@ SOURCES = {
                 x = -a
             return x
     """,
+    "break_out_of_a_try_through_a_finally_in_a_loop_that_never_loops": """
+        def f(a, b, c):
+            while c:
+                try:
+                    if a:
+                        break
+                except ZeroDivisionError:
+                    pass
+                finally:
+                    c = c + 1
+                return b
+            return a
+    """,
+    "break_in_an_except_clause_of_a_loop_that_never_loops_past_its_else": """
+        def f(a, c, g):
+            while c:
+                try:
+                    x = 1 // a
+                except ZeroDivisionError:
+                    if g():
+                        break
+                return x
+            else:
+                a = g()
+            return a
+    """,
     "break_before_the_else_of_a_while_loop": """
         def f(xs, out):
             i = 0

@@ -261,7 +261,7 @@ class ConditionReader:
             if ctx is None or out or stop.ins is None or stop.ins.opname not in POP_JUMPS:
                 break
             t, f = self.branches(end - 1)
-            join = self.join_of(t, f, ctx) if t is not None and f is not None else None
+            join = self.value_join(t, f, ctx)
             if join is None or join > limit:
                 break           # a test of the condition itself, not inside a value
             pos = self.value_ternary(end - 1, stop.condition, ctx, stack, consumed)
@@ -269,12 +269,23 @@ class ConditionReader:
                 break
         return end, stop
 
+    def value_join(self, t: int | None, f: int | None, ctx: Context) -> int | None:
+        """Where the branches of a test inside a value meet: among the enclosing loop's blocks,
+        else in the whole code (a loop whose body never goes back, ``for x in xs: ... return``,
+        has no blocks of its own to meet in)."""
+        if t is None or f is None:
+            return None
+        join = self.join_of(t, f, ctx)
+        if join is None and ctx.loop is not None:
+            join = self.join_within(t, f, None)
+        return join
+
     def value_ternary(self, i: int, cond, ctx: Context, stack: list, consumed: set[int]) -> int | None:
         """Fold the test at ``i`` into a conditional expression on ``stack`` when its branches only
         compute one value each and meet (``while -(b if a else c):``); where they meet, or None.
         Only a local diamond is read: both branches lie before the join and jump nowhere else."""
         t, f = self.branches(i)
-        join = self.join_of(t, f, ctx) if t is not None and f is not None else None
+        join = self.value_join(t, f, ctx)
         if join is None or not (i < t < join and i < f < join):
             return None
         for ins in self.instrs[i + 1:join]:

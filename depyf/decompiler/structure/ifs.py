@@ -286,14 +286,40 @@ class IfBuilder:
         of the places ``apart`` found its inner branches ending at is ``end``; else ``apart``.
         With ``no_join`` (the test's branches never meet: ``end`` is where it goes when false),
         also where an inner branch went through ``end``'s code on its way out of the protected
-        region (a ``break`` to the code after the loop, which leaves it by its normal exit)."""
-        if end is None or not (any(p is not None and self.same_place(end, p) for p in apart.places)
+        region (a ``break`` to the code after the loop, which leaves it by its normal exit), or
+        where the code at ``end`` runs into one of the places (the loop's else clause)."""
+        places = sorted(p for p in apart.places if p is not None)
+        if end is not None and no_join and not any(self.same_place(end, p) for p in places):
+            # a loop with an else clause: its breaks land where the else clause runs into
+            end = next((q for p in places for q in [self._where_it_runs_into(end, p)]
+                        if q is not None), end)
+        if end is None or not (any(self.same_place(end, p) for p in places)
                                or no_join and end in (apart.left_through or ())):
             raise apart
         after = self.once_loop(i, cond, t, f, end, ctx, stack, out)
         if after is UNREAD:
             raise apart
         return after
+
+    def _where_it_runs_into(self, start: int, p: int) -> int | None:
+        """Where the code at ``start`` runs into ``p`` (``p`` itself) or into a copy of the
+        returning code at ``p`` (the position of that copy); None when it does neither."""
+        if self.join_within(start, p, None) == p:
+            return p
+        k = start
+        for _ in range(64):     # (straight code, up to its return)
+            if k is None or k >= len(self.instrs):
+                return None
+            if self.same_place(k, p):
+                return k
+            ins = self.instrs[k]
+            if ins.opname == "JUMP":
+                k = self.cfg.pos(ins.target)
+            elif ins.target is not None or ins.opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+                return None
+            else:
+                k += 1
+        return None
 
     def _not_left_alone(self, t: int, place: int | None, left: frozenset[int] | None) -> None:
         """One branch of a test left the protected region by its normal exit (``left``: the block

@@ -85,6 +85,9 @@ class LoopBuilder:
     def break_target(self, found: set[int], exit_pos, pos):
         """The single place breaks land (the largest of the resolved positions)."""
         finals = {self.follow_trivial(p, backward=True) for p in found} - {None}
+        if len(finals) > 1:
+            # (a jump to the enclosing loop's next round, beside a break that jumps there too)
+            finals = {q if self.final_place(q) not in finals else self.final_place(q) for q in finals}
         if exit_pos is not None and len(finals) > 1:
             # a copy of the loop's test at the bottom leaves the loop where the test does (into
             # the else clause); the breaks land elsewhere

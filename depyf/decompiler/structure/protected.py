@@ -131,7 +131,7 @@ class TryBuilder:
             body_stack = list(stack)
             body = self.emit(pos, body_ctx, body_stack)
         after = self.one_exit(self.one_return_copy(layer.normal_exits), pos,
-                              "try body leaves at different places")
+                              "try body leaves at different places", ctx)
         if kind is RegionKind.WITH:
             suppressed = self.with_suppressed_exit(target)
             if after is None:
@@ -177,7 +177,7 @@ class TryBuilder:
                 h_stmts = self.emit(hpos, h_ctx, list(handler_stack))
             handlers = self.except_clauses(h_stmts, pos)
             h_after = self.one_exit(self.one_return_copy(h_layer.normal_exits, after), pos,
-                                    "except clauses continue at different places")
+                                    "except clauses continue at different places", ctx)
         orelse: list = []
         if after is not None and h_after is None and try_type is ast.Try:
             orelse = self.else_before_the_loop_goes_on(after, handlers, ctx, entry_stack)
@@ -227,15 +227,33 @@ class TryBuilder:
             handler.body = handler.body[:-1] or [ast.Pass()]
         return orelse
 
-    def one_exit(self, places: set, pos: int, message: str) -> int | None:
+    def one_exit(self, places: set, pos: int, message: str, ctx: Context) -> int | None:
         """The one place the code of a try statement goes on at. Two places are an error that an
         enclosing ``if`` may read as a ``while`` whose body runs once (one of them is where that
-        ``if`` ends: the ``break`` of ``while c: try: ... except E: break ... return x``)."""
+        ``if`` ends: the ``break`` of ``while c: try: ... except E: break ... return x``). The
+        error names each place and, where the code there is a copy of the finally bodies of
+        try statements around this one, the place after those copies too (the ``break`` leaves
+        them all)."""
         if len(places) == 2 and None not in places:
             error = self.error(pos, message)
-            raise BranchesEndApart(error.reason, tuple(sorted(places)), qualname=error.qualname,
-                                   offset=error.offset, opname=error.opname)
+            beyond = {self.past_finally_copies(p, ctx) for p in places} - set(places) - {None}
+            raise BranchesEndApart(error.reason, (*sorted(places), *sorted(beyond)),
+                                   qualname=error.qualname, offset=error.offset, opname=error.opname)
         return self.single(places, pos, message)
+
+    def past_finally_copies(self, p: int, ctx: Context) -> int | None:
+        """Where code at ``p`` goes on after the copies it starts with of the finally bodies of
+        the regions being read, innermost first (``p`` itself where it starts with none). The
+        copies are walked along their control flow beside the handlers' (``walk_finally_copy``),
+        which says where they differ."""
+        for layer in reversed(ctx.layers):
+            if layer.kind is not RegionKind.FINALLY or layer.finally_ops is None:
+                break
+            after = self.walk_finally_copy(layer.finally_ops, p)
+            if after is None:
+                break
+            p = after
+        return p
 
     def clauses_end_the_function(self, after: int, h_after: int, handlers: list, ctx: Context,
                                  entry_stack: list) -> bool:

@@ -1627,3 +1627,38 @@ def break_out_of_a_try_in_a_while_with_an_else(xs, limit, step):
         log.append("exhausted")
     return total, log
 
+
+@cases((1, 0, True), (0, 0, True), (0, 1, True), (1, 1, False), (0, 2, True))
+def break_through_a_finally_in_a_while_whose_body_always_returns(a, d, c):
+    # no jump back: the loop is laid out as an ``if``; the break out of the try/except runs the
+    # finally body's copy, then goes where the test goes when false
+    log = []
+    while c:
+        try:
+            if a:
+                break
+            log.append(10 // d)
+        except ZeroDivisionError:
+            log.append("zero")
+        finally:
+            log.append("finally")
+        return "body", log
+    return "after", log
+
+
+@cases((1, True, False), (0, True, False), (0, True, True), (2, False, True), (0, False, False))
+def break_in_an_except_clause_past_the_else_of_a_while_whose_body_always_returns(a, c, leave):
+    # laid out as an ``if`` whose branches never meet: the break lands where the else clause
+    # runs into, not where the test goes when false
+    log = []
+    while c:
+        try:
+            log.append(10 // a)
+        except ZeroDivisionError:
+            log.append("zero")
+            if leave:
+                break
+        return "body", log
+    else:
+        log.append("else")
+    return "after", log

@@ -1638,3 +1638,27 @@ def while_else_whose_test_negates_a_chained_comparison_and_whose_body_always_lea
         else:
             c *= 3
     return (a, b, c, w)
+
+
+@cases(([1, 2], 0, 5), ([1], 1, 0), ([], 0, 0), ([1, 2, 3], 2, -1))
+def while_test_with_a_computed_conditional_value_in_a_for_body_that_returns(xs, b, w):
+    # the for body never goes back to its FOR_ITER: the conditional expression inside the while
+    # test meets in no block of the loop's own, but in the whole code's
+    for x in xs:
+        while -(b if b else 1) + w > 0:
+            w -= 1
+        else:
+            return ("else", x, w)
+    return ("none", w)
+
+
+@cases(([1, 2], 0, 0), ([1, 2], 1, 0), ([1], 1, 2), ([], 0, 0), ([1, 2, 3], 0, 5))
+def while_test_with_a_constant_arm_ending_a_for_body(xs, b, w):
+    # the test's two ways out both go to the for loop's next round: one straight, one through
+    # a jump there (3.11 lays the jump after the loop's exit)
+    log = []
+    for x in xs:
+        while w < 3 and (b if b else 1):
+            w += 1
+            log.append(x)
+    return log, w
