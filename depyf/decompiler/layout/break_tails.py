@@ -18,12 +18,8 @@ import itertools
 from collections.abc import Callable
 
 from depyf.decompiler.instructions import COPIED_BLOCK_LIMIT, FOR_ITERS, Instr, copy_key
+from depyf.decompiler.layout.copied_tails import _NO_FALL
 
-_NO_FALL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
-# how a block that reads nothing from the stack under it can start
-_STARTS = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_CONST", "LOAD_GLOBAL", "LOAD_DEREF",
-                     "LOAD_NAME", "DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF",
-                     "PUSH_NULL"})
 # how many returns after a loop are looked at for the original (an else clause can return first)
 _ORIGINALS_LOOKED_AT = 8
 
@@ -157,6 +153,8 @@ _KEEPS = frozenset({"LOAD_ATTR", "UNARY_NEGATIVE", "UNARY_NOT", "UNARY_INVERT", 
                     "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF"})
 _POPS = frozenset({"BINARY_OP", "COMPARE_OP", "IS_OP", "CONTAINS_OP", "BINARY_SUBSCR", "POP_TOP",
                    "STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
+# how a block that reads nothing from the stack under it can start
+_STARTS = _PUSHES | {"DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF"}
 
 
 def _returns_its_own_value(block: list[Instr]) -> bool:
