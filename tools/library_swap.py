@@ -16,8 +16,9 @@ runs this script (install the library and pytest there first):
   ``tools/swapping.py``, exactly as the stdlib swap does.
 
 The report: functions found, decompiled, recompiled, swapped, failures with their errors, tests
-passing before and after, and the ids of tests that passed before and fail after. The bar: zero
-such tests and no failures. Exit status 0 when every library meets it.
+passing before and after, and the ids of tests that passed before and fail after, each with why
+(the end of its error, or its skip reason). The bar: zero such tests and no failures. Exit status 0
+when every library meets it.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ def run_library(package: str, tests: str, timeout: float, pytest_args: list[str]
     swapped = _pytest_run("swap", package, tests, timeout, pytest_args)
     before, after = set(baseline.get("passed", [])), set(swapped.get("passed", []))
     swap = swapped.get("swap", {})
+    regressions = sorted(before - after)
+    why = swapped.get("why_not_passed", {})
     report = {
         "library": package,
         "version": swapped.get("version") or baseline.get("version"),
@@ -58,7 +61,9 @@ def run_library(package: str, tests: str, timeout: float, pytest_args: list[str]
         "failures": swap.get("failures", []),
         "tests_passed_before": len(before),
         "tests_passed_after": len(after),
-        "regressions": sorted(before - after),
+        "regressions": regressions,
+        # a regression without a reason was not run at all after the swap (deselected, or the run stopped)
+        "regression_reasons": {t: why.get(t, "not run after the swap") for t in regressions},
         "decompile_seconds": round(swap.get("decompile_seconds", 0.0), 1),
         "seconds": round(time.perf_counter() - started, 1),
     }

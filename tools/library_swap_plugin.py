@@ -16,7 +16,9 @@ from pathlib import Path
 
 _failed: set[str] = set()
 _seen: set[str] = set()
+_why: dict[str, str] = {}   # why each test that did not pass did not: its error's end, or the skip reason
 _result: dict = {}
+_WHY_CHARS = 2000           # the end of a traceback names the error and the line that raised it
 
 
 def _is_test_module(name: str) -> bool:
@@ -60,14 +62,25 @@ def pytest_configure(config) -> None:
 
 def pytest_runtest_logreport(report) -> None:
     _seen.add(report.nodeid)
-    if report.failed:
+    if report.failed or report.skipped:  # skipped and xfailed tests do not count as passing
         _failed.add(report.nodeid)
-    elif report.skipped:
-        _failed.add(report.nodeid)  # skipped and xfailed tests do not count as passing
+        _why.setdefault(report.nodeid, _why_not_passed(report))
+
+
+def _why_not_passed(report) -> str:
+    """The first reason a test did not pass (setup, call or teardown), kept so that a test that
+    fails only after the swap can be told apart from a flaky one without rerunning it."""
+    if report.skipped:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        kind = "xfailed" if hasattr(report, "wasxfail") else "skipped"
+        return f"{kind} in {report.when}: {reason}"[:300]
+    text = report.longreprtext or ""
+    return f"failed in {report.when}:\n" + text[-_WHY_CHARS:]
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
     _result["passed"] = sorted(_seen - _failed)
     _result["failed"] = len(_failed)
+    _result["why_not_passed"] = _why
     Path(os.environ["DEPYF_LIBSWAP_OUT"]).write_text(json.dumps(_result))
     sys.stdout.flush()

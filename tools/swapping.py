@@ -213,5 +213,8 @@ def print_problems(name: str, report: dict, most: int = 20) -> None:
             print(f"  - {f['qualname']} (line {f['line']}) [{f['stage']}] {f['error']}")
     if report["regressions"]:
         print(f"\n{name}: {len(report['regressions'])} tests passed before the swap and fail after:")
+        reasons = report.get("regression_reasons", {})
         for test_id in report["regressions"][:most]:
             print(f"  - {test_id}")
+            if test_id in reasons:  # the end of the error: its last lines name it
+                print("    " + "\n    ".join(reasons[test_id].strip().splitlines()[-6:]))

@@ -46,6 +46,10 @@ def test_harness_notices_broken_code(tmp_path):
     rc, report, text = _run(tmp_path, "--_identity", env={"DEPYF_SWAP_MUTATE": "describe"})
     assert rc == 1
     assert report["regressions"] == ["tests/test_swaplib.py::test_describe"], text
+    # the error that broke it is kept, so a regression can be told from a flaky test without a rerun
+    reason = report["regression_reasons"]["tests/test_swaplib.py::test_describe"]
+    assert reason.startswith("failed in call:") and "RuntimeError: mutant" in reason, reason
+    assert "RuntimeError: mutant" in text
 
 
 @pytest.mark.skipif(importlib.util.find_spec("toolz") is None, reason="toolz is not installed")
