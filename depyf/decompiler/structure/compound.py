@@ -100,9 +100,14 @@ class CompoundConditions:
         ``keep``: the places the outcomes of enclosing tests go to (a ``Kept``, built from a tuple
         of positions on the first call and extended by the calls it makes). A call that folds
         nothing is remembered (``_compound_key``): an ``elif`` chain asks the same question once
-        per branch, each time about every test after it."""
+        per branch, each time about every test after it.
+
+        The calls it makes grow ``members`` in place and take back what they added when their fold
+        is not used (``_grow_members``): a copy per level held the set of every level at once, which
+        in one ``or`` of n tests is n sets of up to n blocks. So the first call takes a copy."""
         if not isinstance(keep, Kept):
             keep = Kept.of(keep, self._past_jump)
+            members = set(members)
         self.compound_calls += 1
         if self.compound_calls > COMPOUND_CALLS_PER_BLOCK * len(self.cfg.blocks) + 16_384:
             # nested conditional expressions in a test are searched once per way to read them
@@ -146,11 +151,12 @@ class CompoundConditions:
                 if through is None:
                     continue
                 pc = dataclasses.replace(pc, consumed=pc.consumed | through)
+                mark = self._grow_members(members, pc.consumed)
                 cx, t2, f2, sub_members = self.compound(
                     pc.cond,
                     pc.true,
                     pc.false,
-                    set(members) | pc.consumed,
+                    members,
                     stack,
                     ctx,
                     keep=keep.extended((other,), self._past_jump),
@@ -180,6 +186,7 @@ class CompoundConditions:
                 elif side == "f" and same(f2, other):
                     cond, t, f = bool_op(ast.Or, cond, negate(cx)), other, t2
                 else:
+                    self._shrink_members(mark)
                     continue
                 members = sub_members
                 merged = True
@@ -193,6 +200,23 @@ class CompoundConditions:
         if not folded_any:
             self._unfolded.add(key)
         return cond, t, f, members
+
+    def _grow_members(self, members: set[int], blocks) -> int:
+        """Add ``blocks`` to ``members`` in place, each one it lacked logged; the mark to take back
+        to (``_shrink_members``), which also takes back what the calls made since added."""
+        mark = len(self._members_added)
+        for b in blocks:
+            if b not in members:
+                members.add(b)
+                self._members_added.append((members, b))
+        return mark
+
+    def _shrink_members(self, mark: int) -> None:
+        """Take back every block added in place since ``mark``: each set is as it was then."""
+        added = self._members_added
+        while len(added) > mark:
+            members, b = added.pop()
+            members.discard(b)
 
     def _compound_key(self, t, f, members: set[int], stack: list, ctx: Context, keep) -> tuple:
         """What ``compound``'s choices depend on: the two targets, the stack's values, the context's
@@ -212,8 +236,17 @@ class CompoundConditions:
         handlers = None if self._one_handler else frozenset(self._block_handlers[m] for m in members)
         kept = keep.from_place(start)
         return (t, f, tuple(map(id, values[0])), id(ctx.loop), tuple(map(id, ctx.layers)), handlers,
-                frozenset(m for m in members if m >= lo), kept,
+                self._members_from(members, lo), kept,
                 frozenset(p for p in ctx.stops if p is None or p < 0 or p >= start))
+
+    def _members_from(self, members: set[int], lo: int) -> frozenset[int]:
+        """The blocks of ``members`` numbered ``lo`` or more, looking through the smaller of the
+        set and the blocks from ``lo`` on: in one long ``or``, the members are the tests before
+        and the region is the tests after, and each level looked through all of the former."""
+        later = range(lo, len(self.cfg.blocks))
+        if len(later) < len(members):
+            return frozenset(members.intersection(later))
+        return frozenset(m for m in members if m >= lo)
 
     def _lone_jump(self, block) -> bool:
         return block.end == block.start + 1 and self.instrs[block.start].opname == "JUMP"

@@ -60,6 +60,7 @@ class Structurer(
         self._idom: dict[int, int] | None = None
         self._dominator_children: dict[int, list[int]] | None = None
         self._unfolded: set[tuple] = set()     # compound calls that fold nothing (see compound)
+        self._members_added: list = []         # (set, block) grown in place by compound, to take back
         self._pinned: list = []
         self._past_jumps: dict = {}            # position -> past_lone_jump (see compound)
         self._else_trials: set[int] = set()    # loops being read as while/else (see while_else_without_copy)
