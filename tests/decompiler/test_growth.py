@@ -156,7 +156,6 @@ def test_an_if_on_one_or_of_8000_tests_decompiles_to_the_same_function():
         assert rebuilt(x) == original(x)
 
 
-
 def test_the_condition_search_of_one_long_or_holds_its_folded_blocks_once():
     # each level of the search used to copy the set of blocks folded so far, and every enclosing
     # level kept its own: n sets of up to n blocks (28 MB at its peak for 1,000 tests; 6 MB once

@@ -127,9 +127,9 @@ class CompoundConditions:
                     and pc.block not in members
                     and set(self.cfg.blocks[pc.block].preds) <= members
                 ):
-                    cx, t2, f2, sub = self.compound(
-                        pc.cond, pc.true, pc.false, set(members) | {pc.block}, stack, ctx, keep=keep,
-                    )
+                    self._grow_members(members, (pc.block,))    # (its fold is always used)
+                    cx, t2, f2, sub = self.compound(pc.cond, pc.true, pc.false, members, stack, ctx,
+                                                    keep=keep)
                     cond = bool_op(ast.Or, bool_op(ast.And, cond, ast.Constant(False)), cx)
                     t, f, members = t2, f2, sub
                     folded_any = True   # (else the call is remembered as folding nothing)
