@@ -122,16 +122,20 @@ def _placed_key(ins: Instr, cover: dict, depth_of: dict) -> tuple:
 
 
 def _same_code(out: list[Instr], a: int, b: int, cover: dict, depth_of: dict) -> int | None:
-    """Length of the straight-line code ending in a return or raise at ``a`` when ``b`` holds the same."""
+    """Length of the straight-line code at ``a`` that runs as the code at ``b`` does: the same
+    instructions up to a return or raise, or up to a jump into ``b``'s code at the place the copy
+    has reached (where ``share_return_tails`` already made the rest of the copy a jump)."""
     k = 0
     while a + k < len(out) and b + k < len(out) and k < 16:
         x, y = out[a + k], out[b + k]
+        if k and x.opname == "JUMP" and x.target == y.offset:
+            return k + 1
         if _placed_key(x, cover, depth_of) != _placed_key(y, cover, depth_of) \
                 or x.target is not None or y.target is not None:
             return None
         if x.opname in ("RETURN_VALUE", "RAISE_VARARGS"):
             return k + 1
-        if x.opname in _NOT_IN_TAIL:
+        if x.opname in _NOT_IN_TAIL and x.opname != "POP_EXCEPT":
             return None
         k += 1
     return None

@@ -194,3 +194,30 @@ def chained_comparison_ending_in_a_chain_in_an_except_clause_under_finally(a, x)
     finally:
         log.append("finally")
     return (a, log)
+
+
+@cases((0, 1, 2), (1, 1, 2), (0, 3, 2), (0, -1, -2), ("x", 1, 2))
+def chained_comparison_value_stored_before_a_return_in_an_except_clause(a, c, y):
+    # 3.10 copies the store and the clause's exit after both ends of the chain, then makes the
+    # return of one copy a jump to the other: the copies agree up to that jump, with a
+    # ``POP_EXCEPT`` in each (refused before: "unrecognised chained comparison"); the return of a
+    # constant is what 3.10 copies, the recompiled layout shows the store
+    try:
+        a = 1 // a
+    except (ZeroDivisionError, TypeError):
+        a = 4 < c <= y
+        return 5
+    return a
+
+
+@cases((0, 0, 1, 2), (0, 1, 1, 2), (0, 0, -3, 2), (0, 0, 0, -1), (1, 0, 0, 5))
+def chained_comparison_test_before_a_return_in_an_except_clause(a, b, y, z):
+    # the chain's cleanup jumps to a copy of the clause's exit (``POP_EXCEPT`` and the return)
+    try:
+        a = 1 // a
+    except ZeroDivisionError:
+        if b:
+            pass
+        elif not -1 < y <= z:
+            return "outside"
+    return a
