@@ -143,9 +143,16 @@ class IfBuilder:
             return join
         if reused:      # (the value read once serves one branch only)
             s_else[-1] = copy.deepcopy(s_else[-1], kept_values(stack))
-        # neither branch goes on (``break``, ``return``): what each left on the stack is never used
-        both_leave = len(s_then) != len(s_else) and terminates(then, through_try=True) \
-            and terminates(other, through_try=True)
+        # a branch that never goes on (``break``, ``return``): what it left on the stack is never
+        # used (a ``return`` in a ``for`` loop pops the iterator the other branch still holds)
+        then_leaves = len(s_then) != len(s_else) and terminates(then, through_try=True)
+        other_leaves = len(s_then) != len(s_else) and terminates(other, through_try=True)
+        both_leave = then_leaves and other_leaves
+        if then_leaves != other_leaves and join is not None and join in ends:
+            if then_leaves:
+                s_then = list(s_else)
+            else:
+                s_else = list(s_then)
         if len(s_then) != len(s_else) and join is not None and then and other and not both_leave:
             if ctx.layers and not self.covered(join, ctx.layers[-1]):
                 # the branches meet only outside the protected code they are in (the paths that

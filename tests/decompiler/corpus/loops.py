@@ -1662,3 +1662,24 @@ def while_test_with_a_constant_arm_ending_a_for_body(xs, b, w):
             w += 1
             log.append(x)
     return log, w
+
+
+@cases((0, [1], 1, 1, 1), (0, [1, 2], 1, 1, 0), (1, [1], 1, 0, 0), (0, [1, 2], 1, 0, 0), (0, [1], 0, 0, 1),
+       (0, [1, 2], 0, 0, 0), (0, [], 1, 1, 1))
+def while_else_in_a_for_loop_whose_body_breaks_or_returns(a, b, c, x, y):
+    # the while never loops (laid out as an ``if``); its body's return pops the for loop's
+    # iterator, which the else clause's branch that goes on to the next round still holds: the
+    # stacks of the two branches differ, and only the one that goes on counts (refused before:
+    # "branches leave different stacks")
+    for j in b:
+        while c:
+            if x:
+                if y:
+                    break
+            elif a:
+                break
+            return (1, j)
+        else:
+            if y:
+                break
+    return b
