@@ -297,9 +297,13 @@ class IfBuilder:
         where the code at ``end`` runs into one of the places (the loop's else clause)."""
         places = sorted(p for p in apart.places if p is not None)
         if end is not None and no_join and not any(self.same_place(end, p) for p in places):
-            # a loop with an else clause: its breaks land where the else clause runs into
-            end = next((q for p in places for q in [self._where_it_runs_into(end, p)]
-                        if q is not None), end)
+            # a loop with an else clause: its breaks land where the else clause runs into, or,
+            # where the clause never runs off its end, right after its code
+            into = next((q for p in places for q in [self._where_it_runs_into(end, p)] if q is not None),
+                        None)
+            if into is None:
+                into = self._place_right_after(end, places)
+            end = into if into is not None else end
         if end is None or not (any(self.same_place(end, p) for p in places)
                                or no_join and end in (apart.left_through or ())):
             raise apart
@@ -307,6 +311,20 @@ class IfBuilder:
         if after is UNREAD:
             raise apart
         return after
+
+    def _place_right_after(self, start: int, places: list[int]) -> int | None:
+        """The first of ``places`` (in layout order) laid out after the code at ``start`` when
+        every block between is reached only through ``start``'s block: the code right after a
+        loop's else clause that returns or raises, where the loop's breaks land."""
+        first = self.cfg.block_of[start]
+        landings = (self.final_place(p) for p in places)
+        later = sorted(q for q in landings if q is not None and q > start)
+        if not later:
+            return None
+        idom = self._dominators()
+        if all(self._dominates(first, b, idom) for b in range(first, self.cfg.block_of[later[0]])):
+            return later[0]
+        return None
 
     def _where_it_runs_into(self, start: int, p: int) -> int | None:
         """Where the code at ``start`` runs into ``p`` (``p`` itself) or into a copy of the

@@ -1683,3 +1683,42 @@ def while_else_in_a_for_loop_whose_body_breaks_or_returns(a, b, c, x, y):
             if y:
                 break
     return b
+
+
+@cases((0, 0), (1, 0), (1, 1), (0, 1))
+def while_else_returning_whose_body_breaks_from_try_finally_and_returns(w, c):
+    # the body never goes back to the test (laid out as an ``if``); the else clause returns, so
+    # no code of it runs into the place the break lands, which is laid out right after it
+    # (refused before: "try body leaves at different places")
+    log = []
+    while w:
+        try:
+            if c:
+                break
+        finally:
+            log.append("finally")
+        return ("body", log)
+    else:
+        return ("else", log)
+    log.append("after")     # (more than the compilers that copy returning code copy)
+    return ("after", log)
+
+
+@cases((0, 0, 0, 0), (1, 0, 1, 0), (0, 0, 1, 1), (0, 1, 1, 0), (0, 0, 1, 0), (0, 1, 1, 1))
+def while_else_returning_whose_body_breaks_from_two_elifs_and_returns(a, b, c, x):
+    # as above without the try: one branch of the elif chain goes on to the body's return, two
+    # break, and the else clause returns (refused before: "the branches end in different places")
+    y = 0
+    while c:
+        if a:
+            c = 1
+        elif x:
+            y = 1
+            break
+        elif b:
+            break
+        return (3, c)
+    else:
+        return (4, y)
+    y += 10     # (more than the compilers that copy returning code copy)
+    return (a, b, y)
