@@ -302,7 +302,7 @@ class IfBuilder:
             into = next((q for p in places for q in [self._where_it_runs_into(end, p)] if q is not None),
                         None)
             if into is None:
-                into = self._place_right_after(end, places)
+                into = self._place_right_after(end, places, t)
             end = into if into is not None else end
         if end is None or not (any(self.same_place(end, p) for p in places)
                                or no_join and end in (apart.left_through or ())):
@@ -312,19 +312,34 @@ class IfBuilder:
             raise apart
         return after
 
-    def _place_right_after(self, start: int, places: list[int]) -> int | None:
-        """The first of ``places`` (in layout order) laid out after the code at ``start`` when
-        every block between is reached only through ``start``'s block: the code right after a
-        loop's else clause that returns or raises, where the loop's breaks land."""
-        first = self.cfg.block_of[start]
+    def _place_right_after(self, start: int, places: list[int], body: int) -> int | None:
+        """The first of ``places`` (in layout order) laid out after the code at ``start`` that a
+        jump enters (as a ``break`` does), when every block between is reached only through
+        ``start``'s block, is code of the loop body at ``body`` or is reached only by raising
+        (except clauses, which some compilers lay out after the code they protect): the code
+        right after a loop's else clause that returns or raises, where the loop's breaks land."""
+        cfg = self.cfg
+        first = cfg.block_of[start]
         landings = (self.final_place(p) for p in places)
-        later = sorted(q for q in landings if q is not None and q > start)
+        later = sorted(q for q in landings if q is not None and q > start and self._entered_by_a_jump(q))
         if not later:
             return None
+        stop = cfg.block_of[later[0]]
         idom = self._dominators()
-        if all(self._dominates(first, b, idom) for b in range(first, self.cfg.block_of[later[0]])):
+        loop_code = cfg.reach([cfg.block_of[body]], keep=lambda b: b not in (first, stop))
+        without_raising = cfg.reach([0], raising=False)
+        if all(self._dominates(first, b, idom) or b in loop_code or b not in without_raising
+               for b in range(first, stop)):
             return later[0]
         return None
+
+    def _entered_by_a_jump(self, pos: int) -> bool:
+        """Does a block start at ``pos`` that an unconditional jump enters?"""
+        cfg = self.cfg
+        return cfg.is_leader(pos) and any(
+            self.instrs[cfg.blocks[b].end - 1].opname == "JUMP"
+            and cfg.pos(self.instrs[cfg.blocks[b].end - 1].target) == pos
+            for b in cfg.blocks[cfg.block_of[pos]].preds)
 
     def _where_it_runs_into(self, start: int, p: int) -> int | None:
         """Where the code at ``start`` runs into ``p`` (``p`` itself) or into a copy of the

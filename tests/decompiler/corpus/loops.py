@@ -1722,3 +1722,43 @@ def while_else_returning_whose_body_breaks_from_two_elifs_and_returns(a, b, c, x
         return (4, y)
     y += 10     # (more than the compilers that copy returning code copy)
     return (a, b, y)
+
+
+@cases((0, 0, 0), (0, 1, 1), (1, 1, 1), (0, 0, 1), (2, 0, 1))
+def while_else_returning_whose_body_breaks_from_an_except_clause(a, b, w):
+    # the except clause that breaks is laid out between the else clause and the code after the
+    # loop on 3.12+ (handlers after the code they protect), and its other way out runs a copy of
+    # the body's return (refused before: "except clauses continue at different places")
+    x = -1
+    while w:
+        try:
+            x = 1 // a
+        except ZeroDivisionError:
+            if b:
+                break
+        return ("body", -x)
+    else:
+        return ("else", x)
+    x += 10     # (more than the compilers that copy returning code copy)
+    return ("after", x)
+
+
+@cases((0, 0, 0), (0, 1, 1), (1, 1, 1), (0, 0, 1), (2, 0, 1), ("s", 1, 1))
+def while_else_returning_after_a_try_whose_handler_is_laid_out_before_the_code_after_it(a, b, w):
+    # as above, after a try statement: 3.12+ lay its handler out after the loop's else clause
+    # too, code reached only by raising between the clause and where the break lands
+    try:
+        x = -a
+    except TypeError:
+        x = 0
+    while w:
+        try:
+            x = 1 // a
+        except ZeroDivisionError:
+            if b:
+                break
+        return ("body", -x)
+    else:
+        return ("else", x)
+    x += 10     # (more than the compilers that copy returning code copy)
+    return ("after", x)
