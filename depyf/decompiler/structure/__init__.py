@@ -16,7 +16,8 @@ instructions into statements, and decides at each control instruction what state
 
 One module per construct, each a mixin class of ``Structurer`` (core.py), which composes them:
 graph.py, copies.py, conditions.py, compound.py, ifs.py, value_flows.py, loops.py, loop_exits.py,
-while_tests.py, once_loops.py, match.py, protected.py, excepts.py, finally_copies.py, regions.py.
+clause_breaks.py, while_tests.py, once_loops.py, match.py, protected.py, excepts.py,
+finally_copies.py, regions.py.
 """
 
 from depyf.decompiler.structure.core import Structurer

@@ -190,7 +190,8 @@ class LoopExits:
                         if t is not None and t < header and t in outer_next:
                             found.add(t)
         found = self.without_body_returns_of_for(found, blocks, header)
-        return self.without_dead_ends(self.without_inline_exits(found), blocks, exit_pos, header)
+        found = self.without_dead_ends(self.without_inline_exits(found), blocks, exit_pos, header)
+        return found | self.clause_breaks(blocks, header, clauses) if clauses else found
 
     def after_clause_left(self, p: int, q: int) -> bool:
         """Does ``p`` leave an except clause (``POP_EXCEPT``) for code at ``q`` that ends the

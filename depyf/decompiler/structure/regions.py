@@ -174,8 +174,8 @@ class RegionExits:
             pops += 1
             ins = self.instrs[p]
         if pops == 1 and ctx.loop is not None and self.instrs[ctx.loop.header].opname in FOR_ITERS \
-                and self.same_return_block(p, ctx.loop.after):
-            return ExitKind.BREAK  # pops the iterator, then runs a copy of the code after the loop
+                and (p in ctx.loop.breaks or self.same_return_block(p, ctx.loop.after)):
+            return ExitKind.BREAK  # pops the iterator, then runs (a copy of) the code after the loop
         if pops and ins.opname == "LOAD_CONST" and p + 1 < len(self.instrs) \
                 and self.instrs[p + 1].opname == "RETURN_VALUE":
             return ExitKind.RETURN  # ``return <constant>`` inside for loops: their iterators popped first

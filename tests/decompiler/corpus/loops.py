@@ -1762,3 +1762,94 @@ def while_else_returning_after_a_try_whose_handler_is_laid_out_before_the_code_a
         return ("else", x)
     x += 10     # (more than the compilers that copy returning code copy)
     return ("after", x)
+
+
+@cases((0, 0, 0), (2, 1, 0), (2, 0, 0), (2, 0, 1), (-1, 0, 1), (0, 1, 1))
+def while_except_clause_breaking_to_a_copied_return_beside_code_after_the_try(a, b, c):
+    # the loop goes on after the try statement and its else clause returns, so only the break
+    # reaches the code after the loop: small, it is copied into the clause after its POP_EXCEPT
+    # and the original dropped (refused before: "except clauses continue at different places")
+    y = 0
+    while a:
+        a -= 1
+        try:
+            y = a // c
+        except ZeroDivisionError:
+            if b:
+                break
+            y = 2
+        else:
+            return ("else", y)
+        if y:
+            continue
+    else:
+        return ("done", a)
+    return (a, b, y)
+
+
+@cases((0, 0, 0), (2, 1, 0), (2, 0, 0), (2, 0, 1), (1, 2, 0))
+def while_except_clause_breaking_to_code_only_the_break_reaches(a, b, c):
+    # as above with more code after the loop than the compilers copy: a jump from the clause
+    # to code that only it reaches and that ends the function is the break, not the clause's
+    # own code (which would run before its POP_EXCEPT)
+    y = 0
+    while a:
+        a -= 1
+        try:
+            y = a // c
+        except ZeroDivisionError:
+            if b:
+                break
+            y = 2
+        else:
+            return ("else", y)
+        if y:
+            continue
+    else:
+        return ("done", a)
+    while b:
+        b -= 1
+        y += b
+    return (a, b, y)
+
+
+@cases((0, 0, 0), (2, 1, 0), (2, 0, 0), (2, 0, 1), (1, 1, 0))
+def while_named_except_clause_breaking_to_a_copied_return(a, b, c):
+    # the same break from a clause that binds a name: its way out unbinds it first
+    y = 0
+    while a:
+        a -= 1
+        try:
+            y = a // c
+        except ZeroDivisionError as e:
+            if b:
+                break
+            y = str(e)[:3]
+        else:
+            return ("else", y)
+        if y:
+            continue
+    else:
+        return ("done", a)
+    return (a, b, y)
+
+
+@cases(([], 0, 0), ([1, 2], 1, 0), ([1, 2], 0, 0), ([3], 0, 1), ([0, 2], 0, 2))
+def for_except_clause_breaking_to_a_copied_return(items, b, c):
+    # a for loop: the break also pops the iterator on its way out of the clause
+    y = 0
+    for a in items:
+        try:
+            y = a // c
+        except ZeroDivisionError:
+            if b:
+                break
+            y = 2
+        else:
+            return ("else", y)
+        if y:
+            continue
+        y = -1
+    else:
+        return ("done", y)
+    return (b, y)
