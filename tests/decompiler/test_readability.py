@@ -43,6 +43,20 @@ SOURCES = {
             except ValueError:
                 return 0
     """,
+    "elif_chain_whose_else_returns_meets_where_a_try_statement_starts": """
+        def f(a, b, g):
+            if a:
+                x = 1
+            elif b:
+                x = 2
+            else:
+                return 0
+            try:
+                y = g(x)
+            finally:
+                g(None)
+            return y
+    """,
     "break_out_of_a_try_in_a_loop_with_an_else": """
         def f(a, b, c, x, i):
             while c:

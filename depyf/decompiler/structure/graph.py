@@ -151,7 +151,7 @@ class GraphAnalysis:
         of both leave sooner (``return``, ``raise``), so that nothing but the exit post-dominates
         them: the first block, in the code's order, that more than one way enters, whose
         immediate dominator is the test's block, that both branches reach, in the same protected
-        code and the same loop (None: the whole code)."""
+        code, or where a try statement inside it starts, and the same loop (None: the whole code)."""
         if self._dominator_children is None:
             children: dict[int, list[int]] = {}
             for block, parent in self._dominators().items():
@@ -162,13 +162,22 @@ class GraphAnalysis:
         # (a meeting place in the same protected code)
         home = protection_key(blocks[self.cfg.block_of[test]].handler)
         merges = sorted((m for m in self._dominator_children.get(self.cfg.block_of[test], [])
-                         if len(set(blocks[m].preds)) > 1 and protection_key(blocks[m].handler) == home
-                         and (loop is None or m in loop.blocks)),
+                         if len(set(blocks[m].preds)) > 1 and (loop is None or m in loop.blocks)
+                         and (protection_key(blocks[m].handler) == home or self._try_starts_at(m, test))),
                         key=lambda m: blocks[m].start)
         for m in merges:
             if self._reaches(self.cfg.block_of[a], m) and self._reaches(self.cfg.block_of[b], m):
                 return blocks[m].start
         return None
+
+    def _try_starts_at(self, block: int, test: int) -> bool:
+        """Does a try statement start at ``block``, inside the code that protects ``test``? Its
+        protection is entered there: every way in comes from outside it."""
+        inner, outer = self.cfg.handler_chain(self.cfg.blocks[block].start), self.cfg.handler_chain(test)
+        if len(inner) <= len(outer) or inner[len(inner) - len(outer):] != outer:
+            return False
+        mine = protection_key(self.cfg.blocks[block].handler)
+        return all(protection_key(self.cfg.blocks[p].handler) != mine for p in self.cfg.blocks[block].preds)
 
     def _reaches(self, start: int, goal: int, limit: int = 4096) -> bool:
         """Is block ``goal`` reachable from block ``start`` by forward jumps and fall-through?"""

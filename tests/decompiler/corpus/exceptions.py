@@ -1662,3 +1662,64 @@ def break_in_an_except_clause_past_the_else_of_a_while_whose_body_always_returns
     else:
         log.append("else")
     return "after", log
+
+
+@cases((1, 0, 0), (0, 1, 0), (0, 0, 0), (1, 0, 1), (0, 2, 2))
+def try_finally_where_an_elif_chain_whose_else_returns_meets(a, b, kind):
+    # the branches that go on meet where the try statement starts, inside its protected code: that
+    # is where the chain ends (read before as a copy of the try statement in each branch)
+    if a:
+        x = 1
+    elif b:
+        x = 2
+    else:
+        return 0
+    log = []
+    try:
+        y = _risky(kind or x)
+    except ValueError:
+        y = "value"
+    finally:
+        log.append(x)
+    return y, log
+
+
+@cases((1, 0, 0), (0, 1, 0), (0, 0, 0), (1, 0, 1), (0, 2, 3))
+def nested_try_where_an_elif_chain_whose_else_returns_meets_inside_try_finally(a, b, kind):
+    log = []
+    try:
+        if a:
+            x = 1
+        elif b:
+            x = 2
+        else:
+            return 0
+        try:
+            y = _risky(kind)
+        except KeyError:
+            y = 3
+    finally:
+        log.append(a)
+    return y, log
+
+
+@cases((1, 0, 1), (0, 1, 0), (0, 0, 1), (0, 0, 0), (0, 3, -2), (0, 2, 5))
+def try_finally_after_an_if_chain_nested_in_an_else_and_a_conditional_operand(a, b, c):
+    # (reduced from a generated program refused on 3.12/3.13: "computes other values")
+    y = 2
+    if a:
+        pass
+    elif b:
+        pass
+    else:
+        if c:
+            pass
+        elif b:
+            c = 1
+        else:
+            return 2
+        try:
+            y = -(y > 1) // (y or y if -y else y)
+        finally:
+            pass
+    return y, c
