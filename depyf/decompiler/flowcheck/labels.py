@@ -200,7 +200,12 @@ class EventLabels:
     def _value_loaded_before(self, j: int) -> str | None | object:
         """The constant (``type:repr``) or the variable (``name:x``) the instruction right before
         ``j`` loads, for the instruction ``j`` to use up; None where a jump brings the value
-        (``j`` is a target) or it is a decompiler's temporary; ``_COMPUTED`` where it is computed."""
+        (``j`` is a target) or it is a decompiler's temporary; ``_COMPUTED`` where it is computed.
+        Instructions that leave the stack alone between them are passed over: 3.10 leaves a try
+        body (``POP_BLOCK``) before it loads a constant to return, after it computes any other
+        value (``-(0 or 4)``, a negation the compiler leaves unfolded)."""
+        while j > 1 and j not in self.targets and self.instructions[j - 1].opname in _PASSED_BEFORE_A_USE:
+            j -= 1
         if j == 0 or j in self.targets:
             return None
         before = self.instructions[j - 1]
@@ -422,6 +427,8 @@ _LOCAL_STORES = frozenset({"STORE_FAST", "STORE_DEREF", "STORE_FAST_LOAD_FAST", 
 _STACK_UNTOUCHED = frozenset({"NOP", "RESUME", "EXTENDED_ARG", "CACHE", "NOT_TAKEN", "KW_NAMES", "POP_BLOCK",
                               "SETUP_FINALLY", "SETUP_ASYNC_WITH", "MAKE_CELL", "COPY_FREE_VARS",
                               "GEN_START"})
+# what may stand between a value's load and the return or yield that uses it up
+_PASSED_BEFORE_A_USE = frozenset({"POP_BLOCK", "NOP", "NOT_TAKEN", "EXTENDED_ARG", "CACHE"})
 # loads that pop nothing (the others, LOAD_ATTR and the like, replace the value below them)
 _POPPING_LOADS = frozenset({"LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR", "LOAD_FROM_DICT_OR_DEREF",
                             "LOAD_FROM_DICT_OR_GLOBALS", "LOAD_SPECIAL"})
