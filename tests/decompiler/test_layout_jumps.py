@@ -28,8 +28,8 @@ def test_a_jump_back_is_followed_where_allowed():
     code = _code(("POP_TOP", None), ("RETURN_VALUE", None), ("JUMP", 0))
     assert follow_jumps(code, _pos_of(code), 2) == 2
     assert follow_jumps(code, _pos_of(code), 2, back=True) == 0
-    assert follow_jumps(code, _pos_of(code), 2, back=lambda t: t != 0) == 2
-    assert follow_jumps(code, _pos_of(code), 2, back=lambda t: t == 0) == 0
+    assert follow_jumps(code, _pos_of(code), 2, back=lambda t, j: t != 0) == 2
+    assert follow_jumps(code, _pos_of(code), 2, back=lambda t, j: t == 0 and j == 2) == 0
 
 
 def test_a_loop_of_jumps_ends_where_it_began_or_after_the_steps():

@@ -57,6 +57,36 @@ SOURCES = {
                 g(None)
             return y
     """,
+    "while_right_after_a_try_whose_except_clause_runs_off_its_end": """
+        def f(w, b, c):
+            try:
+                if c > 1:
+                    return -c
+            except ArithmeticError:
+                pass
+            while w < 3:
+                if b:
+                    b -= 1
+                    w += 1
+                    continue
+                return c
+            return (w, b, c)
+    """,
+    "branches_meet_in_a_loop_body_at_code_that_only_returns": """
+        def f(xs, x, m, p):
+            out = []
+            for v in xs:
+                if v:
+                    if x:
+                        out.append(1)
+                    elif m > v:
+                        continue
+                    if p:
+                        out.append(2)
+                    return (out, v)
+                out.append(v)
+            return out
+    """,
     "break_out_of_a_try_in_a_loop_with_an_else": """
         def f(a, b, c, x, i):
             while c:
@@ -391,6 +421,22 @@ ALTERNATIVES = {
             with open(a) as src:
                 with open(b, 'w') as dst:
                     dst.write(src.read())
+    """],
+    # (3.14+ compile a last ``continue`` and an ``else`` alike: no copy of the test at the bottom)
+    "while_right_after_a_try_whose_except_clause_runs_off_its_end": ["""
+        def f(w, b, c):
+            try:
+                if c > 1:
+                    return -c
+            except ArithmeticError:
+                pass
+            while w < 3:
+                if b:
+                    b -= 1
+                    w += 1
+                else:
+                    return c
+            return (w, b, c)
     """],
 }
 

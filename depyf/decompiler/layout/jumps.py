@@ -18,7 +18,7 @@ def follow_jumps(
     pos_of: Callable[[int | None], int | None],
     p: int | None,
     *,
-    back: bool | Callable[[int], bool] = False,
+    back: bool | Callable[[int, int], bool] = False,
     steps: int | None = 16,
     jump_at: Callable[[int], int | None] | None = None,
 ) -> int | None:
@@ -27,11 +27,11 @@ def follow_jumps(
 
     ``pos_of`` gives the position of a jump's target offset (None: none, past the code). A jump
     forward is followed; a jump back (or to where it started) only where ``back`` is True or
-    ``back(its target)`` holds. ``jump_at(q)`` is the position of the jump that the code at ``q``
-    reaches doing nothing that counts (None: it reaches none); by default ``q`` itself where it
-    holds a ``JUMP``. At most ``steps`` jumps are followed (None: until a place comes again). A
-    jump to no instruction leads to None where every jump back is followed (``back`` True), and is
-    not followed elsewhere. ``p`` None or past the code is returned as it is.
+    ``back(its target, its position)`` holds. ``jump_at(q)`` is the position of the jump that the
+    code at ``q`` reaches doing nothing that counts (None: it reaches none); by default ``q``
+    itself where it holds a ``JUMP``. At most ``steps`` jumps are followed (None: until a place
+    comes again). A jump to no instruction leads to None where every jump back is followed
+    (``back`` True), and is not followed elsewhere. ``p`` None or past the code is returned as it is.
     """
     seen: set[int] = set()
     taken = 0
@@ -46,7 +46,7 @@ def follow_jumps(
         if t is None:
             if back is not True:
                 return p
-        elif t <= p and not (back is True or callable(back) and back(t)):
+        elif t <= p and not (back is True or callable(back) and back(t, j)):
             return p
         p = t
         taken += 1

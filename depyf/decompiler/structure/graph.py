@@ -151,7 +151,8 @@ class GraphAnalysis:
         of both leave sooner (``return``, ``raise``), so that nothing but the exit post-dominates
         them: the first block, in the code's order, that more than one way enters, whose
         immediate dominator is the test's block, that both branches reach, in the same protected
-        code, or where a try statement inside it starts, and the same loop (None: the whole code)."""
+        code, or where a try statement inside it starts, and in the same loop's body (None: the
+        whole code)."""
         if self._dominator_children is None:
             children: dict[int, list[int]] = {}
             for block, parent in self._dominators().items():
@@ -162,13 +163,26 @@ class GraphAnalysis:
         # (a meeting place in the same protected code)
         home = protection_key(blocks[self.cfg.block_of[test]].handler)
         merges = sorted((m for m in self._dominator_children.get(self.cfg.block_of[test], [])
-                         if len(set(blocks[m].preds)) > 1 and (loop is None or m in loop.blocks)
+                         if len(set(blocks[m].preds)) > 1 and self.in_loop_body(m, loop)
                          and (protection_key(blocks[m].handler) == home or self._try_starts_at(m, test))),
                         key=lambda m: blocks[m].start)
         for m in merges:
             if self._reaches(self.cfg.block_of[a], m) and self._reaches(self.cfg.block_of[b], m):
                 return blocks[m].start
         return None
+
+    def in_loop_body(self, block: int, loop: Loop | None) -> bool:
+        """Is ``block`` code of ``loop``'s body: one of the loop's blocks, or code of the body that
+        never goes back (``if p: break`` then ``return 4``), which is not where the loop's breaks
+        and exit go, nor a copy of that code (3.12+ copy a returning tail after the loop into each
+        ``break``), nor reached going forward from there? (None: every block.)"""
+        if loop is None or block in loop.blocks:
+            return True
+        places = [p for p in (*loop.breaks, loop.after) if p is not None and p < len(self.instrs)]
+        exits = {self.cfg.block_of[p] for p in places}
+        start = self.cfg.blocks[block].start
+        return block not in exits and not any(self.same_place(start, p) for p in places) \
+            and not any(self._reaches(e, block) for e in exits)
 
     def _try_starts_at(self, block: int, test: int) -> bool:
         """Does a try statement start at ``block``, inside the code that protects ``test``? Its
@@ -179,10 +193,11 @@ class GraphAnalysis:
         mine = protection_key(self.cfg.blocks[block].handler)
         return all(protection_key(self.cfg.blocks[p].handler) != mine for p in self.cfg.blocks[block].preds)
 
-    def _reaches(self, start: int, goal: int, limit: int = 4096) -> bool:
-        """Is block ``goal`` reachable from block ``start`` by forward jumps and fall-through?"""
+    def _reaches(self, start: int, goal: int, limit: int = 4096, avoiding: int | None = None) -> bool:
+        """Is block ``goal`` reachable from block ``start`` by forward jumps and fall-through (not
+        through block ``avoiding``)?"""
         blocks = self.cfg.blocks
-        seen, work = {start}, [start]
+        seen, work = {start, avoiding}, [start]
         while work and len(seen) < limit:
             n = work.pop()
             if n == goal:
@@ -225,13 +240,19 @@ class GraphAnalysis:
     def follow_trivial(self, p: int | None, backward: bool = False) -> int | None:
         """Follow blocks made only of POP_TOP and a forward JUMP; the position finally reached.
 
-        With ``backward``, also backward jumps that do not go to a loop's head (with
+        With ``backward``, also backward jumps that are no loop's jump back to its head (with
         ``handlers_laid_out_last`` the code after a try statement comes before its handler, which jumps
-        back to it).
+        back to it; that code may be a loop's head, which the handler does not belong to).
         """
         backward = backward and features().handlers_laid_out_last
-        back = (lambda t: t not in self.back_edge_targets) if backward else False
+        back = (lambda t, j: not self.jumps_back_to_its_loop(j, t)) if backward else False
         return follow_jumps(self.instrs, self.cfg.pos, p, back=back, jump_at=self._popping_jump)
+
+    def jumps_back_to_its_loop(self, j: int, t: int) -> bool:
+        """Is the jump at ``j`` to ``t`` a loop's jump back to its head (a round's end or a
+        ``continue``)? A jump back to a loop's head from outside the loop is none: 3.12+ lay an
+        except clause out after the loop that follows its try statement, and jump back to it."""
+        return j in self.back_edge_targets.get(t, ())
 
     def _popping_jump(self, p: int) -> int | None:
         """The JUMP that ends the block at ``p`` when all before it in the block is POP_TOP or

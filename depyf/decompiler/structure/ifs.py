@@ -187,6 +187,12 @@ class IfBuilder:
             return False
         if any(body < stop < pos for stop in ctx.stops):
             return False    # (``body`` ends where an enclosing statement does: the jump skips more)
+        block_of = self.cfg.block_of
+        if any(self._reaches(block_of[body], block_of[stop], avoiding=block_of[pos]) for stop in ctx.stops
+               if pos < stop < len(self.instrs) and self.in_loop_body(block_of[stop], loop)):
+            # (``body`` jumps past it, to where an enclosing statement of the loop body ends:
+            # code of the body that never goes back)
+            return False
         if loop.back is not None and pos in loop.continues and pos != loop.header:
             return pos <= loop.back
         block = self.cfg.block_at(pos)

@@ -38,12 +38,13 @@ class RegionExits:
                 if (
                     back is not None
                     and back < exit_to
-                    and (back not in self.back_edge_targets or self.instrs[exit_to].extra.get("no_interrupt"))
+                    and not self.jumps_back_to_its_loop(exit_to, back)
                 ):
-                    # to code laid out before the handler (``handlers_laid_out_last``); a jump that
-                    # skips the interrupt check is never a ``continue``, even to a loop's header
-                    # (without ``copies_loop_tests``, a while loop right after the try body
-                    # starts with its test)
+                    # to code laid out before the handler (``handlers_laid_out_last``), unless the
+                    # jump is a loop's jump back (a ``continue``): a loop right after the try
+                    # statement has its head there, outside the handler. (A jump that skips the
+                    # interrupt check is never a loop's jump back, even to a loop's header: without
+                    # ``copies_loop_tests``, a while loop right after the try body starts with its test.)
                     exit_to = self.follow_jumps(back)
             if continuation is None or dest is None or self.final_kind(dest, ctx) is not ExitKind.RETURN:
                 first.normal_exits.append(exit_to)
@@ -225,6 +226,12 @@ class RegionExits:
             raise self.error(p, "with exit call not found")
         if layer.kind is RegionKind.HANDLER:
             k = p
+            if features().jumps_cannot_raise and k < len(ins) and ins[k].opname == "JUMP":
+                # (a jump of the clause to its exit, left out of the handler's range: a jump
+                # cannot raise)
+                t = self.follow_jumps(k)
+                if t is not None and t < len(ins) and ins[t].opname == "POP_EXCEPT":
+                    k = t
             if k + 1 < len(ins) and ins[k].opname == "POP_TOP" and ins[k + 1].opname == "POP_EXCEPT":
                 k += 1
             if k < len(ins) and ins[k].opname == "POP_EXCEPT":

@@ -1723,3 +1723,36 @@ def try_finally_after_an_if_chain_nested_in_an_else_and_a_conditional_operand(a,
         finally:
             pass
     return y, c
+
+
+@cases((0,), (1,), (-2,))
+def return_of_a_negation_the_compiler_leaves_unfolded_inside_try(a):
+    # 3.10 computes ``-(0 or 4)`` (the ``or`` folded away, the negation not) before it leaves the
+    # try body, where a plain ``return -4`` leaves it first: both return the constant -4
+    try:
+        if not a:
+            return -(0 or 4)
+    except ZeroDivisionError:
+        pass
+    return a
+
+
+@cases((0, 0, 0, 0), (1, 0, 0, 0), (0, 1, 5, 0), (0, 1, 5, 3), (0, 1, 0, 3), (0, 0, 9, 1))
+def except_clause_whose_branches_jump_to_its_exit_over_a_removed_test(kind, x, y, b):
+    # 3.13+ leave the jump that ends ``if not x:`` (over the ``else`` body, past a removed test of
+    # a false constant) out of the handler's range: it is the clause's own way to its exit, the
+    # ``POP_EXCEPT`` and return it jumps to (refused before: "stack underflow")
+    a = 1
+    try:
+        _risky(kind)
+    except ValueError:
+        if not x:
+            a |= y
+            if -(8 < y <= 20):
+                return 1 < b <= 8
+            if -(not 9):
+                pass
+        else:
+            pass
+        return 4
+    return a

@@ -1853,3 +1853,122 @@ def for_except_clause_breaking_to_a_copied_return(items, b, c):
     else:
         return ("done", y)
     return (b, y)
+
+
+@cases((0, 0, 0), (0, 1, 2), (5, 2, 1), (1, 1, 0), (2, 0, "x"))
+def while_right_after_a_try_whose_except_clause_runs_off_its_end(w, b, c):
+    # 3.12+ lay the clause out after the loop and jump back to its head, which is no ``continue``:
+    # the loop is the code after the try statement (read before into its else clause as well)
+    try:
+        if c > 1:
+            return -c
+    except TypeError:
+        pass
+    while w < 3:
+        if b:
+            b -= 1
+            w += 1
+            continue
+        return c
+    return (w, b, c)
+
+
+@cases(([], 1), ([1, 20, 3], 2), ([0, 5], 0), ([4, 2], 5))
+def for_right_after_a_try_whose_except_clause_runs_off_its_end(items, c):
+    out = []
+    try:
+        n = 10 // c
+    except ZeroDivisionError:
+        n = 0
+    for x in items:
+        if x > n:
+            continue
+        out.append(x)
+    return out, n
+
+
+@cases(([], 1), ([1, 0, 3], 7), ([0], 2), ([2, 5], 0))
+def while_true_right_after_a_try_in_a_for_loop(xs, c):
+    out = []
+    for x in xs:
+        try:
+            y = 10 // x
+        except ZeroDivisionError:
+            y = c
+        while True:
+            if y > 3:
+                y -= 3
+                continue
+            break
+        out.append(y)
+    return out
+
+
+@cases((0, 0, 0, 0, 0), (0, 0, 1, 0, 1), (0, 0, 0, 5, 0), (0, 0, 0, -1, 1), (0, 1, 0, 0, 0), (2, 0, 0, 0, 0),
+       (0, 0, 0, 0, 1))
+def except_clause_in_a_while_whose_branches_meet_at_a_break_or_return(n, k, x, m, p):
+    # the branches of ``if x`` meet at ``if p: break`` then a return: code of the loop's body that
+    # never goes back to the test, so none of the loop's blocks (read before as a copy in each
+    # branch; with more tests around, the flow check counted the copies' tests twice and refused)
+    w = 0
+    while w < 2 and (2 if not n else n * 2) or w < 1:
+        w += 1
+        try:
+            r = 10 // n
+        except ZeroDivisionError:
+            if not k:
+                if x:
+                    pass
+                else:
+                    if m > w:
+                        continue
+                    if m < 0:
+                        continue
+                if p:
+                    break
+            return 4, w
+        else:
+            return r, w
+    return n, k, x, m, p, w
+
+
+@cases(([], 0, 0, 0), ([0, 1], 1, 0, 1), ([2, 3], 0, 5, 0), ([2], 0, 1, 1), ([1, 0], 0, -1, 0))
+def if_chain_meeting_at_a_return_inside_a_for_loop(xs, x, m, p):
+    out = []
+    for v in xs:
+        if v:
+            if x:
+                out.append(1)
+            else:
+                if m > v:
+                    continue
+                if m < 0:
+                    continue
+            if p:
+                out.append(2)
+            return out, v
+        out.append(v)
+    return out
+
+
+class _Item:
+    def __init__(self, x, y, z, w):
+        self.x, self.y, self.z, self.w = x, y, z, w
+
+
+@cases(([],), ([_Item(1, 1, 0, 0)],), ([_Item(0, 0, 1, 0)],), ([_Item(0, 0, 0, 1)],),
+       ([_Item(1, 0, 0, 0), _Item(0, 0, 0, 0), _Item(1, 1, 1, 1)],))
+def for_whose_elif_chain_breaks_three_ways_to_a_copied_return(items):
+    # (from sympy's gate_simp) 3.12+ copy the return after the loop into each ``break`` and share
+    # the copies: that shared return is the code after the loop, no place where the body's
+    # branches meet
+    c = 0
+    for i in items:
+        if i.x and i.y:
+            c = 1
+            break
+        elif i.z:
+            break
+        elif i.w:
+            break
+    return c
