@@ -122,8 +122,10 @@ class IfBuilder:
             for k in (0, 1):
                 # (one branch left the region where the other goes on in it)
                 self._not_left_alone(t, ends[1 - k], self._left_through(left[k], ends[1 - k], ctx))
-                # (one branch fell off where an enclosing statement ends, not where they meet)
-                self._end_together(t, ends[k], join if join is not None else ends[1 - k])
+                # (one branch fell off where an enclosing statement ends, not where they meet;
+                # without a join, the two ends are compared once)
+                if join is not None or k == 0:
+                    self._end_together(t, ends[k], join if join is not None else ends[1])
         except BranchesEndApart as apart:
             # (where the branches meet; without a join, where the false branch starts: the code
             # after a loop whose body always returns, breaks or raises)
@@ -145,8 +147,9 @@ class IfBuilder:
             s_else[-1] = copy.deepcopy(s_else[-1], kept_values(stack))
         # a branch that never goes on (``break``, ``return``): what it left on the stack is never
         # used (a ``return`` in a ``for`` loop pops the iterator the other branch still holds)
-        then_leaves = len(s_then) != len(s_else) and terminates(then, through_try=True)
-        other_leaves = len(s_then) != len(s_else) and terminates(other, through_try=True)
+        stacks_differ = len(s_then) != len(s_else)
+        then_leaves = stacks_differ and terminates(then, through_try=True)
+        other_leaves = stacks_differ and terminates(other, through_try=True)
         both_leave = then_leaves and other_leaves
         if then_leaves != other_leaves and join is not None and join in ends:
             if then_leaves:
@@ -343,9 +346,8 @@ class IfBuilder:
         """Does a block start at ``pos`` that an unconditional jump enters?"""
         cfg = self.cfg
         return cfg.is_leader(pos) and any(
-            self.instrs[cfg.blocks[b].end - 1].opname == "JUMP"
-            and cfg.pos(self.instrs[cfg.blocks[b].end - 1].target) == pos
-            for b in cfg.blocks[cfg.block_of[pos]].preds)
+            last.opname == "JUMP" and cfg.pos(last.target) == pos
+            for last in (self.instrs[cfg.blocks[b].end - 1] for b in cfg.blocks[cfg.block_of[pos]].preds))
 
     def _where_it_runs_into(self, start: int, p: int) -> int | None:
         """Where the code at ``start`` runs into ``p`` (``p`` itself) or into a copy of the
