@@ -174,8 +174,9 @@ class GraphAnalysis:
     def in_loop_body(self, block: int, loop: Loop | None) -> bool:
         """Is ``block`` code of ``loop``'s body: one of the loop's blocks, or code of the body that
         never goes back (``if p: break`` then ``return 4``), which is not where the loop's breaks
-        and exit go, nor a copy of that code (3.12+ copy a returning tail after the loop into each
-        ``break``), nor reached going forward from there? (None: every block.)"""
+        and exit go, nor a copy of that code (a compiler that copies return tails copies a
+        returning tail after the loop into each ``break``), nor reached going forward from there?
+        (None: every block.)"""
         if loop is None or block in loop.blocks:
             return True
         places = [p for p in (*loop.breaks, loop.after) if p is not None and p < len(self.instrs)]
@@ -250,8 +251,9 @@ class GraphAnalysis:
 
     def jumps_back_to_its_loop(self, j: int, t: int) -> bool:
         """Is the jump at ``j`` to ``t`` a loop's jump back to its head (a round's end or a
-        ``continue``)? A jump back to a loop's head from outside the loop is none: 3.12+ lay an
-        except clause out after the loop that follows its try statement, and jump back to it."""
+        ``continue``)? A jump back to a loop's head from outside the loop is none: with
+        ``handlers_laid_out_last`` an except clause lies after the loop that follows its try
+        statement, and jumps back to it."""
         return j in self.back_edge_targets.get(t, ())
 
     def _popping_jump(self, p: int) -> int | None:
