@@ -78,6 +78,9 @@ CONDITIONAL_JUMPS = POP_JUMPS | {"JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"}
 FOR_ITERS = frozenset({"FOR_ITER", "ASYNC_FOR_ITER"})
 JUMPS = CONDITIONAL_JUMPS | {"JUMP"} | FOR_ITERS
 TERMINATORS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
+# Stores and deletes of a plain name (a local, a cell, a global, a class or module body's name).
+NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_DEREF", "STORE_GLOBAL"})
+NAME_DELETES = frozenset({"DELETE_FAST", "DELETE_NAME", "DELETE_DEREF", "DELETE_GLOBAL"})
 
 
 class Comprehension(NamedTuple):

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import ast
 
-from depyf.decompiler.instructions import Instr, copy_key
+from depyf.decompiler.instructions import NAME_STORES, Instr, copy_key
 from depyf.decompiler.patterns.model import (
     _NAME_LOADS,
-    _NAME_STORES,
     Discard,
     FailContext,
     NoMatch,
@@ -165,7 +164,7 @@ class Cursor:
         """``toks`` are no longer on top because the optimiser merged their POP_TOPs with the
         rotations of captures (SWAPs) and the STOREs after them: they are popped later on."""
         ids = [id(t) for t in self.S]
-        return self.op() in _NAME_STORES | {"POP_TOP", "SWAP", "JUMP"} and all(id(t) in ids for t in toks)
+        return self.op() in NAME_STORES | {"POP_TOP", "SWAP", "JUMP"} and all(id(t) in ids for t in toks)
 
     def pop_discarded(self) -> None:
         """POP_TOPs of values the pattern is done with (see ``moved``), and of values read

@@ -10,9 +10,6 @@ from depyf.decompiler.instructions import Instr
 _NAME_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF"})
 
 
-_NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_DEREF", "STORE_GLOBAL"})
-
-
 class NoMatch(Exception):
     """The instructions are not a match statement's pattern code (of the expected shape)."""
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from depyf.decompiler.instructions import Instr
+from depyf.decompiler.instructions import NAME_STORES, Instr
 from depyf.decompiler.patterns.compound import CompoundPatterns
 from depyf.decompiler.patterns.cursor import Cursor
 from depyf.decompiler.patterns.model import (
-    _NAME_STORES,
     CaseRead,
     Discard,
     FailContext,
@@ -78,7 +77,7 @@ class PatternReader(
         stores = []
         while len(self.S) > base:
             ins = self.ins()
-            if ins.opname in _NAME_STORES:
+            if ins.opname in NAME_STORES:
                 tok = self.S.pop()
                 if not isinstance(tok, Val) or tok.capture is None or tok.capture.name is not None:
                     raise NoMatch("store of a value that is not a capture")

@@ -75,10 +75,7 @@ class ClauseBreaks:
         past the unbinding of the name bound by ``as``, the pop of the loop's ``iterator`` (a
         ``break`` of a for loop) and one jump."""
         instrs = self.instrs
-        if p + 2 < len(instrs) and instrs[p].opname == "LOAD_CONST" and instrs[p].argval is None \
-                and instrs[p + 1].opname.startswith("STORE_") and instrs[p + 2].opname.startswith("DELETE_") \
-                and instrs[p + 1].argval == instrs[p + 2].argval:
-            p += 3
+        p = self.past_name_unbinding(p)
         if iterator and p < len(instrs) and instrs[p].opname == "POP_TOP":
             p += 1
         if p < len(instrs) and instrs[p].opname == "JUMP":

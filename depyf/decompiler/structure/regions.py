@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from depyf.decompiler.instructions import FOR_ITERS, features
+from depyf.decompiler.instructions import FOR_ITERS, NAME_DELETES, NAME_STORES, features
 from depyf.decompiler.structure.model import NO_CONTINUATION, Context, ExitKind, Layer, RegionKind, Sentinel
 
 
@@ -236,10 +236,15 @@ class RegionExits:
                 k += 1
             if k < len(ins) and ins[k].opname == "POP_EXCEPT":
                 k += 1
-            if k + 2 < len(ins) and ins[k].opname == "LOAD_CONST" and ins[k].argval is None \
-                    and ins[k + 1].opname in ("STORE_FAST", "STORE_NAME", "STORE_DEREF", "STORE_GLOBAL") \
-                    and ins[k + 2].opname in ("DELETE_FAST", "DELETE_NAME", "DELETE_DEREF", "DELETE_GLOBAL") \
-                    and ins[k + 1].argval == ins[k + 2].argval:
-                k += 3
-            return k
+            return self.past_name_unbinding(k)
+        return p
+
+    def past_name_unbinding(self, p: int) -> int:
+        """Past the ``LOAD_CONST None; STORE x; DELETE x`` that unbinds the name an ``except ...
+        as x`` clause bound, where the code at ``p`` starts with it (else ``p``)."""
+        ins = self.instrs
+        if p + 2 < len(ins) and ins[p].opname == "LOAD_CONST" and ins[p].argval is None \
+                and ins[p + 1].opname in NAME_STORES and ins[p + 2].opname in NAME_DELETES \
+                and ins[p + 1].argval == ins[p + 2].argval:
+            return p + 3
         return p
