@@ -5,11 +5,16 @@ load and a plain call rather than a method call (the compiler's ``is_import_orig
 decompiled function is compiled on its own, where no import binds those names, so its calls
 came out as method calls: the same behaviour, other instructions, and the flow check then
 followed every path instead of seeing equal bytecode. Naming those globals in an ``if 0:
-import m`` at module level, which never runs, gives the compiler the same knowledge."""
+import m`` at module level, which never runs, gives the compiler the same knowledge.
+
+The same holds for ``super``: CPython 3.12+ fuse ``super().f`` into one ``LOAD_SUPER_ATTR``
+unless the module binds or uses the name ``super`` at its top level. Where the original calls a
+global ``super`` and fuses none, its module did; the hint names ``super`` too."""
 
 from __future__ import annotations
 
 import ast
+import dis
 import keyword
 import types
 
@@ -35,7 +40,30 @@ def imported_globals(code: types.CodeType) -> list[str]:
                 elif ins.opname == "LOAD_ATTR":
                     plain.add(str(previous.argval))
             previous = ins
-    return sorted(name for name in plain - method if name.isidentifier() and not keyword.iskeyword(name))
+    names = {name for name in plain - method if name.isidentifier() and not keyword.iskeyword(name)}
+    if _calls_super_unfused(code):
+        names.add("super")
+    return sorted(names)
+
+
+def _calls_super_unfused(code: types.CodeType) -> bool:
+    """Does ``code`` (or code nested in it) load the global ``super``, with no fused
+    ``LOAD_SUPER_ATTR`` anywhere, where the interpreter fuses?"""
+    if "LOAD_SUPER_ATTR" not in dis.opmap:
+        return False
+    loads = False
+    todo = [code]
+    while todo:
+        current = todo.pop()
+        todo.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+        if "super" not in current.co_names:
+            continue
+        for ins in flow_instructions(current):
+            if ins.opname == "LOAD_SUPER_ATTR":
+                return False
+            if ins.opname == "LOAD_GLOBAL" and ins.argval == "super":
+                loads = True
+    return loads
 
 
 def import_hint(names: list[str]) -> ast.If:

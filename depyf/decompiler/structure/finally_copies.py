@@ -9,6 +9,7 @@ from depyf.decompiler.layout.jumps import follow_jumps
 from depyf.decompiler.structure.model import ENDS_FUNCTION, Layer, RegionKind
 
 _CONSTANT_RETURN = frozenset({"NOP", "LOAD_CONST", "RETURN_VALUE"})   # (what ``return 1`` is made of)
+_BREAK_POPS = frozenset({"NOP", "POP_TOP"})     # (what a ``break`` runs before its jump)
 
 
 class FinallyCopies:
@@ -74,11 +75,16 @@ class FinallyCopies:
     def _inside_a_loop_of(self, first: int, k: int, last: int) -> bool:
         """Is the code that leads to ``k`` on a cycle of the code from ``first`` to ``last`` (a
         loop of that code)? Elsewhere a copied ``RERAISE`` ends a branch of an ``if``, which
-        reads as it stands."""
+        reads as it stands. So does code after a loop that ends in a copy (``for ...`` then
+        ``h()``, where the loop's own exit leads): only a copy alone in its block, after at most
+        the ``break``'s pops, is where a ``break`` lands."""
         lo, hi = self.cfg.block_of[first], self.cfg.block_of[last]
         blocks = self.cfg.blocks
+        block = blocks[self.cfg.block_of[k]]
+        if any(self.instrs[j].opname not in _BREAK_POPS for j in range(block.start, k)):
+            return False
         return any(pred in self.cfg.reach(blocks[pred].succs, keep=lambda b: lo <= b <= hi, raising=False)
-                   for pred in blocks[self.cfg.block_of[k]].preds)
+                   for pred in block.preds)
 
     def returns_a_constant(self, p: int, layers: tuple[Layer, ...]) -> bool:
         """Does the code at ``p`` only return a constant, after the way out of each enclosing

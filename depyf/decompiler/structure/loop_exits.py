@@ -72,10 +72,19 @@ class LoopExits:
             return t >= last or (body_end <= t < handlers and self.cfg.block_of[t] not in blocks) \
                 or self.cfg.block_of[t] in past_exit or beyond_exit(t)
 
+        # the loop's first code laid out after its exit: a loop whose test is at the top may lay
+        # its exit (``if c: return``) out before the body, and the body's own code that leaves
+        # (a ``return`` in a nested ``for``) is not beyond the exit
+        loop_after_exit = last
+        if exit_pos is not None:
+            starts = (self.cfg.blocks[b].start for b in blocks)
+            loop_after_exit = min((s for s in starts if s > exit_pos), default=last)
+
         def beyond_exit(t: int) -> bool:
             # laid out after the loop's exit (its else clause) and before the except clauses of a
             # try in the body: none of the loop's own code lies there
-            return exit_pos is not None and header < exit_pos < t < handlers < last \
+            return exit_pos is not None and header < exit_pos < t < min(handlers, loop_after_exit) \
+                and handlers < last \
                 and self.cfg.block_of[t] not in blocks and self.cfg.block_of[exit_pos] not in blocks
 
         # the loop inside a protected region: code after the region (its finally copy, the code

@@ -282,17 +282,21 @@ class TryBuilder:
         return True
 
     def with_suppressed_exit(self, target: int) -> int | None:
-        """Where a with statement goes on after ``__exit__`` suppressed an exception."""
+        """Where a with statement goes on after ``__exit__`` suppressed an exception: past its
+        cleanup, pops around one ``POP_EXCEPT`` (the next one is an enclosing except clause's
+        way out: ``except E as e: with cm: raise``)."""
         p = self.cfg.pos(target)
         for k in range(p, min(p + 8, len(self.instrs))):
             ins = self.instrs[k]
             if ins.opname == "POP_JUMP_IF_TRUE":
                 q = self.cfg.pos(ins.target)
-                while (
-                    q is not None
-                    and q < len(self.instrs)
-                    and self.instrs[q].opname in ("POP_TOP", "POP_EXCEPT")
-                ):
+                popped_exception = False
+                while q is not None and q < len(self.instrs):
+                    opname = self.instrs[q].opname
+                    if opname == "POP_EXCEPT" and not popped_exception:
+                        popped_exception = True
+                    elif opname != "POP_TOP":
+                        break
                     q += 1
                 return self.follow_jumps(q)
         return None

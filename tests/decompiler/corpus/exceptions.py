@@ -1756,3 +1756,23 @@ def except_clause_whose_branches_jump_to_its_exit_over_a_removed_test(kind, x, y
             pass
         return 4
     return a
+
+
+@cases((0, [], 0), (0, [1, 2], 1), (1, [1, 2], 1), (2, [3], 1), (3, [3], 0), (1, [], 0))
+def try_except_finally_whose_finally_runs_a_for_loop_then_a_call_under_an_if(kind, xs, c):
+    # (from hypothesis's Shrinker.shrink) the handler's copy of the finally body ends the if's
+    # branch with its own re-raise after the loop and the call: that copy is no ``break`` of the
+    # loop, whose own exit leads there (3.11: refused before, "ReraiseStmt left in the syntax tree")
+    out = []
+    try:
+        _risky(kind)
+        out.append(1)
+    except ValueError:
+        out.append(2)
+    finally:
+        if c:
+            for x in xs:
+                out.append(x)
+            out.append(3)
+    out.append(4)
+    return out

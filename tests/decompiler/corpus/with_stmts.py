@@ -303,3 +303,20 @@ def branch_ending_in_a_with_and_a_raising_test_meets_the_other_in_a_try(step, n)
         return r, log
     except ValueError as exc:
         return str(exc), log
+
+
+@cases((0, 0), (1, 0), (0, 1), (2, 1))
+def except_clause_naming_its_exception_whose_with_body_always_raises(n, quiet):
+    # (from hypothesis's ``given``) where ``__exit__`` suppresses the exception, the with's cleanup
+    # pops its own exception state: the next ``POP_EXCEPT`` is the clause's way out, then the
+    # unbinding of its name and the copied return (refused before on 3.10, 3.11 and 3.13:
+    # ``e = None; del e`` read as statements of the clause)
+    log = []
+    manager = contextlib.suppress(ZeroDivisionError) if quiet else contextlib.nullcontext()
+    try:
+        log.append(10 // n)
+    except ZeroDivisionError as e:
+        with manager:
+            log.append(str(e))
+            raise e
+    return log
