@@ -222,6 +222,11 @@ class IfBuilder:
             return False
         if any(body < stop <= last for stop in ctx.stops):
             return False
+        block_of = self.cfg.block_of
+        if any(self._reaches(block_of[body], block_of[stop], avoiding=block_of[pos]) for stop in ctx.stops
+               if last < stop < len(self.instrs) and self.in_loop_body(block_of[stop], loop)):
+            # (``body`` runs on to where an enclosing statement ends: code after it that never goes back)
+            return False
         return len({ins.lineno for ins in self.instrs[body:last]} - {None}) <= _SHORT_ROUND_END_LINES
 
     def _if_to_round_end(self, cond, body: int, end: int, ctx: Context, stack: list, out: list) -> int:

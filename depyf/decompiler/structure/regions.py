@@ -174,9 +174,13 @@ class RegionExits:
             p += 1
             pops += 1
             ins = self.instrs[p]
-        if pops == 1 and ctx.loop is not None and self.instrs[ctx.loop.header].opname in FOR_ITERS \
-                and (p in ctx.loop.breaks or self.same_return_block(p, ctx.loop.after)):
-            return ExitKind.BREAK  # pops the iterator, then runs (a copy of) the code after the loop
+        if pops == 1 and ctx.loop is not None and self.instrs[ctx.loop.header].opname in FOR_ITERS:
+            # pops the iterator, then runs (a copy of) the code after the loop, or jumps to a copy
+            # another way out shares (copies of a return tail are shared by the version module)
+            landing = self.cfg.pos(ins.target) if ins.opname == "JUMP" else p
+            if any(q in ctx.loop.breaks or self.same_return_block(q, ctx.loop.after)
+                   for q in (p, landing) if q is not None):
+                return ExitKind.BREAK
         if pops and ins.opname == "LOAD_CONST" and p + 1 < len(self.instrs) \
                 and self.instrs[p + 1].opname == "RETURN_VALUE":
             return ExitKind.RETURN  # ``return <constant>`` inside for loops: their iterators popped first

@@ -1972,3 +1972,80 @@ def for_whose_elif_chain_breaks_three_ways_to_a_copied_return(items):
         elif i.w:
             break
     return c
+
+
+@cases(([], 0), ([1], 3), ([5], 3), ([2, 9], 4), ([0], 2), ([], 5))
+def while_true_whose_first_test_returns_then_a_for_that_returns_and_a_try(xs, n):
+    # (from hypothesis's DataTree.generate_novel_prefix) the loop's test at the top lays its exit
+    # (the first ``return``) out before the body: the nested ``for``'s return, laid out after that
+    # exit, is the body's code, not code after the loop (refused before: "stack underflow")
+    out = []
+    while True:
+        if n <= 0:
+            return out
+        for x in xs:
+            if x > n:
+                return x
+        try:
+            out.append(10 // (n - 2))
+        except ZeroDivisionError:
+            out.append(-1)
+        n -= 1
+
+
+@cases(([], 0), ([1], 3), ([5], 3), ([2, 9], 4), ([0], 2))
+def while_true_whose_first_test_raises_then_a_for_that_returns_and_a_try(xs, n):
+    # as above, the loop's first test leaving by ``raise`` (``assert``)
+    out = []
+    while True:
+        if n <= 0:
+            raise LookupError(len(out))
+        for x in xs:
+            if x > n:
+                return x
+        try:
+            out.append(10 // (n - 2))
+        except ZeroDivisionError:
+            out.append(-1)
+        n -= 1
+
+
+@cases(([], 0, 0, 0), ([1], 1, 0, 0), ([1, 2], 1, 1, 0), ([1, 2], 1, 1, 1), ([0, 5], 1, 0, 0), ([3, 4], 0, 0, 1))
+def for_try_whose_nested_break_jumps_to_a_shared_copy_of_the_return_after_the_loop(xs, p, q, r):
+    # 3.12+ copy the return after the loop into each ``break`` and share the copies: a ``break``
+    # that pops the iterator and jumps to another one's copy is a ``break`` too, no way out of the
+    # try statement (refused before: "one branch leaves the protected region, the other goes on in it")
+    out = []
+    for x in xs:
+        try:
+            if p:
+                if q:
+                    if r:
+                        break
+                    continue
+                else:
+                    out.append(10 // x)
+            out.append(x)
+            break
+        except ZeroDivisionError:
+            pass
+    return out
+
+
+@cases(([1, 2], 0, 0, 0), ([1, 2], 1, 0, 0), ([1, 2], 0, 1, 0), ([1, 2], 0, 1, 1), ([], 0, 1, 1), ([0, 1], 0, 1, 2))
+def for_whose_else_guards_a_store_with_continues_before_a_return(xs, a, y, x):
+    # 3.12+: the tests' jumps back to the loop's header are ``continue``s, not the end of an ``if``
+    # that ends the loop body: its body runs on into the ``return`` after the if statement (read
+    # before as ``if y and x: c = i``, which the flow check refused)
+    c = 0
+    for i in xs:
+        if a:
+            pass
+        else:
+            if not y:
+                continue
+            if not (x and 3):
+                continue
+            c = i
+        return -(not x), c
+    return None, c
