@@ -156,7 +156,12 @@ def _assertion(stmt: ast.If) -> ast.Assert | None:
     (the builtin itself, not a lookup of the name) -> ``assert c, m``."""
     if stmt.orelse or len(stmt.body) != 1 or not isinstance(stmt.body[0], ast.Raise):
         return None
-    raised = stmt.body[0]
+    return _assertion_of(stmt.body[0], stmt.test)
+
+
+def _assertion_of(raised: ast.Raise, test: ast.expr | None) -> ast.Assert | None:
+    """``assert <test>, m`` for ``raised`` when it raises the class ``assert`` loads (``assert
+    False, m`` without a test)."""
     exc, message = raised.exc, None
     if raised.cause is not None:
         return None
@@ -165,7 +170,27 @@ def _assertion(stmt: ast.If) -> ast.Assert | None:
         exc, message = exc.func, exc.args[0]
     if not getattr(exc, "assertion_error", False):
         return None
-    return ast.Assert(negate(stmt.test), message)
+    return ast.Assert(ast.Constant(False) if test is None else negate(test), message)
+
+
+def asserts_of_false(nodes: list[ast.AST]) -> bool:
+    """Each ``raise AssertionError(m)`` left among ``nodes`` (every node of a tree) that raises
+    the class ``assert`` loads, no test guarding it, -> ``assert False, m``: the compiler drops
+    the test of a false constant. Run after the rewrites (which read such raises as statements
+    that end a branch). True where one was replaced."""
+    found = False
+    for parent in nodes:
+        for name in ("body", "orelse", "finalbody"):
+            stmts = getattr(parent, name, None)
+            if stmts.__class__ is not list:
+                continue
+            for k, stmt in enumerate(stmts):
+                if stmt.__class__ is ast.Raise and stmt.exc is not None:
+                    assertion = _assertion_of(stmt, None)
+                    if assertion is not None:
+                        stmts[k] = assertion
+                        found = True
+    return found
 
 
 def _rewrite(stmt: ast.stmt) -> list[ast.stmt]:

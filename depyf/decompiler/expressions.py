@@ -112,6 +112,47 @@ def negate(expr: ast.expr) -> ast.expr:
     return ast.UnaryOp(ast.Not(), expr)
 
 
+_FLIPPED_TESTS = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+
+
+def negated_operand(expr: ast.expr) -> ast.expr:
+    """``not expr`` as an operand of ``and``/``or``. A comparison by ``is`` or ``in`` keeps the
+    operator the bytecode tested (``not (b not in c)``): negating the whole condition then gives
+    it back by De Morgan (``not a or b not in c``, not ``not (a and b in c)``, which compiles to
+    other instructions). Where no negation follows, ``fold_negated_tests`` flips it at the end,
+    as the compiler itself does."""
+    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and type(expr.ops[0]) in _FLIPPED_TESTS:
+        return ast.UnaryOp(ast.Not(), expr)
+    return negate(expr)
+
+
+def fold_negated_tests(nodes: list[ast.AST]) -> bool:
+    """Replace each ``not (a is b)`` / ``not (a in b)`` among ``nodes`` (every node of a tree)
+    with ``a is not b`` / ``a not in b``: the compiler folds the one into the other, so the
+    instructions are the same. True where one was replaced."""
+    def negated_test(node) -> bool:
+        return node.__class__ is ast.UnaryOp and node.op.__class__ is ast.Not \
+            and node.operand.__class__ is ast.Compare and len(node.operand.ops) == 1 \
+            and type(node.operand.ops[0]) in _FLIPPED_TESTS
+
+    def flipped(node: ast.UnaryOp) -> ast.Compare:
+        test = node.operand
+        return ast.Compare(test.left, [_FLIPPED_TESTS[type(test.ops[0])]()], test.comparators)
+
+    if not any(negated_test(node) for node in nodes):
+        return False
+    for parent in nodes:
+        for name in parent._fields:
+            value = getattr(parent, name, None)
+            if negated_test(value):
+                setattr(parent, name, flipped(value))
+            elif value.__class__ is list:
+                for k, item in enumerate(value):
+                    if negated_test(item):
+                        value[k] = flipped(item)
+    return True
+
+
 def same(a: ast.AST | None, b: ast.AST | None) -> bool:
     """Structural equality of two ast nodes (locations ignored)."""
     if a is None or b is None:

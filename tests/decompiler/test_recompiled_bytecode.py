@@ -70,6 +70,22 @@ MODULES = {
 
         f = C.f
     """,
+    # the last test of an ``or`` keeps the ``not in`` / ``is not`` the bytecode tested
+    "negated_membership_ending_an_or": """
+        def f(a, c, d):
+            if not a or a[0] not in c:
+                return 1
+            if d is None or a is not d:
+                return 2
+            return 3
+    """,
+    # ``assert False`` loads the builtin exception class, not the global name
+    "assert_false_with_a_message": """
+        def f(x):
+            if x:
+                return 1
+            assert False, "unreachable: " + repr(x)
+    """,
     "super_call_fused": """
         class B:
             def g(self, x):
@@ -83,6 +99,22 @@ MODULES = {
         f = C.f
     """,
 }
+
+if sys.version_info < (3, 13):
+    # an ``if`` ending one branch of the statement that ends the loop body runs into its jump back
+    # (3.13+ still read it back as a guard clause, which compiles to other instructions there)
+    MODULES["if_ending_a_branch_that_ends_a_loop_body"] = """
+        def f(items):
+            best = n = 0
+            for x in items:
+                if x == 0:
+                    n += 1
+                    if n > best:
+                        best = n
+                else:
+                    n = 0
+            return best
+    """
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))

@@ -10,9 +10,14 @@ import types
 
 from depyf.decompiler import opaque, traversal
 from depyf.decompiler import values as v
-from depyf.decompiler.cleanup import BoolOpFromIfExp, renumber_temporaries, strip_tail_returns
+from depyf.decompiler.cleanup import (
+    BoolOpFromIfExp,
+    asserts_of_false,
+    renumber_temporaries,
+    strip_tail_returns,
+)
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.expressions import load
+from depyf.decompiler.expressions import fold_negated_tests, load
 from depyf.decompiler.instructions import COMPREHENSION_KINDS
 from depyf.decompiler.pseudo_statements import leftover_marker
 from depyf.decompiler.render.free_variables import with_free_variables_kept
@@ -199,6 +204,8 @@ def _code_to_source(code: types.CodeType, defaults: dict[str, ast.expr] | None =
     nodes = traversal.preorder(tree)    # one walk serves the passes below while the tree stands
     if any(node.__class__ is ast.IfExp for node in nodes):
         tree = BoolOpFromIfExp().visit(tree)
+        nodes = traversal.preorder(tree)
+    if fold_negated_tests(nodes) | asserts_of_false(nodes):
         nodes = traversal.preorder(tree)
     renumber_temporaries(tree, opaque.names_in(code), nodes)
     if builds_slices(code):

@@ -8,7 +8,7 @@ import bisect
 import dataclasses
 import functools
 
-from depyf.decompiler.expressions import bool_op, negate
+from depyf.decompiler.expressions import bool_op, negate, negated_operand
 from depyf.decompiler.instructions import CONDITIONAL_JUMPS
 from depyf.decompiler.layout.jumps import follow_jumps
 from depyf.decompiler.structure.model import Context, ExitKind
@@ -180,11 +180,11 @@ class CompoundConditions:
                 elif side == "t" and same(f2, other):
                     cond, t, f = bool_op(ast.And, cond, cx), t2, other
                 elif side == "t" and same(t2, other):
-                    cond, t, f = bool_op(ast.And, cond, negate(cx)), f2, other
+                    cond, t, f = bool_op(ast.And, cond, negated_operand(cx)), f2, other
                 elif side == "f" and same(t2, other):
                     cond, t, f = bool_op(ast.Or, cond, cx), other, f2
                 elif side == "f" and same(f2, other):
-                    cond, t, f = bool_op(ast.Or, cond, negate(cx)), other, t2
+                    cond, t, f = bool_op(ast.Or, cond, negated_operand(cx)), other, t2
                 else:
                     self._shrink_members(mark)
                     continue

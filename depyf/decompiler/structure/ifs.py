@@ -203,7 +203,11 @@ class IfBuilder:
         if block.end - block.start != 1 or ins.opname != "JUMP" or self.cfg.pos(ins.target) != loop.header:
             return False
         after = pos + 1
-        return after >= len(self.instrs) or self.cfg.block_of[after] not in loop.blocks
+        if after >= len(self.instrs) or self.cfg.block_of[after] not in loop.blocks:
+            return True
+        # a jump back that ``body`` runs into as well: the end of the branch of an enclosing
+        # statement that the test ends (``if a: (if c: body) else: ...`` ending the loop body)
+        return self.join_of(body, pos, ctx) == pos
 
     def guards_round_end(self, pos: int | None, body: int | None, ctx: Context) -> bool:
         """Where no conditional jump goes backwards, is a test that jumps back to the loop's
