@@ -178,6 +178,8 @@ def asserts_of_false(nodes: list[ast.AST]) -> bool:
     the class ``assert`` loads, no test guarding it, -> ``assert False, m``: the compiler drops
     the test of a false constant. Run after the rewrites (which read such raises as statements
     that end a branch). True where one was replaced."""
+    if not any(node.__class__ is ast.Raise for node in nodes):
+        return False    # (most code raises nothing: no walk of every statement list)
     found = False
     for parent in nodes:
         for name in ("body", "orelse", "finalbody"):

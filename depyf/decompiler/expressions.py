@@ -103,15 +103,12 @@ def negate(expr: ast.expr) -> ast.expr:
         # De Morgan, exact for truthiness (negate is only used on conditions)
         flipped = ast.Or if isinstance(expr.op, ast.And) else ast.And
         return ast.BoolOp(flipped(), [negate(e) for e in expr.values])
-    if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
-        flips = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In,
-                 ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
-        op = type(expr.ops[0])
-        if op in (ast.Is, ast.IsNot, ast.In, ast.NotIn):
-            return ast.Compare(expr.left, [flips[op]()], expr.comparators)
+    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and type(expr.ops[0]) in _FLIPPED_TESTS:
+        return ast.Compare(expr.left, [_FLIPPED_TESTS[type(expr.ops[0])]()], expr.comparators)
     return ast.UnaryOp(ast.Not(), expr)
 
 
+# the comparisons whose negation is another operator exactly (``<`` is no ``not >=`` for NaN)
 _FLIPPED_TESTS = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
 
 
@@ -135,21 +132,17 @@ def fold_negated_tests(nodes: list[ast.AST]) -> bool:
             and node.operand.__class__ is ast.Compare and len(node.operand.ops) == 1 \
             and type(node.operand.ops[0]) in _FLIPPED_TESTS
 
-    def flipped(node: ast.UnaryOp) -> ast.Compare:
-        test = node.operand
-        return ast.Compare(test.left, [_FLIPPED_TESTS[type(test.ops[0])]()], test.comparators)
-
     if not any(negated_test(node) for node in nodes):
         return False
     for parent in nodes:
         for name in parent._fields:
             value = getattr(parent, name, None)
             if negated_test(value):
-                setattr(parent, name, flipped(value))
+                setattr(parent, name, negate(value.operand))
             elif value.__class__ is list:
                 for k, item in enumerate(value):
                     if negated_test(item):
-                        value[k] = flipped(item)
+                        value[k] = negate(item.operand)
     return True
 
 
