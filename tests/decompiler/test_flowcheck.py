@@ -463,6 +463,50 @@ def test_only_the_very_same_bytecode_skips_following_the_flow():
     assert _differ(same, same.replace("a + 1", "a - 1"))      # and then the flow is followed
 
 
+def _constants_renumbered(code, i: int, j: int):
+    """``code`` with its constants ``i`` and ``j`` swapped and every instruction loading one of
+    them loading it from its new index (code that runs the same, numbered in another order)."""
+    import dis
+
+    consts = list(code.co_consts)
+    consts[i], consts[j] = consts[j], consts[i]
+    units = bytearray(code.co_code)
+    for k in range(0, len(units), 2):
+        if units[k] in dis.hasconst and units[k + 1] in (i, j):
+            units[k + 1] = j if units[k + 1] == i else i
+    return code.replace(co_consts=tuple(consts), co_code=bytes(units))
+
+
+def test_constants_numbered_in_another_order_are_the_same_bytecode():
+    from depyf.decompiler.flowcheck.compare import same_bytecode
+
+    code = _code("""
+        def f(a):
+            \"\"\"doc\"\"\"
+            if a:
+                return 'x', 2
+            return 3.5
+    """)
+    k = code.co_consts.index(3.5)
+    other = 1 if k != 1 else 2
+    renumbered = _constants_renumbered(code, other, k)
+    assert renumbered.co_consts != code.co_consts
+    assert same_bytecode(code, renumbered)
+    # the same indices loading the swapped constants run differently
+    swapped_only = code.replace(co_consts=renumbered.co_consts)
+    assert not same_bytecode(code, swapped_only)
+    # equal sets are the same constant whatever order they print in; 0.0 and -0.0 are not
+    member = _code("def f(x):\n    return x in {'a', None, 'b'}")
+    sets = [c for c in member.co_consts if isinstance(c, frozenset)]
+    assert sets
+    reordered = tuple(frozenset(sorted(c, key=repr, reverse=True)) if isinstance(c, frozenset) else c
+                      for c in member.co_consts)
+    assert same_bytecode(member, member.replace(co_consts=reordered))
+    zero = _code("def f(x):\n    return x in {0.0, 1.0}")
+    negative = tuple(frozenset({-0.0, 1.0}) if isinstance(c, frozenset) else c for c in zero.co_consts)
+    assert not same_bytecode(zero, zero.replace(co_consts=negative))
+
+
 def test_branches_that_assign_other_constants_are_caught():
     # stores of constants to locals are events: branches swapped, or a test negated, where each
     # branch only assigns a constant, read differently

@@ -3,6 +3,7 @@ decompiled source's."""
 
 from __future__ import annotations
 
+import dis
 import re
 import sys
 import types
@@ -134,7 +135,7 @@ def _compare(original: types.CodeType, recompiled: types.CodeType, problems: lis
 
 
 _NONE = "NoneType:None"    # how ``returned_values`` names a return of None
-_SAME_SHAPE = ("co_code", "co_names", "co_varnames", "co_cellvars", "co_freevars", "co_argcount",
+_SAME_SHAPE = ("co_names", "co_varnames", "co_cellvars", "co_freevars", "co_argcount",
                "co_posonlyargcount", "co_kwonlyargcount", "co_exceptiontable")
 # CO_NESTED only records that the function was compiled inside another one (the recompiled code
 # always is: its source is compiled inside a function that gives it its free variables); it
@@ -147,18 +148,58 @@ def same_bytecode(a: types.CodeType, b: types.CodeType) -> bool:
     their line numbers and names may differ): then their flows are equal without following them.
     Most functions read back into source that compiles to exactly the code it came from.
     Constants count as equal only with the same type and repr (``1`` is not ``1.0``, ``0.0`` is
-    not ``-0.0``); nested code by the same rule."""
+    not ``-0.0``); nested code by the same rule. Where the compiler numbered the constants in
+    another order (source that first loads a constant elsewhere), the instructions are compared
+    by the constants they load rather than by their indices."""
     if any(getattr(a, field, None) != getattr(b, field, None) for field in _SAME_SHAPE):
         return False
     if a.co_flags & ~_CO_NESTED != b.co_flags & ~_CO_NESTED:
         return False
-    if len(a.co_consts) != len(b.co_consts):
+    if not (a.co_consts and b.co_consts and _same_constant(a.co_consts[0], b.co_consts[0])):
+        # (the first constant is a function's docstring)
+        return bool(not a.co_consts and not b.co_consts and a.co_code == b.co_code)
+    if a.co_code == b.co_code:
+        return len(a.co_consts) == len(b.co_consts) and all(
+            _same_constant(x, y) for x, y in zip(a.co_consts, b.co_consts, strict=True))
+    return _same_up_to_constant_indices(a, b)
+
+
+def _same_constant(x: object, y: object) -> bool:
+    if isinstance(x, types.CodeType):
+        return isinstance(y, types.CodeType) and same_bytecode(x, y)
+    if type(x) is not type(y) or x != y:
         return False
-    for x, y in zip(a.co_consts, b.co_consts, strict=True):
-        if isinstance(x, types.CodeType):
-            if not (isinstance(y, types.CodeType) and same_bytecode(x, y)):
+    if type(x) is frozenset:
+        # (two equal sets print their items in the order they were added: ``x in {a, b}``)
+        return sorted(map(repr, x)) == sorted(map(repr, y))
+    return repr(x) == repr(y)
+
+
+_LOADS_A_CONSTANT = frozenset(dis.hasconst)
+_EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
+
+
+def _same_up_to_constant_indices(a: types.CodeType, b: types.CodeType) -> bool:
+    """Same code units where every instruction that indexes the constants loads an equal one
+    through its own index (each code unit is an opcode byte and an argument byte; an
+    ``EXTENDED_ARG`` before an instruction gives its argument's higher bytes)."""
+    code_a, code_b = a.co_code, b.co_code
+    if len(code_a) != len(code_b):
+        return False
+    high_a = high_b = 0
+    for k in range(0, len(code_a), 2):
+        op = code_a[k]
+        if op != code_b[k]:
+            return False
+        arg_a, arg_b = high_a << 8 | code_a[k + 1], high_b << 8 | code_b[k + 1]
+        if op == _EXTENDED_ARG:
+            high_a, high_b = arg_a, arg_b
+            continue
+        high_a = high_b = 0
+        if op in _LOADS_A_CONSTANT:
+            if not _same_constant(a.co_consts[arg_a], b.co_consts[arg_b]):
                 return False
-        elif type(x) is not type(y) or x != y or repr(x) != repr(y):
+        elif arg_a != arg_b:
             return False
     return True
 
