@@ -104,7 +104,8 @@ class ConditionReader:
     @functools.cached_property
     def _one_handler(self) -> bool:
         """Does one handler (or none) protect every instruction? Then any two places share it."""
-        return len({self._handler_key(p) for p in range(len(self.instrs))}) <= 1
+        entries = {id(entry): entry for entry in self.cfg.handler_at[:len(self.instrs)]}
+        return len({protection_key(entry) for entry in entries.values()}) <= 1
 
     def run_condition(self, pos: int, stack: list, out: list, consumed: set, limit: int | None = None,
                       ctx: Context | None = None):

@@ -11,6 +11,9 @@ from depyf.decompiler.instructions import POP_JUMPS
 from depyf.decompiler.patterns import MatchRead, NoMatch, PatternReader
 from depyf.decompiler.structure.model import Context, Guard
 
+# a first case tests a copy of the subject, or a sequence or mapping pattern the subject itself
+_STARTS_A_CASE = frozenset({"COPY", "MATCH_SEQUENCE", "MATCH_MAPPING"})
+
 
 class MatchBuilder:
     """Match statements: where they start, their cases and guards, where the cases meet."""
@@ -24,9 +27,13 @@ class MatchBuilder:
         """
         found: dict[int, MatchRead] = {}
         inside: list[tuple[int, int]] = []
+        opnames = {ins.opname for ins in self.instrs}
+        class_patterns = "MATCH_CLASS" in opnames
+        if not (class_patterns or opnames & _STARTS_A_CASE):
+            return found    # (most code: no case can start anywhere)
         reader = PatternReader(self.instrs, self.cfg.pos)
         for p, ins in enumerate(self.instrs):
-            if not (ins.opname in ("COPY", "MATCH_SEQUENCE", "MATCH_MAPPING") or self.class_pattern_at(p)):
+            if not (ins.opname in _STARTS_A_CASE or class_patterns and self.class_pattern_at(p)):
                 continue
             if ins.opname == "COPY" and ins.argval != 1:
                 continue
