@@ -274,6 +274,11 @@ class LoadsStores:
         if any(x is value for x in stack):
             self._assign_shared(target, value, stack, out)
             return
+        if out and isinstance(out[-1], ast.Assign) and getattr(out[-1], "shared_value", None) is value:
+            # the last copy of a shared value, unpacked too: ``a, b = c, d = f()``
+            out[-1].targets.append(target)
+            out[-1].shared_value = None
+            return
         if self.parallel or _reads_target(stack, target) or self.tuple_assignment_ahead(stack):
             # a value still waiting on the stack was read from a location these stores overwrite
             # (``(a, b), c = f(), b``), or its store comes next (``(a, b), c = f(), g()``): the

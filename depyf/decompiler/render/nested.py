@@ -324,7 +324,7 @@ class Nested:
                 stmt = body[0]
                 return (stmt.value, stmt.key) if stmt.key is not None else (stmt.value, None)
             if len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Yield):
-                return (body[0].value.value, None)
+                return (body[0].value.value or ast.Constant(None), None)    # (a bare yield: None)
             raise fail
 
     def definition_name(self, name: str, target: str) -> str:

@@ -296,3 +296,14 @@ def tuple_assignment_with_nested_targets_after_a_plain_one(n, m, p):
         log.append((Nj, Mj, mj, Rj, rj))
         Nj, *rest = Nj, log.append(Nj), log.append(Mj)
     return log
+
+
+@cases(([(1, 2), (3, 4), (5, 6)],), ([(0, 0)],))
+def chained_assignment_of_one_value_to_two_unpacked_targets(pairs):
+    # (dask's merge_and_compress_summaries) ``a, b = c, d = next(it)``: the value is computed
+    # once and unpacked twice; printed as two assignments it called next() twice (refused)
+    it = iter(pairs)
+    a, b = c, d = next(it)
+    (e, f), g = h = k = next(it, ((7, 8), 9))
+    p = q, r = s = next(it, (10, 11))
+    return a, b, c, d, e, f, g, h, k, p, q, r, s, list(it)

@@ -164,3 +164,11 @@ def negated_or_and_and_as_elements(items):
     both = {i: not (x and i) for i, x in enumerate(items)}
     nested = [[not (x or y) for y in items[:2]] for x in items]
     return flags, both, nested, sum(not (x or 0) for x in items)
+
+
+@cases((3,), (0,))
+def generator_expressions_of_none(n):
+    # (dask's meta_from_array) a generator expression yielding None: its code yields the None a
+    # bare ``yield`` would; refused before ("could not print the recovered syntax tree")
+    key = (Ellipsis,) + tuple(None for _ in range(n))
+    return key, list(None for _ in range(n)), sum(1 for x in (None for _ in range(n)) if x is None)
