@@ -86,6 +86,31 @@ MODULES = {
                 return 1
             assert False, "unreachable: " + repr(x)
     """,
+    # an except clause's guard that re-raises, before the return that ends the clause
+    "guard_clause_that_reraises_in_an_except_clause": """
+        def f(path, ignored):
+            try:
+                return path.stat()
+            except OSError as e:
+                if not ignored(e):
+                    raise
+                return False
+            except ValueError:
+                return False
+    """,
+    # ``if c: return x`` in a try in a loop, before the loop's next round
+    "return_guarded_in_a_try_in_a_loop": """
+        def f(modules, name, obj):
+            for module_name, module in modules.items():
+                if module is None:
+                    continue
+                try:
+                    if module.get(name) is obj:
+                        return module_name
+                except AttributeError:
+                    pass
+            return None
+    """,
     "super_call_fused": """
         class B:
             def g(self, x):
@@ -114,6 +139,33 @@ if sys.version_info < (3, 13):
                 else:
                     n = 0
             return best
+    """
+
+if sys.version_info >= (3, 11):
+    # an ``if`` ending a try body whose finally body the normal exit copies before returning
+    # (3.10 copies that exit and the return into each branch: read back as ``if not name: return``)
+    MODULES["if_ending_a_try_body_with_a_finally_body"] = """
+        def f(self, name, lock):
+            lock.acquire()
+            try:
+                self.name = name
+                if name:
+                    self.names[name] = self
+            finally:
+                lock.release()
+    """
+
+if sys.version_info < (3, 12):
+    # the else clause of a try statement whose except clause returns, laid out before the clause
+    # (3.12+ lay the clauses out last, where code after the statement goes too)
+    MODULES["else_clause_that_returns_after_an_except_clause_that_returns"] = """
+        def f(stat, path, fd):
+            try:
+                st = stat(path, fd)
+            except (OSError, ValueError):
+                return False
+            else:
+                return st.mode > 0
     """
 
 

@@ -10,6 +10,7 @@ from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.executor import Executor, Stop
 from depyf.decompiler.instructions import FOR_ITERS
 from depyf.decompiler.pseudo_statements import ReraiseStmt
+from depyf.decompiler.structure.branch_exits import BranchExits
 from depyf.decompiler.structure.clause_breaks import ClauseBreaks
 from depyf.decompiler.structure.compound import CompoundConditions
 from depyf.decompiler.structure.conditions import ConditionReader
@@ -40,7 +41,7 @@ MAX_STEPS = 200_000
 
 
 class Structurer(
-    GraphAnalysis, CopiedCode, ConditionReader, CompoundConditions, IfBuilder, ValueFlows,
+    GraphAnalysis, CopiedCode, ConditionReader, CompoundConditions, IfBuilder, BranchExits, ValueFlows,
     LoopBuilder, LoopExits, ClauseBreaks, WhileTests, MatchBuilder, TryBuilder, ExceptClauses, FinallyCopies,
     RegionExits, OnceLoops,
 ):

@@ -9,16 +9,13 @@ from depyf.decompiler.cleanup import terminates
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.executor import replace_everywhere, replace_in
 from depyf.decompiler.expressions import negate
-from depyf.decompiler.instructions import FOR_ITERS, features
+from depyf.decompiler.instructions import features
 from depyf.decompiler.structure.conditions import _continues_chain
 from depyf.decompiler.structure.model import (
-    LEFT_REGION,
     UNREAD,
     BranchesEndApart,
-    BranchExit,
     BranchWay,
     Context,
-    ExitKind,
 )
 from depyf.decompiler.structure.value_flows import kept_values
 
@@ -72,7 +69,13 @@ class IfBuilder:
         if rt.way is BranchWay.ON and rf.way is BranchWay.STMT and self.guards_round_end(f, t, ctx):
             out.append(ast.If(cond, self.emit(t, ctx, list(stack)) or [ast.Pass()], []))
             return None
-        if rt.way is not BranchWay.ON or rf.way is not BranchWay.ON:
+        join = None
+        if rt.way is BranchWay.ON and self.meets_its_exit(t, f, rf, ctx) \
+                or rf.way is BranchWay.ON and self.meets_its_exit(f, t, rt, ctx):
+            # (``if c: body`` ending a try body, whose normal exit copies the finally body and
+            # returns; ``if c: return x`` before a ``continue``)
+            join = t if rt.way is not BranchWay.ON else f
+        elif rt.way is not BranchWay.ON or rf.way is not BranchWay.ON:
             try:
                 return self.conditional_exit(cond, t, f, rt, rf, ctx, stack, out)
             except BranchesEndApart as apart:
@@ -82,7 +85,8 @@ class IfBuilder:
                     raise
                 end = rf.place if rf.way is BranchWay.END else rt.place
                 return self._once_loop_or_raise(apart, end, i, cond, t, f, ctx, stack, out)
-        join = self.join_of(t, f, ctx)
+        if join is None:
+            join = self.join_of(t, f, ctx)
         if join is None and ctx.loop is not None:
             join = self.join_at_body_end(t, f, ctx.loop)
         if join is None and ctx.loop is not None:
@@ -148,11 +152,11 @@ class IfBuilder:
         # a branch that never goes on (``break``, ``return``): what it left on the stack is never
         # used (a ``return`` in a ``for`` loop pops the iterator the other branch still holds)
         stacks_differ = len(s_then) != len(s_else)
-        then_leaves = stacks_differ and terminates(then, through_try=True)
-        other_leaves = stacks_differ and terminates(other, through_try=True)
+        then_ends, other_ends = terminates(then, through_try=True), terminates(other, through_try=True)
+        then_leaves, other_leaves = stacks_differ and then_ends, stacks_differ and other_ends
         both_leave = then_leaves and other_leaves
-        if then_leaves != other_leaves and join is not None and join in ends:
-            if then_leaves:
+        if then_ends != other_ends and join is not None and join in ends:
+            if then_ends:
                 s_then = list(s_else)
             else:
                 s_else = list(s_then)
@@ -244,66 +248,6 @@ class IfBuilder:
         last = self.instrs[f - 1] if t < f else None
         return last is not None and last.opname in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP") \
             and self.cfg.pos(last.target) == join
-
-    def continue_stmt(self, target: int | None, ctx: Context) -> ast.Continue:
-        """``continue``. One that jumps to a while loop's test at the top is marked ``to_top``: the
-        compiler goes there only for a written ``continue`` (the end of the body runs the test's copy
-        at the bottom), so cleanup must not fold it into an ``if`` around the rest of the body."""
-        node = ast.Continue()
-        loop = ctx.loop
-        if target is not None and target < len(self.instrs) and self.instrs[target].opname == "JUMP":
-            target = self.cfg.pos(self.instrs[target].target)   # (``continue`` is a jump back)
-        node.to_top = loop is not None and target == loop.header and features().copies_loop_tests \
-            and loop.back is not None \
-            and self.instrs[loop.header].opname not in FOR_ITERS
-        return node
-
-    def resolve_exit(self, pos, ctx, stack) -> BranchExit:
-        """ON, END at ``pos`` for the region's end (None: a protected region's normal exit), or
-        STMT with [break/continue/return]."""
-        kind = self.classify(pos, ctx)
-        if kind is ExitKind.GOTO:
-            return BranchExit(BranchWay.ON)
-        if kind is ExitKind.STOP:
-            return BranchExit(BranchWay.END, pos)
-        if kind is ExitKind.CONTINUE:
-            return BranchExit(BranchWay.STMT, stmts=[self.continue_stmt(pos, ctx)])
-        if kind is ExitKind.BREAK:
-            return BranchExit(BranchWay.STMT, stmts=[ast.Break()])
-        body: list = []
-        normal = self.leave_region(pos, ctx, list(stack), body)
-        return BranchExit(BranchWay.END) if normal else BranchExit(BranchWay.STMT, stmts=body)
-
-    def conditional_exit(self, cond, t, f, rt, rf, ctx, stack, out):
-        """A conditional jump one or both of whose branches leave the current region."""
-        stmt, end, on = BranchWay.STMT, BranchWay.END, BranchWay.ON
-        if rt.way is stmt and rf.way is on:
-            out.append(ast.If(cond, rt.stmts, []))
-            return f
-        if rf.way is stmt and rt.way is on:
-            out.append(ast.If(negate(cond), rf.stmts, []))
-            return t
-        if rt.way is end and rf.way is on:
-            body = self.emit(f, ctx, list(stack))
-            self._not_left_alone(t, rt.place, self._left_through(self.left_through, rt.place, ctx))
-            self._end_together(t, rt.place, self.ended_at)
-            out.append(ast.If(negate(cond), body or [ast.Pass()], []))
-            return rt.place
-        if rf.way is end and rt.way is on:
-            body = self.emit(t, ctx, list(stack))
-            self._not_left_alone(t, rf.place, self._left_through(self.left_through, rf.place, ctx))
-            self._end_together(t, rf.place, self.ended_at)
-            out.append(ast.If(cond, body or [ast.Pass()], []))
-            return rf.place
-        if rt.way is end and rf.way is end:
-            self._end_together(t, rt.place, rf.place)
-        then = rt.stmts if rt.way is stmt else []
-        other = rf.stmts if rf.way is stmt else []
-        out.append(ast.If(cond, then or [ast.Pass()], other))   # (even empty: the test runs code)
-        place = rt.place if rt.way is end else rf.place if rf.way is end else None
-        if place is None and end in (rt.way, rf.way):
-            return LEFT_REGION  # (a branch left by the region's normal exit: code after it never runs)
-        return place
 
     def _once_loop_or_raise(self, apart: BranchesEndApart, end: int | None, i: int, cond, t: int, f: int,
                             ctx: Context, stack: list, out: list, no_join: bool = False) -> int | None:

@@ -181,6 +181,8 @@ class TryBuilder:
         orelse: list = []
         if after is not None and h_after is None and try_type is ast.Try:
             orelse = self.else_before_the_loop_goes_on(after, handlers, ctx, entry_stack)
+            if not orelse:
+                orelse = self.else_laid_out_before_the_clauses(after, hpos, ctx, entry_stack)
             if orelse:
                 after = None    # (the statement ends the loop's body: nothing after it runs)
         if after is not None and h_after is not None and after != h_after and try_type is ast.Try \
@@ -226,6 +228,29 @@ class TryBuilder:
         for handler in handlers:
             handler.body = handler.body[:-1] or [ast.Pass()]
         return orelse
+
+    def else_laid_out_before_the_clauses(self, after: int, hpos: int, ctx: Context,
+                                          entry_stack: list) -> list:
+        """The else clause of a try statement whose except clauses never go on (they return or
+        raise), when the code where the try body goes on is laid out before them and only returns
+        or raises there: ``try: ... except E: return a else: return b``. (The same code written
+        after the statement is laid out after the clauses.) [] when the statement has none."""
+        cfg = self.cfg
+        if features().handlers_laid_out_last or not after < hpos or not cfg.is_leader(after) \
+                or after in ctx.stops:
+            return []   # (where the clauses are laid out last, both spellings compile alike)
+        first, clauses = cfg.block_of[after], cfg.block_of[hpos]
+        if any(after < s < hpos for s in ctx.stops):
+            return []
+        inside = cfg.reach([first], keep=lambda b: first <= b < clauses, raising=False)
+        for b in inside:
+            block = cfg.blocks[b]
+            if any(s not in inside for s in block.succs):
+                return []   # (it goes on past them: written after the statement, or leaves a loop)
+            if b != first and any(p not in inside for p in block.preds):
+                return []   # (other code jumps into it: not the else clause alone)
+        orelse = self.emit(after, ctx, list(entry_stack))
+        return orelse if terminates(orelse) else []
 
     def one_exit(self, places: set, pos: int, message: str, ctx: Context) -> int | None:
         """The one place the code of a try statement goes on at. Two places are an error that an

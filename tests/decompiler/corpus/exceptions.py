@@ -1776,3 +1776,57 @@ def try_except_finally_whose_finally_runs_a_for_loop_then_a_call_under_an_if(kin
             out.append(3)
     out.append(4)
     return out
+
+
+@cases((0, 0), (1, 0), (1, 1), (2, 0), (2, 1), (3, 1))
+def guard_that_reraises_before_the_return_ending_an_except_clause(kind, ignore):
+    # (pathlib's Path.is_dir shape) ``if not c: raise`` then ``return`` in a clause that unbinds
+    # its name: read as written, not as ``if c: return`` then ``raise``
+    try:
+        return _risky(kind)
+    except (ValueError, KeyError) as e:
+        if not (ignore or isinstance(e, KeyError)):
+            raise
+        return False
+    except TypeError:
+        return None
+
+
+@cases((0, "a"), (1, "a"), (0, ""), (2, "b"))
+def if_ending_a_try_body_whose_finally_body_the_exit_copies(kind, name):
+    # (logging's Handler.set_name) the if's body runs into the try body's normal exit, where the
+    # finally body's copy and the return are: read as ``if name: ...``, not ``if not name: return``
+    log = []
+    try:
+        log.append(_risky(kind))
+        if name:
+            log.append(name)
+    finally:
+        log.append("released")
+    return log
+
+
+@cases((["a", "b", "c"], "b"), (["a", None, "c"], "c"), (["x"], "y"), ([], "a"))
+def return_guarded_in_a_try_before_the_next_round(names, wanted):
+    # (pickle's whichmodule) ``if c: return x`` ends a try body in a loop: the other way is the
+    # loop's next round, read as ``if c: return x``, not ``if not c: continue`` then ``return x``
+    for k, name in enumerate(names):
+        if name is None:
+            continue
+        try:
+            if name.upper().lower() == wanted:
+                return k
+        except AttributeError:
+            pass
+    return -1
+
+
+@cases((0,), (1,), (2,), (3,))
+def else_clause_returning_after_clauses_that_return(kind):
+    # (glob's _isdir) the else clause's return is laid out before the except clauses
+    try:
+        r = _risky(kind)
+    except (ValueError, KeyError):
+        return "caught"
+    else:
+        return r + "!"
