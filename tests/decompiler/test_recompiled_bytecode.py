@@ -167,6 +167,18 @@ if sys.version_info < (3, 12):
             else:
                 return st.mode > 0
     """
+    # the else clause ending a for loop's round, whose except clause goes on to the next round
+    MODULES["else_clause_ending_a_round_after_an_except_clause_that_passes"] = """
+        def f(wrapper, wrapped, names):
+            for name in names:
+                try:
+                    value = getattr(wrapped, name)
+                except AttributeError:
+                    pass
+                else:
+                    setattr(wrapper, name, value)
+            return wrapper
+    """
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))

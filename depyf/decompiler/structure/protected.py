@@ -182,7 +182,7 @@ class TryBuilder:
         if after is not None and h_after is None and try_type is ast.Try:
             orelse = self.else_before_the_loop_goes_on(after, handlers, ctx, entry_stack)
             if not orelse:
-                orelse = self.else_laid_out_before_the_clauses(after, hpos, ctx, entry_stack)
+                orelse = self.else_laid_out_before_the_clauses(after, hpos, handlers, ctx, entry_stack)
             if orelse:
                 after = None    # (the statement ends the loop's body: nothing after it runs)
         if after is not None and h_after is not None and after != h_after and try_type is ast.Try \
@@ -229,12 +229,13 @@ class TryBuilder:
             handler.body = handler.body[:-1] or [ast.Pass()]
         return orelse
 
-    def else_laid_out_before_the_clauses(self, after: int, hpos: int, ctx: Context,
+    def else_laid_out_before_the_clauses(self, after: int, hpos: int, handlers: list, ctx: Context,
                                           entry_stack: list) -> list:
-        """The else clause of a try statement whose except clauses never go on (they return or
-        raise), when the code where the try body goes on is laid out before them and only returns
-        or raises there: ``try: ... except E: return a else: return b``. (The same code written
-        after the statement is laid out after the clauses.) [] when the statement has none."""
+        """The else clause of a try statement whose except clauses never go on (they return,
+        raise, or end the round of the for loop around: ``continue``), when the code where the
+        try body goes on is laid out before them and ends the same ways: ``try: ... except E:
+        return a else: return b``. (The same code written after the statement is laid out after
+        the clauses.) [] when the statement has none."""
         cfg = self.cfg
         if features().handlers_laid_out_last or not after < hpos or not cfg.is_leader(after) \
                 or after in ctx.stops:
@@ -242,10 +243,14 @@ class TryBuilder:
         first, clauses = cfg.block_of[after], cfg.block_of[hpos]
         if any(after < s < hpos for s in ctx.stops):
             return []
+        loop = ctx.loop
+        next_round = {cfg.block_of[loop.header]} if loop is not None and handlers \
+            and self.instrs[loop.header].opname in FOR_ITERS \
+            and all(h.body and isinstance(h.body[-1], ast.Continue) for h in handlers) else set()
         inside = cfg.reach([first], keep=lambda b: first <= b < clauses, raising=False)
         for b in inside:
             block = cfg.blocks[b]
-            if any(s not in inside for s in block.succs):
+            if any(s not in inside and s not in next_round for s in block.succs):
                 return []   # (it goes on past them: written after the statement, or leaves a loop)
             if b != first and any(p not in inside for p in block.preds):
                 return []   # (other code jumps into it: not the else clause alone)

@@ -1830,3 +1830,18 @@ def else_clause_returning_after_clauses_that_return(kind):
         return "caught"
     else:
         return r + "!"
+
+
+@cases(([0, 1, 2, 3],), ([],), ([1, 1],))
+def else_clause_ending_a_round_of_a_for_loop(kinds):
+    # (functools.update_wrapper) the except clause goes on to the next round, the else clause,
+    # laid out before it, ends the round too: read with its else, not ``except: continue``
+    out = []
+    for kind in kinds:
+        try:
+            r = _risky(kind)
+        except (ValueError, TypeError):
+            pass
+        else:
+            out.append(r)
+    return out
