@@ -18,6 +18,13 @@ class FinallyCopies:
     def finally_ops(self, target: int) -> tuple[int, int]:
         """(first, last) positions of a finally handler's body: after PUSH_EXC_INFO up to its RERAISE 0
         (up to the end of the handler where the body ends in ``return``)."""
+        span = self.finally_span(target)
+        if span is None:
+            raise self.error(self.cfg.pos(target), "finally handler without RERAISE")
+        return span
+
+    def finally_span(self, target: int) -> tuple[int, int] | None:
+        """``finally_ops``, or None for a handler that neither re-raises nor returns."""
         p = self.cfg.pos(target)
         cleanup = self.cfg.handler_at[p]
         limit = self.cfg.pos(cleanup.target) if cleanup is not None else len(self.instrs)
@@ -31,9 +38,7 @@ class FinallyCopies:
         if last is None and limit > p + 1 and self.instrs[limit - 1].opname in ENDS_FUNCTION:
             # ``return`` at the end of the finally body: it never goes on to re-raise
             last = limit
-        if last is None:
-            raise self.error(p, "finally handler without RERAISE")
-        return p + 1, last
+        return None if last is None else (p + 1, last)
 
     def thread_copied_reraises(self) -> bool:
         """Turn each copy of a finally handler's last ``RERAISE`` inside a loop of its body into a
@@ -53,10 +58,10 @@ class FinallyCopies:
             if p is None or not self.is_try_handler(entry.target) \
                     or self.handler_kind(entry.target) is not RegionKind.FINALLY:
                 continue
-            try:
-                first, last = self.finally_ops(entry.target)
-            except DecompilationError:
+            span = self.finally_span(entry.target)
+            if span is None:
                 continue
+            first, last = span
             if last >= len(self.instrs) or self.instrs[last].opname != "RERAISE":
                 continue
             final = self.instrs[last]
