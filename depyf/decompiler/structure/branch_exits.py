@@ -10,10 +10,6 @@ from depyf.decompiler.expressions import negate
 from depyf.decompiler.instructions import FOR_ITERS, TERMINATORS, features
 from depyf.decompiler.structure.model import LEFT_REGION, BranchExit, BranchWay, Context, ExitKind
 
-_ENDS = frozenset({"RAISE_VARARGS", "RETURN_VALUE"})
-# the most blocks (split where the exception table is) of straight-line code read as ending alone
-_MOST_BLOCKS_ALONE = 4
-
 
 class BranchExits:
     """Reading the branches of a conditional jump that leave the statement it tests for."""
@@ -103,24 +99,14 @@ class BranchExits:
         return before in cfg.reach([first], keep=lambda b: first <= b < last)
 
     def _ends_alone(self, pos: int, ctx: Context) -> bool:
-        """Is the code at ``pos`` straight-line code that ends in a ``raise`` or ``return``
-        statement, which only the test enters (no jump, no handler: blocks split where the
-        exception table does are followed) and where no stop of the walk lies?"""
+        """Is the code at ``pos`` straight-line code that ends the function (``straight_to_end``:
+        a ``return`` or ``raise``), which only the test enters (no jump, no handler) and where no
+        stop of the walk lies?"""
         cfg = self.cfg
-        if not cfg.is_leader(pos):
+        tail = self.straight_to_end(pos) if cfg.is_leader(pos) else None
+        if tail is None:
             return False
-        index = cfg.block_of[pos]
-        entered_from = None
-        for _ in range(_MOST_BLOCKS_ALONE):
-            block = cfg.blocks[index]
-            if len(block.preds) != 1 or block.exc_preds or entered_from not in (None, block.preds[0]):
-                return False
-            if any(block.start <= s < block.end for s in ctx.stops):
-                return False
-            last = self.instrs[block.end - 1].opname
-            if last in _ENDS:
-                return True
-            if last in TERMINATORS or block.succs != [index + 1]:
-                return False
-            entered_from, index = index, index + 1
-        return False
+        block = cfg.block_at(pos)
+        if len(block.preds) != 1 or block.exc_preds:
+            return False
+        return not any(pos <= s <= tail[-1] for s in ctx.stops)

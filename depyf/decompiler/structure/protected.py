@@ -184,7 +184,7 @@ class TryBuilder:
             if not orelse:
                 orelse = self.else_laid_out_before_the_clauses(after, hpos, handlers, ctx, entry_stack)
             if orelse:
-                after = None    # (the statement ends the loop's body: nothing after it runs)
+                after = None    # (the else clause never goes on: nothing after the statement runs)
         if after is not None and h_after is not None and after != h_after and try_type is ast.Try \
                 and self.clauses_end_the_function(after, h_after, handlers, ctx, entry_stack):
             h_after = after
@@ -239,7 +239,8 @@ class TryBuilder:
         cfg = self.cfg
         if features().handlers_laid_out_last or not after < hpos or not cfg.is_leader(after) \
                 or after in ctx.stops:
-            return []   # (where the clauses are laid out last, both spellings compile alike)
+            return []   # (where the clauses are laid out last, the code after the statement
+            # lies before them too: the layout does not tell the two spellings apart)
         first, clauses = cfg.block_of[after], cfg.block_of[hpos]
         if any(after < s < hpos for s in ctx.stops):
             return []
