@@ -15,6 +15,27 @@ from depyf.decompiler.structure.model import Context, ExitKind
 
 COMPOUND_CALLS_PER_BLOCK = 64   # condition searches allowed per basic block (beyond a fixed 16,384)
 _PASSING_ON = frozenset({"JUMP", "POP_TOP", "SWAP"})    # the code of blocks the search lands past
+_HOLE = ast.Name("<the condition so far>", ast.Load())    # where a search's first operand goes
+_ASKED = object()       # a fold searched once (see _compound)
+
+
+def _filled(template: ast.expr, cond: ast.expr) -> ast.expr:
+    """``template`` with ``cond`` in place of ``_HOLE``, which is always a first operand (of an
+    and/or, or the test of a conditional expression): the nodes on the way to it are made anew
+    (the template is shared), and an and/or given one of its own kind takes its values, as
+    ``bool_op`` would have."""
+    path = []
+    node = template
+    while node is not _HOLE:
+        path.append(node)
+        node = node.values[0] if isinstance(node, ast.BoolOp) else node.test
+    for parent in reversed(path):
+        if isinstance(parent, ast.BoolOp):
+            same_kind = isinstance(cond, ast.BoolOp) and type(cond.op) is type(parent.op)
+            cond = ast.BoolOp(parent.op, [*(cond.values if same_kind else [cond]), *parent.values[1:]])
+        else:
+            cond = ast.IfExp(cond, parent.body, parent.orelse)
+    return cond
 
 
 class Kept:
@@ -98,24 +119,67 @@ class CompoundConditions:
         """Fold the condition blocks that only ``members`` reach into (cond, true, false, members).
 
         ``keep``: the places the outcomes of enclosing tests go to (a ``Kept``, built from a tuple
-        of positions on the first call and extended by the calls it makes). A call that folds
-        nothing is remembered (``_compound_key``): an ``elif`` chain asks the same question once
-        per branch, each time about every test after it.
+        of positions on the first call and extended by the calls it makes).
 
         The calls it makes grow ``members`` in place and take back what they added when their fold
         is not used (``_grow_members``): a copy per level held the set of every level at once, which
-        in one ``or`` of n tests is n sets of up to n blocks. So the first call takes a copy."""
-        if not isinstance(keep, Kept):
+        in one ``or`` of n tests is n sets of up to n blocks. So the first call takes a copy.
+
+        The fold does not depend on ``cond``, which only becomes its first operand: each call
+        searches with ``_HOLE`` in its place (``_search``) and fills it in (``_filled``)."""
+        top = not isinstance(keep, Kept)
+        if top:
             keep = Kept.of(keep, self._past_jump)
             members = set(members)
+            outer, self._folded = self._folded, {}
+        try:
+            template, t, f, members = self._compound(t, f, members, stack, ctx, keep)
+        finally:
+            if top:
+                self._folded = outer
+        return _filled(template, cond), t, f, members
+
+    def _compound(self, t, f, members: set[int], stack: list, ctx: Context, keep: Kept):
+        """``compound`` of the hole, answers remembered by ``_compound_key``. One that folds nothing
+        is kept for the whole code object: an ``elif`` chain asks the same question once per
+        branch, each time about every test after it. One that folds is kept, for one search from a
+        test (``_folded``), once it is asked again: an attempt that is not used is made again in
+        another way (``x if a else (y if b else ...)`` is tried as ``a or ...`` and then as a
+        conditional expression), and searching again made the search exponential in the depth of
+        nested conditional expressions. (Asked once, as each level of one long ``or`` is, nothing
+        is kept: the blocks each level added would be n sets of up to n blocks.)"""
         self.compound_calls += 1
         if self.compound_calls > COMPOUND_CALLS_PER_BLOCK * len(self.cfg.blocks) + 16_384:
-            # nested conditional expressions in a test are searched once per way to read them
             raise self.error(t, "condition too complex (search limit reached)")
         key = self._compound_key(t, f, members, stack, ctx, keep)
         if key in self._unfolded:
-            return cond, t, f, members
-        folded_any = False
+            return _HOLE, t, f, members
+        known = self._folded.get(key)
+        if known is not None and known is not _ASKED:
+            template, t, f, added = known
+            self._grow_members(members, added)
+            return template, t, f, members
+        mark = len(self._members_added)
+        template, t2, f2, out = self._search(t, f, members, stack, ctx, keep)
+        if template is _HOLE:
+            self._unfolded.add(key)
+        elif known is _ASKED:
+            self._folded[key] = (template, t2, f2, self._added_since(mark, members, out))
+        else:
+            self._folded[key] = _ASKED
+        return template, t2, f2, out
+
+    def _added_since(self, mark: int, members: set[int], out: set[int]) -> frozenset[int]:
+        """The blocks a search from ``members`` (as they were at ``mark``) added to give ``out``:
+        those grown in place are logged since ``mark``; ``out`` may be another set."""
+        logged = {b for s, b in self._members_added[mark:] if s is members}
+        if out is members:
+            return frozenset(logged)
+        return frozenset(out - members) | frozenset(logged & out)
+
+    def _search(self, t, f, members: set[int], stack: list, ctx: Context, keep: Kept):
+        """The folds from the test whose outcomes go to ``t`` and ``f`` (its condition ``_HOLE``)."""
+        cond = _HOLE
         for _ in range(len(self.cfg.blocks) + 1):
             merged = False
             if t == f and t not in keep and self.classify(t, ctx) is ExitKind.GOTO:
@@ -132,7 +196,6 @@ class CompoundConditions:
                                                     keep=keep)
                     cond = bool_op(ast.Or, bool_op(ast.And, cond, ast.Constant(False)), cx)
                     t, f, members = t2, f2, sub
-                    folded_any = True   # (else the call is remembered as folding nothing)
                     continue
             for side in ("t", "f"):
                 x = t if side == "t" else f
@@ -196,9 +259,6 @@ class CompoundConditions:
                 if folded is None:
                     break
                 cond, t, f, members = folded
-            folded_any = True
-        if not folded_any:
-            self._unfolded.add(key)
         return cond, t, f, members
 
     def _grow_members(self, members: set[int], blocks) -> int:
@@ -367,10 +427,12 @@ class CompoundConditions:
                 or not set(self.cfg.blocks[pc.block].preds) <= set(members) | through
             ):
                 return None
-            # each branch folds only the tests that it alone (with the test before) reaches:
-            # a test both reach comes after the conditional expression
+            # each branch folds only the tests that it alone (with the test before) reaches: a
+            # test both reach comes after the conditional expression. It keeps the other branch's
+            # start; its own is no outcome of its tests (a jump back to it would be a loop's), and
+            # left out, the search is the one ``compound`` made trying this branch as an and/or
             sub = self.compound(pc.cond, pc.true, pc.false, set(members) | pc.consumed | through, stack, ctx,
-                                keep=keep.extended((t, f), self._past_jump))
+                                keep=keep.extended((f if x == t else t,), self._past_jump))
             folded = set(sub[3])    # (the members: its blocks)
             if taken & folded - set(members):
                 return None

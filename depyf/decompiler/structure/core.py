@@ -62,6 +62,7 @@ class Structurer(
         self._idom: dict[int, int] | None = None
         self._dominator_children: dict[int, list[int]] | None = None
         self._unfolded: set[tuple] = set()     # compound calls that fold nothing (see compound)
+        self._folded: dict[tuple, object] = {}  # and those that fold, in one search (see compound)
         self._members_added: list = []         # (set, block) grown in place by compound, to take back
         self._pinned: list = []
         self._past_jumps: dict = {}            # position -> past_lone_jump (see compound)
