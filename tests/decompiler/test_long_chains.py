@@ -90,20 +90,36 @@ def test_a_chain_of_10000_terms_decompiles_to_source_that_parses_or_is_refused()
         assert rebuilt(x) == original(x)
 
 
-def test_nested_conditional_expressions_in_a_test_are_refused_in_bounded_time_not_searched_forever():
-    # each way to read ``a if b else c if d else ...`` as a condition was searched again: 50 of
-    # them in an ``if`` ran for hours; the search now has a budget per block
+def test_fifty_nested_conditional_expressions_in_a_test_decompile():
+    # each way to read ``a if b else c if d else ...`` as a condition was searched again (as an
+    # ``or`` and then as a conditional expression, each level doing so for the levels below): 15
+    # of them reached the search's budget; each search is now made once
     source = "def f(x):\n    if " + "".join(f"x[{i}] if x[{i + 1}] else " for i in range(0, 100, 2)) \
         + "x[100]:\n        return 1\n    return 2\n"
     original = _function(source)
-    try:
-        decompiled = depyf.decompile(original)
-    except DecompilationError as exc:
-        assert "search limit" in str(exc)
-        return
-    rebuilt = _function(decompiled)
+    rebuilt = _function(depyf.decompile(original))
     for x in _inputs(101):
         assert rebuilt(x) == original(x)
+
+
+def _nested_ifs_in_a_loop(depth: int) -> str:
+    """A ``while`` with an and/or test, whose body is ``depth`` ifs nested directly, each with an
+    ``else``: the search from the loop's test tries each nested test as part of a condition."""
+    lines = ["def f(x):", "    i = 0", "    while i < 3 and x[0] or i < 1:", "        i += 1"]
+    lines += ["    " * (k + 2) + f"if x[{k}]:" for k in range(depth)]
+    lines.append("    " * (depth + 2) + "x[0] -= 1")
+    for k in reversed(range(depth)):
+        lines += ["    " * (k + 2) + "else:", "    " * (k + 3) + f"x[{k}] += 1"]
+    return "\n".join([*lines, "    return i, x", ""])
+
+
+def test_twenty_nested_ifs_with_else_in_a_loop_decompile():
+    # the loop test's search tried each nested test both as an and/or and as a conditional
+    # expression, with different places kept: 2 ** depth searches, refused from depth 15 on
+    original = _function(_nested_ifs_in_a_loop(20))
+    rebuilt = _function(depyf.decompile(original))
+    for x in _inputs(20):
+        assert rebuilt(list(x)) == original(list(x))
 
 
 def test_a_few_nested_conditional_expressions_in_a_test_still_decompile():

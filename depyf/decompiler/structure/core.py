@@ -68,6 +68,7 @@ class Structurer(
         self._past_jumps: dict = {}            # position -> past_lone_jump (see compound)
         self._else_trials: set[int] = set()    # loops being read as while/else (see while_else_without_copy)
         self._shared_operands: dict[tuple, object] = {}   # see ValueFlows.shared_operand_key
+        self._loop_controls: dict[int, tuple] = {}   # id(loop) -> (loop, its continue/break blocks)
         self._values_meeting_after_loops: set[int] = set()   # see IfBuilder.conditional
         self.ended_at: int | None = None      # the stop where the last ``emit`` fell off its code
         self.left_through: frozenset[int] | None = None   # see ``emit``

@@ -12,7 +12,7 @@ from depyf.decompiler.executor import replace_in
 from depyf.decompiler.expressions import bool_op
 from depyf.decompiler.instructions import COPIED_RETURN_LIMIT, compiler_size, copy_key
 from depyf.decompiler.structure.conditions import _continues_chain
-from depyf.decompiler.structure.model import ENDS_FUNCTION, Context, exits_recorded, forget_exits
+from depyf.decompiler.structure.model import ENDS_FUNCTION, Context, Loop, exits_recorded, forget_exits
 
 
 class ValueFlows:
@@ -52,9 +52,40 @@ class ValueFlows:
         loop's own blocks (``return -(a if b else c)`` in a loop body): a join of the whole function
         at which both branches have pushed one value and run no statement."""
         join = self.join_within(t, f, None)
-        if join is None or self.one_value_each(((t, join), (f, join)), ctx, stack) is None:
+        if join is None or self._reaches_loop_control((t, f), join, ctx.loop) \
+                or self.one_value_each(((t, join), (f, join)), ctx, stack) is None:
             return None
         return join
+
+    def _reaches_loop_control(self, starts: tuple, join: int, loop: Loop) -> bool:
+        """Does normal flow from ``starts`` reach a place of ``loop``'s ``continue`` or ``break``
+        before ``join``, or is ``join`` where the loop goes round again? Code that does is no value
+        (a value neither repeats nor leaves its loop, and the loop is also entered without it):
+        reading it as one, each ``if`` of n nested ones in a loop read the ifs inside it twice."""
+        if join in loop.continues:
+            return True
+        stop = self.cfg.block_of[join]
+        control = self._loop_control_blocks(loop) - {stop}
+        work = [self.cfg.block_of[p] for p in starts]
+        seen = set()
+        while work:
+            b = work.pop()
+            if b in seen or b == stop:
+                continue
+            if b in control:
+                return True
+            seen.add(b)
+            work.extend(self.cfg.blocks[b].succs)
+        return False
+
+    def _loop_control_blocks(self, loop: Loop) -> frozenset[int]:
+        """The blocks that start at a place of ``loop``'s ``continue`` or ``break``."""
+        key = id(loop)
+        found = self._loop_controls.get(key)
+        if found is None or found[0] is not loop:
+            places = (p for p in loop.continues | loop.breaks if p is not None and self.cfg.is_leader(p))
+            found = self._loop_controls[key] = (loop, frozenset(self.cfg.block_of[p] for p in places))
+        return found[1]
 
     def one_value_each(self, branches: tuple, ctx: Context, stack: list,
                        past_loop: bool = False) -> list | None:
