@@ -8,7 +8,9 @@ linear work keeps the time per instruction flat as n grows; a quadratic shape gr
 
 Shapes (n counts the repeated unit): an ``elif`` chain of n branches and conditional expressions
 nested n deep (CPython refuses either much beyond 1,000, so larger n repeats chains of 1,000);
-n / 100 assignments of conditional expressions nested 100 deep (several chains in one function);
+n / 100 assignments of conditional expressions nested 100 deep (several chains in one function); an
+``if`` on conditional expressions nested n deep; a ``while`` on an and/or test around groups of 20
+ifs nested directly, each with an ``else`` (n / 20 groups);
 n straight-line assignments; n ``try``/``except`` statements; loops nested 10 deep, repeated n / 10
 times (CPython allows 20 nested blocks); an ``if`` on an ``and``/``or`` chain of n tests; ``return`` of
 an ``or`` of n / 3 ``and`` groups of three tests; ``return``
@@ -53,6 +55,29 @@ def ifexp_chains(n: int) -> str:
     chain = " else ".join(f"{i} if x == {i}" for i in range(100))
     names = [f"z{j}" for j in range(max(1, n // 100))]
     return "\n".join(f"    {name} = {chain} else -1" for name in names) + "\n    return " + " + ".join(names)
+
+
+def ifexp_test(n: int) -> str:
+    """``if`` on conditional expressions nested n deep (chains of 1,000 for larger n): the test of
+    each is another's branch, and each is a condition both as an ``or`` and as an expression."""
+    lines = []
+    for start in range(0, n, 1000):
+        depth = min(1000, n - start)
+        chain = " else ".join(f"x == {i} if x > {i} " for i in range(start, start + depth))
+        lines.append(f"    if {chain} else x < 0:\n        y += 1")
+    return "\n".join(lines) + "\n    return y"
+
+
+def nested_ifs_in_loop(n: int) -> str:
+    """A ``while`` on an ``and``/``or`` test around n / 20 groups of 20 ifs nested directly, each with
+    an ``else``: each test is searched from the loop's, and each if's branches go round the loop."""
+    lines = ["    while y < x and x > 0 or y < 1:", "        y += 1"]
+    for _ in range(max(1, n // 20)):
+        lines += ["    " * (k + 2) + f"if x > {k}:" for k in range(20)]
+        lines.append("    " * 22 + "y += 2")
+        for k in reversed(range(20)):
+            lines += ["    " * (k + 2) + "else:", "    " * (k + 3) + f"y -= {k}"]
+    return "\n".join(lines) + "\n    return y"
 
 
 def straight_line(n: int) -> str:
@@ -106,6 +131,8 @@ SHAPES = {
         elif_chain,
         nested_ifexp,
         ifexp_chains,
+        ifexp_test,
+        nested_ifs_in_loop,
         straight_line,
         many_try,
         nested_loops,
