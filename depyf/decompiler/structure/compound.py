@@ -151,6 +151,9 @@ class CompoundConditions:
         self.compound_calls += 1
         if self.compound_calls > COMPOUND_CALLS_PER_BLOCK * len(self.cfg.blocks) + 16_384:
             raise self.error(t, "condition too complex (search limit reached)")
+        tests = self._test_starts
+        if not any(x in tests or self._past_jump(x) in tests for x in (t, f)):
+            return _HOLE, t, f, members     # (no test to fold starts there: most ``if``s)
         key = self._compound_key(t, f, members, stack, ctx, keep)
         if key in self._unfolded:
             return _HOLE, t, f, members
@@ -336,6 +339,13 @@ class CompoundConditions:
         return block.end - block.start <= 2 and all(
             ins.opname in _PASSING_ON for ins in self.instrs[block.start : block.end]
         )
+
+    @functools.cached_property
+    def _test_starts(self) -> frozenset[int]:
+        """The starts of the blocks that end in a conditional jump: only these are folded
+        (``pure_condition`` reads no other block)."""
+        return frozenset(b.start for b in self.cfg.blocks
+                         if b.end > b.start and self.instrs[b.end - 1].opname in CONDITIONAL_JUMPS)
 
     @functools.cached_property
     def _region_low(self) -> list[int]:
