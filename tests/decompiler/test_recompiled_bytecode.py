@@ -111,6 +111,29 @@ MODULES = {
                     pass
             return None
     """,
+    # the first branch jumps over an else clause that raises (or returns) to the code after the
+    # if statement, which read with no join went into the first branch
+    "else_clause_that_raises_before_the_code_after_the_if": """
+        def f(self, pos):
+            if pos - self.pos >= 0:
+                blocks, rest = divmod(pos - self.pos, self.size)
+                for i in range(blocks):
+                    self.read(self.size)
+                self.read(rest)
+            else:
+                raise ValueError("seeking backwards")
+            return self.pos
+    """,
+    "else_clause_that_returns_before_the_code_after_the_if": """
+        def f(self, method):
+            if self.state == 0:
+                self.state = 1
+            else:
+                return self.state
+            self.validate(method)
+            self.method = method
+            return None
+    """,
     "super_call_fused": """
         class B:
             def g(self, x):

@@ -7,8 +7,15 @@ from __future__ import annotations
 import ast
 
 from depyf.decompiler.expressions import negate
-from depyf.decompiler.instructions import FOR_ITERS, TERMINATORS, features
-from depyf.decompiler.structure.model import LEFT_REGION, BranchExit, BranchWay, Context, ExitKind
+from depyf.decompiler.instructions import FOR_ITERS, TERMINATORS, copy_key, features
+from depyf.decompiler.structure.model import (
+    ENDS_FUNCTION,
+    LEFT_REGION,
+    BranchExit,
+    BranchWay,
+    Context,
+    ExitKind,
+)
 
 
 class BranchExits:
@@ -97,6 +104,46 @@ class BranchExits:
         if self.instrs[cfg.blocks[before].end - 1].opname in TERMINATORS:
             return False
         return before in cfg.reach([first], keep=lambda b: first <= b < last)
+
+    def join_past_ended_branch(self, t: int | None, f: int | None, ctx: Context) -> int | None:
+        """Where the branches of a test meet when the one laid out second ends alone (a ``raise``
+        or ``return``: ``_ends_alone``) and the code right after it is entered only from the
+        first, laid out before it: the first jumped over the second to the code after the ``if``
+        statement (``if c: body`` / ``else: raise E`` / ``return x``). Read with no join, the code
+        after it would be the first branch's, which compiles with no jump (``if c: body; return
+        x``)."""
+        if t is None or f is None or t == f:
+            return None
+        first, second = sorted((t, f))
+        cfg = self.cfg
+        if not cfg.is_leader(first) or not self._ends_alone(second, ctx):
+            return None
+        tail = self.straight_to_end(second)
+        after = tail[-1] + 1
+        if after >= len(self.instrs) or not cfg.is_leader(after) or after in ctx.stops \
+                or self.classify(after, ctx) is not ExitKind.GOTO or self._copy_of_code_at(tail, after):
+            return None
+        low, high = cfg.block_of[first], cfg.block_of[second]
+        block = cfg.block_at(after)
+        if block.exc_preds or not block.preds or not all(low <= p < high for p in block.preds):
+            return None
+        return after
+
+    def _copy_of_code_at(self, tail: list[int], pos: int) -> bool:
+        """Does the code at ``tail`` end with the code at ``pos``, straight-line code that ends the
+        function? The compiler copies a return into the paths that reach it (the implicit
+        ``return None`` takes the line of each path): both branches go on to that code, and
+        compile alike read so."""
+        end = pos
+        while end < len(self.instrs) and end - pos < len(tail) and self.instrs[end].target is None \
+                and self.instrs[end].opname not in ENDS_FUNCTION:
+            end += 1
+        if end >= len(self.instrs) or self.instrs[end].opname not in ENDS_FUNCTION \
+                or end - pos >= len(tail):
+            return False
+        ends = tail[len(tail) - (end + 1 - pos):]
+        return all(copy_key(self.instrs[a]) == copy_key(self.instrs[b])
+                   for a, b in zip(ends, range(pos, end + 1), strict=True))
 
     def _ends_alone(self, pos: int, ctx: Context) -> bool:
         """Is the code at ``pos`` straight-line code that ends the function (``straight_to_end``:

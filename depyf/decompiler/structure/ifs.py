@@ -87,6 +87,8 @@ class IfBuilder:
                 return self._once_loop_or_raise(apart, end, i, cond, t, f, ctx, stack, out)
         if join is None:
             join = self.join_of(t, f, ctx)
+        if join is None:
+            join = self.join_past_ended_branch(t, f, ctx)
         if join is None and ctx.loop is not None:
             join = self.join_at_body_end(t, f, ctx.loop)
         if join is None and ctx.loop is not None:
@@ -182,6 +184,8 @@ class IfBuilder:
             # (``if not c: raise E`` before the code it guards, as written)
             cond, then, other = negate(cond), other, then
         out.append(ast.If(cond, then or [ast.Pass()], other))
+        if join is None:
+            return _common_stop(ends, (then_ends, other_ends))
         return None if apart else join
 
     def ends_round(self, pos: int | None, body: int | None, ctx: Context) -> bool:
@@ -439,3 +443,13 @@ def in_layout_order(cond: ast.expr, then: ast.expr, other: ast.expr, t: int | No
     if t is not None and f is not None and f < t:
         return negate(cond), other, then
     return cond, then, other
+
+
+def _common_stop(ends: list, terminated: tuple[bool, bool]) -> int | None:
+    """Where an ``if`` whose branches do not meet falls off as a whole: the stop that each branch
+    that goes on fell into (the other returns or raises), so the walk around it knows where it
+    ended; None when they fell off at different places or neither goes on."""
+    fell = {end for end in ends if end is not None}
+    if len(fell) != 1 or not all(end is not None or done for end, done in zip(ends, terminated, strict=True)):
+        return None
+    return fell.pop()

@@ -195,3 +195,40 @@ def branches_meet_though_one_raises(f, kind, blackbox):
         return roots
     else:
         return [(a, K.is_ZZ) for a in roots]
+
+
+class _Stream:
+    def __init__(self):
+        self.pos, self.reads = 0, []
+
+    def read(self, n):
+        self.reads.append(n)
+        self.pos += n
+
+
+@cases((0,), (7,), (25,), (-3,))
+def else_clause_that_raises_before_the_code_after_the_if(pos):
+    # tarfile's _Stream.seek: the first branch jumps over the raising else clause to the code after
+    # the if statement (read with no join, that code went into the first branch)
+    s = _Stream()
+    if pos - s.pos >= 0:
+        blocks, rest = divmod(pos - s.pos, 10)
+        for _ in range(blocks):
+            s.read(10)
+        s.read(rest)
+    else:
+        raise ValueError("seeking backwards")
+    return s.pos, s.reads
+
+
+@cases((0, "a"), (1, "b"), (2, ""))
+def else_clause_that_returns_before_the_code_after_the_if(state, name):
+    # the same with an else clause that returns (http.client's putrequest raises there)
+    log = []
+    if state == 0:
+        log.append("idle")
+        state = 1
+    else:
+        return "busy", state
+    log.append(name or "/")
+    return log, state
