@@ -77,6 +77,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     "functools": ("test.test_functools", ()),
     "operator": ("test.test_operator", ()),
     "html.parser": ("test.test_htmlparser", ()),
+    "http.client": ("test.test_httplib", ()),
     "gettext": ("test.test_gettext", ()),
     "getopt": ("test.test_getopt", ()),
     "optparse": ("test.test_optparse", ()),
