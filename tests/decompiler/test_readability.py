@@ -16,6 +16,21 @@ import pytest
 from corpus_harness import BACKEND, IDENTITY
 
 SOURCES = {
+    "else_clause_that_breaks_ending_a_while_body": """
+        def fill(chunks, width, out):
+            line = []
+            size = 0
+            while chunks:
+                n = len(chunks[-1])
+                if size + n <= width:
+                    line.append(chunks.pop())
+                    size += n
+                else:
+                    break
+            out.write(line, size)
+            out.flush(chunks, width)
+            return line
+    """,
     "elif_chain": """
         def grade(score):
             if score >= 90:

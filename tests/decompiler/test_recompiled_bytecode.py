@@ -134,6 +134,21 @@ MODULES = {
             self.method = method
             return None
     """,
+    # ``if c: body; continue`` then ``break``, laid out so: the body's jump back comes right
+    # before the break (read before as ``if not c: break`` ahead of the body)
+    "continue_then_break_ending_a_while_body": """
+        def f(heap, start, pos):
+            item = heap[pos]
+            while pos > start:
+                parent_pos = (pos - 1) >> 1
+                parent = heap[parent_pos]
+                if item < parent:
+                    heap[pos] = parent
+                    pos = parent_pos
+                    continue
+                break
+            heap[pos] = item
+    """,
     "super_call_fused": """
         class B:
             def g(self, x):
@@ -176,6 +191,21 @@ if sys.version_info >= (3, 11):
                     self.names[name] = self
             finally:
                 lock.release()
+    """
+
+if sys.version_info[:2] == (3, 11):
+    # ``if c: body`` / ``else: break`` ending a for body (3.10 and 3.12+ compile the break into a
+    # copy of the return after the loop: read back as ``else: return``)
+    MODULES["else_clause_that_breaks_ending_a_for_body"] = """
+        def f(chunks, width):
+            line, size = [], 0
+            for chunk in chunks:
+                if size + len(chunk) <= width:
+                    line.append(chunk)
+                    size += len(chunk)
+                else:
+                    break
+            return line
     """
 
 if sys.version_info < (3, 12):

@@ -95,10 +95,12 @@ class BranchExits:
             return False
         if self._ends_alone(body, ctx):
             return True
-        if isinstance(way.stmts[0], (ast.Break, ast.Continue)):
-            return False
         first, last = cfg.block_of[body], cfg.block_of[exit_pos]
         before = last - 1
+        if isinstance(way.stmts[0], ast.Break) and len(way.stmts) == 1:
+            return self._goes_round_before(first, last, ctx)
+        if isinstance(way.stmts[0], (ast.Break, ast.Continue)):
+            return False
         if before < first or before not in cfg.blocks[last].preds:
             return False
         if self.instrs[cfg.blocks[before].end - 1].opname in TERMINATORS:
@@ -128,6 +130,25 @@ class BranchExits:
         if block.exc_preds or not block.preds or not all(low <= p < high for p in block.preds):
             return None
         return after
+
+    def _goes_round_before(self, first: int, last: int, ctx: Context) -> bool:
+        """Does the code of blocks ``first`` up to ``last`` end, right before ``last``, with the
+        jump back of the loop (a ``continue``), which it reaches from ``first``? Then a ``break``
+        at ``last`` is the statement after ``if c: body; continue`` (heapq's _siftdown), as laid
+        out, not ``if not c: break`` before the body."""
+        loop, cfg = ctx.loop, self.cfg
+        before = last - 1
+        if loop is None or before < first:
+            return False
+        block = cfg.blocks[before]
+        jump = self.instrs[block.end - 1]
+        if jump.opname != "JUMP" or cfg.pos(jump.target) not in loop.continues \
+                or block.end - block.start == 1 and before == first:
+            return False    # (a body that only goes round is ``if c: continue``, read as before)
+        chain = cfg.handler_chain(cfg.blocks[first].start)
+        if any(cfg.handler_chain(cfg.blocks[b].start) != chain for b in range(first, last)):
+            return False    # (a try statement in the body: its ``continue`` would lie inside it)
+        return before in cfg.reach([first], keep=lambda b: first <= b < last)
 
     def _copy_of_code_at(self, tail: list[int], pos: int) -> bool:
         """Does the code at ``tail`` end with the code at ``pos``, straight-line code that ends the

@@ -372,6 +372,11 @@ def strip_continue(body: list) -> list:
     last = body[-1]
     if isinstance(last, ast.Continue) and not getattr(last, "to_top", False):
         return strip_continue(body[:-1])
+    if isinstance(last, ast.Break) and len(body) > 1 and _continues_alone(body[-2]):
+        # ``if c: ...; continue`` then ``break`` ending the body: the if's else clause breaks
+        guard = body[-2]
+        guard.body, guard.orelse = strip_continue(guard.body) or [ast.Pass()], [last]
+        return body[:-1]
     if isinstance(last, ast.If):
         last.body = strip_continue(last.body) or [ast.Pass()]
         last.orelse = strip_continue(last.orelse)
@@ -387,3 +392,9 @@ def strip_continue(body: list) -> list:
         for case in last.cases:
             case.body = strip_continue(case.body) or [ast.Pass()]
     return body
+
+
+def _continues_alone(node: ast.stmt) -> bool:
+    """An ``if`` without an else clause whose body ends with a ``continue`` to the body's end."""
+    return isinstance(node, ast.If) and not node.orelse and bool(node.body) \
+        and isinstance(node.body[-1], ast.Continue) and not getattr(node.body[-1], "to_top", False)

@@ -2049,3 +2049,33 @@ def for_whose_else_guards_a_store_with_continues_before_a_return(xs, a, y, x):
             c = i
         return -(not x), c
     return None, c
+
+
+@cases(([5, 3, 8, 1], 0, 3), ([1, 2, 3], 0, 2), ([9], 0, 0), ([4, 6, 2, 7, 1], 1, 4))
+def continue_then_break_ending_a_while_body(heap, start, pos):
+    # heapq's _siftdown: the body's jump back comes right before the break, as written
+    heap = list(heap)
+    item = heap[pos]
+    while pos > start:
+        parent_pos = (pos - 1) >> 1
+        parent = heap[parent_pos]
+        if item < parent:
+            heap[pos] = parent
+            pos = parent_pos
+            continue
+        break
+    heap[pos] = item
+    return heap
+
+
+@cases((["ab", "cde", "f"], 5), (["abcdef"], 3), ([], 4), (["a", "b", "c"], 10))
+def else_clause_that_breaks_ending_a_for_body(chunks, width):
+    # textwrap's _wrap_chunks: the break is the else clause of the if that ends the body
+    line, size = [], 0
+    for chunk in chunks:
+        if size + len(chunk) <= width:
+            line.append(chunk)
+            size += len(chunk)
+        else:
+            break
+    return line, size
