@@ -54,6 +54,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     "typing": ("test.test_typing", ()),
     "tokenize": ("test.test_tokenize", ()),
     "email.utils": ("test.test_email", ("email._parseaddr",)),
+    "email.feedparser": ("test.test_email", ()),
     "zipfile": ("test.test_zipfile", ()),
     "tarfile": ("test.test_tarfile", ()),
     "pickle": ("test.test_pickle", ()),
