@@ -30,16 +30,24 @@ def _library_modules(package: str) -> tuple[list, list[str]]:
     """Every importable non-test module of ``package``; the names of those that fail to import."""
     root = importlib.import_module(package)
     modules, not_imported = [root], []
-    paths = getattr(root, "__path__", None)
-    if paths is None:
-        return modules, not_imported
-    for info in pkgutil.walk_packages(paths, prefix=package + ".", onerror=not_imported.append):
-        if _is_test_module(info.name):
+    # (not pkgutil.walk_packages: a package whose import raises anything but ImportError, such as
+    # pytest's Skipped from an ``importorskip`` in its __init__, would end the walk)
+    pending = [(getattr(root, "__path__", None), package)]
+    while pending:
+        paths, prefix = pending.pop()
+        if paths is None:
             continue
-        try:
-            modules.append(importlib.import_module(info.name))
-        except BaseException:  # optional dependencies missing, platform-only modules
-            not_imported.append(info.name)
+        for info in pkgutil.iter_modules(paths, prefix=prefix + "."):
+            if _is_test_module(info.name):
+                continue
+            try:
+                module = importlib.import_module(info.name)
+            except BaseException:  # optional dependencies missing, platform-only modules
+                not_imported.append(info.name)
+                continue
+            modules.append(module)
+            if info.ispkg:
+                pending.append((getattr(module, "__path__", None), info.name))
     # Only modules with Python source can be swapped (extension modules have no code objects).
     return [m for m in modules if getattr(m, "__spec__", None) and m.__spec__.origin
             and m.__spec__.origin.endswith(".py")], not_imported
