@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from depyf.decompiler import values as v
 from depyf.decompiler.instructions import FOR_ITERS, NAME_DELETES, NAME_STORES, features
 from depyf.decompiler.structure.model import NO_CONTINUATION, Context, ExitKind, Layer, RegionKind, Sentinel
 
@@ -199,6 +200,8 @@ class RegionExits:
         for item in reversed(stack):
             if isinstance(item, ast.expr):
                 return item
+            if isinstance(item, v.FunctionValue):    # ``return lambda: ...`` (a function not yet stored)
+                return self.executor.value(item, ins)
         raise self.error(p, "return value not found")
 
     def executor_value_const(self, ins):

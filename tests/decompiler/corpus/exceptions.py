@@ -1845,3 +1845,29 @@ def else_clause_ending_a_round_of_a_for_loop(kinds):
         else:
             out.append(r)
     return out
+
+
+@cases((0,), (1,), (2,), (3,))
+def handler_returning_a_function_it_makes(kind):
+    # (astropy's UnitBase.get_converter) an except clause, or a loop in one, returns a lambda:
+    # the value returned is a function not yet stored; refused before ("return value not found")
+    def converter(kind):
+        try:
+            return _risky(kind)
+        except ValueError:
+            return lambda v: v * 2
+        except KeyError as exc:
+            for scale in (kind, 3):
+                if scale:
+                    return lambda v: (v, scale, exc.args)
+        except TypeError:
+            for k in (kind, 0):
+                try:
+                    inner = _risky(k)
+                except TypeError:
+                    pass
+                else:
+                    return lambda v: (inner, v)
+            raise
+    made = converter(kind)
+    return made(5) if callable(made) else made
