@@ -38,8 +38,8 @@ def _library_modules(package: str) -> tuple[list, list[str]]:
         if paths is None:
             continue
         for info in pkgutil.iter_modules(paths, prefix=prefix + "."):
-            if _is_test_module(info.name):
-                continue
+            if _is_test_module(info.name) or info.name.endswith(".__main__"):
+                continue    # (importing a package's __main__ runs its program)
             try:
                 module = importlib.import_module(info.name)
             except BaseException:  # optional dependencies missing, platform-only modules
