@@ -27,14 +27,13 @@ class FinallyCopies:
         """``finally_ops``, or None for a handler that neither re-raises nor returns."""
         p = self.cfg.pos(target)
         cleanup = self.cfg.handler_at[p]
-        limit = self.cfg.pos(cleanup.target) if cleanup is not None else len(self.instrs)
-        if limit is None or limit <= p:
-            limit = len(self.instrs)
+        limit = self._handler_end(p)
         last = None
         for k in range(p + 1, limit):
             ins = self.instrs[k]
-            if ins.opname == "RERAISE" and ins.argval == 0:
-                last = k
+            if ins.opname == "RERAISE" and ins.argval == 0 \
+                    and _target_of(self.cfg.handler_at[k]) == _target_of(cleanup):
+                last = k    # (not an except clause's in the body, which runs under its own cleanup)
         if last is None and limit > p + 1 and self.instrs[limit - 1].opname in ENDS_FUNCTION:
             # ``return`` at the end of the finally body: it never goes on to re-raise
             last = limit
@@ -49,10 +48,12 @@ class FinallyCopies:
         body jumps. As a jump, the ``break`` reads like every other loop exit. The copy re-raises
         under the same handler: whatever lies on the stack below, unwinding drops it, so the two
         do the same. The last ``RERAISE`` is then a place a loop's ``break`` lands on
-        (``threaded_finally_ends``)."""
+        (``threaded_finally_ends``); so it is where the compiler left such a ``break`` a jump to it
+        (``finally: while True: try: ... else: break``, nothing after the loop)."""
         self.threaded_finally_ends: set[int] = set()
-        if sum(ins.opname == "RERAISE" for ins in self.instrs) < 2:
-            return False    # (no copy)
+        turned = False
+        if not any(ins.opname == "RERAISE" for ins in self.instrs):
+            return False
         for entry in self.cfg.entries:
             p = self.cfg.pos(entry.target)
             if p is None or not self.is_try_handler(entry.target) \
@@ -65,17 +66,25 @@ class FinallyCopies:
             if last >= len(self.instrs) or self.instrs[last].opname != "RERAISE":
                 continue
             final = self.instrs[last]
+            if self._within_a_loop_of(p, last, self._handler_end(p)):
+                # the body ends in a loop whose only way out is a ``break`` (``while True``): the
+                # compiler put the end there, as that break
+                self.threaded_finally_ends.add(last)
             for k in range(first, last):
                 ins = self.instrs[k]
-                if ins.opname == "RERAISE" and ins.argval == final.argval \
+                if ins.opname == "JUMP" and ins.target == final.offset:
+                    if self._within_a_loop_of(first, k, last):
+                        self.threaded_finally_ends.add(last)
+                elif ins.opname == "RERAISE" and ins.argval == final.argval \
                         and self.cfg.handler_at[k] == self.cfg.handler_at[last] \
                         and self._inside_a_loop_of(first, k, last):
-                    if not self.threaded_finally_ends:
+                    if not turned:
                         self.instrs = list(self.instrs)   # (the normalised list is shared: read once)
                     self.instrs[k] = Instr("JUMP", ins.offset, None, None, final.offset, ins.lineno,
                                            ins.slots)
                     self.threaded_finally_ends.add(last)
-        return bool(self.threaded_finally_ends)
+                    turned = True
+        return turned
 
     def _inside_a_loop_of(self, first: int, k: int, last: int) -> bool:
         """Is the code that leads to ``k`` on a cycle of the code from ``first`` to ``last`` (a
@@ -90,6 +99,22 @@ class FinallyCopies:
             return False
         return any(pred in self.cfg.reach(blocks[pred].succs, keep=lambda b: lo <= b <= hi, raising=False)
                    for pred in block.preds)
+
+    def _handler_end(self, p: int) -> int:
+        """Where the code of the handler at ``p`` ends: its cleanup handler, or the code's end."""
+        cleanup = self.cfg.handler_at[p]
+        limit = self.cfg.pos(cleanup.target) if cleanup is not None else None
+        return limit if limit is not None and limit > p else len(self.instrs)
+
+    def _within_a_loop_of(self, first: int, k: int, last: int) -> bool:
+        """Is ``k`` laid out inside a loop of the code from ``first`` to ``last``: between a jump
+        back and where it goes? (A jump from there to the end of that code leaves the loop: a
+        ``break``. The way round can be an except clause's, which the graph's edges leave out.)"""
+        for ins in self.instrs[k + 1:last]:
+            back_to = self.cfg.pos(ins.target) if ins.opname == "JUMP" and ins.target is not None else None
+            if back_to is not None and first <= back_to <= k:
+                return True
+        return False
 
     def returns_a_constant(self, p: int, layers: tuple[Layer, ...]) -> bool:
         """Does the code at ``p`` only return a constant, after the way out of each enclosing

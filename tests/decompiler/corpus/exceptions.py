@@ -1871,3 +1871,68 @@ def handler_returning_a_function_it_makes(kind):
             raise
     made = converter(kind)
     return made(5) if callable(made) else made
+
+
+def _wait_after_interruptions(log, times):
+    # raises InterruptedError the first ``times`` calls (the pager that ``c.wait()`` waits for)
+    log.append("wait")
+    if log.count("wait") <= times:
+        raise InterruptedError
+
+
+@cases((0, False), (2, False), (0, True), (3, True))
+def finally_body_ending_in_a_loop_left_by_break(times, fail):
+    # (click's _pipepager) the finally body ends in ``while True``, left only by the ``break`` of a
+    # try's else clause: no code follows the loop, so the break lands on the end of the finally
+    # body (the handler's RERAISE, laid out inside the loop on 3.10 and 3.12+); refused before
+    # ("ReraiseStmt left in the syntax tree")
+    log = []
+    try:
+        try:
+            if fail:
+                raise ValueError("body")
+            log.append("body")
+        finally:
+            while True:
+                try:
+                    _wait_after_interruptions(log, times)
+                except InterruptedError:
+                    pass
+                else:
+                    break
+    except ValueError as exc:
+        log.append(str(exc))
+    return log
+
+
+@cases((0, [1]), (2, [1, 2]), (1, []), (4, [5, 6]))
+def finally_bodies_ending_in_loops_left_by_break_or_continue(times, items):
+    # the same end of a finally body reached from ``continue`` then ``break``, from a loop in a
+    # loop, and after a return in the try body
+    log = []
+
+    def returning():
+        try:
+            return len(log)
+        finally:
+            while True:
+                try:
+                    _wait_after_interruptions(log, times)
+                except InterruptedError:
+                    continue
+                break
+
+    for item in items:
+        try:
+            log.append(item)
+        finally:
+            while True:
+                if item:
+                    try:
+                        _wait_after_interruptions(log, times)
+                    except InterruptedError:
+                        continue
+                    break
+        if item > 4:
+            break
+    return returning(), log
