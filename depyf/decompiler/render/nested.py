@@ -12,15 +12,14 @@ from depyf.decompiler.cleanup import returns_to_breaks, strip_tail_returns, tidy
 from depyf.decompiler.codeinfo import argument_names
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.executor import Executor
-from depyf.decompiler.expressions import load, negate
-from depyf.decompiler.filters import ALWAYS, NEVER, runs_through
+from depyf.decompiler.expressions import load
 from depyf.decompiler.instructions import COMPREHENSION_KINDS, normalize
 from depyf.decompiler.pseudo_statements import (
     AnnotationMarkStmt,
-    AppendStmt,
     ClassAnnotationsStmt,
     ModuleAnnotationsStmt,
 )
+from depyf.decompiler.render.comprehensions import comprehension_node, comprehension_parts
 from depyf.decompiler.render.free_variables import with_free_variables_kept
 from depyf.decompiler.render.returns import _contains_yield, remove_implicit_returns
 from depyf.decompiler.structure import Structurer
@@ -272,60 +271,15 @@ class Nested:
         if len(body) != 1 or not isinstance(body[0], (ast.For, ast.AsyncFor)):
             raise DecompilationError("unrecognised comprehension body", qualname=_qualname(code))
         generators: list[ast.comprehension] = []
-        element = self._generators(body, generators, code)
+        element = comprehension_parts(body, generators, code)
         generators[0].iter = iterable
         kind = COMPREHENSION_KINDS.get(code.co_name)     # None: a generator expression
         if code.co_flags & CO_COROUTINE:
             generators[0].is_async = generators[0].is_async or 0
-        node = self._comprehension_node(kind, element, generators)
+        node = comprehension_node(kind, element, generators)
         if code.co_flags & CO_COROUTINE:
             node.awaited_comprehension = True  # the call is awaited: ``await`` is implied by ``async for``
         return node
-
-    def _comprehension_node(self, kind, element, generators):
-        if kind == "list":
-            return ast.ListComp(element[0], generators)
-        if kind == "set":
-            return ast.SetComp(element[0], generators)
-        if kind == "dict":
-            return ast.DictComp(element[1], element[0], generators)
-        return ast.GeneratorExp(element[0], generators)
-
-    def _generators(self, body: list, generators: list, code) -> tuple:
-        fail = DecompilationError("unrecognised comprehension body", qualname=_qualname(code))
-        while True:
-            if len(body) == 1 and isinstance(body[0], (ast.For, ast.AsyncFor)) and not body[0].orelse:
-                loop = body[0]
-                generators.append(ast.comprehension(loop.target, loop.iter, [],
-                                                    int(isinstance(loop, ast.AsyncFor))))
-                body = loop.body
-                continue
-            if not generators:
-                raise fail
-            *tests, last = body or [None]
-            if tests:   # tests that ``continue`` to the next item: the clause is when they run through
-                condition = runs_through(tests)
-                if condition is None or condition is NEVER:
-                    raise fail
-                if condition is not ALWAYS:
-                    generators[-1].ifs.append(condition)
-                body = [last]
-                continue
-            if isinstance(last, ast.If):   # an empty branch also goes on to the next item
-                if not last.orelse or runs_through(last.orelse) is NEVER:
-                    generators[-1].ifs.append(last.test)
-                    body = last.body
-                    continue
-                if runs_through(last.body) is NEVER:
-                    generators[-1].ifs.append(negate(last.test))
-                    body = last.orelse
-                    continue
-            if len(body) == 1 and isinstance(body[0], AppendStmt):
-                stmt = body[0]
-                return (stmt.value, stmt.key) if stmt.key is not None else (stmt.value, None)
-            if len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Yield):
-                return (body[0].value.value or ast.Constant(None), None)    # (a bare yield: None)
-            raise fail
 
     def definition_name(self, name: str, target: str) -> str:
         """What a ``def``/``class`` here names to bind ``target``: ``name`` where the class around
@@ -576,3 +530,4 @@ def _place_module_annotations(body: list, entries: dict | None, store: ModuleAnn
             block[:] = _place_module_annotations(block, entries, store, nested, drop_set)
         out.append(stmt)
     return out
+

@@ -172,3 +172,19 @@ def generator_expressions_of_none(n):
     # bare ``yield`` would; refused before ("could not print the recovered syntax tree")
     key = (Ellipsis,) + tuple(None for _ in range(n))
     return key, list(None for _ in range(n)), sum(1 for x in (None for _ in range(n)) if x is None)
+
+
+@cases(([1, 0, 3],), ([],), ([(2, 5)],))
+def comprehension_clauses_over_one_item(xs):
+    # (IPython's SelectivePolicy._safe_get_methods) ``for y in [x]`` in a comprehension binds the
+    # one item without a loop (3.9+): an assignment among its clauses, after a test or another
+    # such binding; refused before ("unrecognised comprehension body")
+    pairs = [x for x in xs if isinstance(x, tuple)]
+    singles = [x for x in xs if not isinstance(x, tuple)]
+    return (
+        {m for x in singles for m in [x * 2] if m},
+        [y for x in singles if x for y in [x + 1] for w in (y * 2,) if w > 2],
+        {k: v for p in pairs for k, v in [p] if v},
+        list(b for x in singles for a, *b in [(x, x, x)]),
+        [z for x in singles for y in [x] for z in [y] if z < 2 < y + 2],
+    )
