@@ -98,14 +98,14 @@ def _pytest_run(mode: str, package: str, tests: str, timeout: float, pytest_args
 def recompile_only(libraries: list[str]) -> int:
     """Recompile every function of each library in this process and report what is refused: a
     check of the decompiler and its flow check on unseen code in seconds, without the tests."""
-    from library_swap_plugin import _library_modules
+    from library_swap_plugin import _library_modules, library_version
     from swapping import recompile_modules
 
     refused = 0
     for package in libraries:
         modules, not_imported = _library_modules(package)
         done = recompile_modules(modules)
-        version = getattr(sys.modules[package], "__version__", "?")
+        version = library_version(sys.modules[package])
         print(f"{package} {version}: {done['recompiled']} of {done['found']} functions recompiled "
               f"({len(modules)} modules, {done['decompile_seconds']:.0f} s); slowest: "
               + ", ".join(f"{name} {t} s" for t, name in done["slowest"][:3]))

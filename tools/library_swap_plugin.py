@@ -8,6 +8,7 @@ swap), ``DEPYF_LIBSWAP_PACKAGE`` and ``DEPYF_LIBSWAP_OUT`` (where the JSON resul
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import json
 import os
 import pkgutil
@@ -24,6 +25,17 @@ _WHY_CHARS = 2000           # the end of a traceback names the error and the lin
 def _is_test_module(name: str) -> bool:
     parts = name.split(".")
     return any(p in ("tests", "test", "testing", "conftest") or p.startswith("test_") for p in parts)
+
+
+def library_version(module) -> str:
+    """The module's ``__version__``, else its distribution's (tornado, rich and werkzeug have none)."""
+    version = getattr(module, "__version__", None)
+    if isinstance(version, str):
+        return version
+    try:
+        return importlib.metadata.version(module.__name__)
+    except Exception:  # no distribution of that name: a package installed another way
+        return "?"
 
 
 def _library_modules(package: str) -> tuple[list, list[str]]:
@@ -56,7 +68,7 @@ def _library_modules(package: str) -> tuple[list, list[str]]:
 def pytest_configure(config) -> None:
     package = os.environ["DEPYF_LIBSWAP_PACKAGE"]
     mod = importlib.import_module(package)
-    _result["version"] = str(getattr(mod, "__version__", "?"))
+    _result["version"] = library_version(mod)
     if os.environ.get("DEPYF_LIBSWAP_MODE") != "swap":
         return
     from swapping import swap_modules
