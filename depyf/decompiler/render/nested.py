@@ -21,7 +21,7 @@ from depyf.decompiler.pseudo_statements import (
 )
 from depyf.decompiler.render.comprehensions import comprehension_node, comprehension_parts
 from depyf.decompiler.render.free_variables import with_free_variables_kept
-from depyf.decompiler.render.returns import _contains_yield, remove_implicit_returns
+from depyf.decompiler.render.returns import _contains_yield, bare_returns, remove_implicit_returns
 from depyf.decompiler.structure import Structurer
 
 CO_VARARGS, CO_VARKEYWORDS = 0x04, 0x08
@@ -176,6 +176,8 @@ class Nested:
             decls.insert(0, ast.Expr(ast.Constant(doc)))
         # (the outermost function's lost cells are kept where it is rebuilt, out of its text)
         body = with_free_variables_kept(code, decls + body, cells=self.depth > 0)
+        if code.co_flags & CO_ASYNC_GENERATOR:
+            bare_returns(body)
         if code.co_flags & (CO_GENERATOR | CO_ASYNC_GENERATOR) and not _contains_yield(body):
             # keeps the generator kind: a yield the compiler sees but never runs
             body.insert(len(decls), ast.If(ast.Constant(False), [ast.Expr(ast.Yield(None))], []))

@@ -71,9 +71,30 @@ def _ends_in_return(body: list) -> bool:
 
 
 def _contains_yield(body: list) -> bool:
-    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        if isinstance(node, (ast.Yield, ast.YieldFrom)):
-            return True
-    return False
+    return any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in _own_nodes(body))
+
+
+def bare_returns(body: list) -> None:
+    """``return None`` as ``return`` in the body of an async generator, where a return with a
+    value, even None, does not compile (the two compile alike elsewhere)."""
+    for node in _own_nodes(body):
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Constant) and node.value.value is None:
+            node.value = None
+
+
+def _own_nodes(body: list):
+    """The nodes of a function's body, leaving out the bodies of the functions and classes in it
+    (their decorators, defaults and bases are evaluated where they are defined: those stay)."""
+    pending = list(body)
+    while pending:
+        node = pending.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = node.args
+            pending.extend(args.defaults + [d for d in args.kw_defaults if d is not None])
+            if not isinstance(node, ast.Lambda):
+                pending.extend(node.decorator_list)
+        elif isinstance(node, ast.ClassDef):
+            pending.extend(node.decorator_list + node.bases + [k.value for k in node.keywords])
+        else:
+            pending.extend(ast.iter_child_nodes(node))

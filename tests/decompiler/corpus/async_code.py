@@ -158,3 +158,24 @@ async def async_gen_async_for_in_try(n, fail_at):
         yield ("caught", e.args)
     finally:
         yield "finally"
+
+
+@cases((0, None), (3, None), (3, 1), (4, 10))
+async def async_gen_returning_early(n, initial):
+    # (anyio's accumulate) an async generator's ``return`` takes no value, not even None: it was
+    # printed as ``return None``, which does not compile there
+    items = ARange(n)
+    if initial is None:
+        try:
+            total = await items.__anext__()
+        except StopAsyncIteration:
+            await Ready()
+            return
+    else:
+        total = initial
+    yield total
+    async for item in items:
+        if item > 2:
+            return
+        total += item
+        yield total
