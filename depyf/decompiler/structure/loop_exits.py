@@ -27,8 +27,7 @@ class LoopExits:
         loop's either: with ``handlers_laid_out_last`` the code after the loop can sit there, and
         the clauses' ``break``s go to it (see ``after_clause_left``).
         """
-        # (the end of a finally body that the breaks of a loop in it land on ends the statement
-        # enclosing that loop, even laid out inside it: ``finally: while True: ... break``)
+        # (where a finally body's loop's breaks land, its end, ends the enclosing statement too)
         stops, outer_next = ctx.stops | self.threaded_finally_ends, ctx.next_rounds
         last = max(self.cfg.blocks[b].end for b in blocks)
         if exit_pos is not None and exit_pos > header:

@@ -2079,3 +2079,39 @@ def else_clause_that_breaks_ending_a_for_body(chunks, width):
         else:
             break
     return line, size
+
+
+class _Tokens:
+    """A token stream: ``in_range(k)`` says whether k more tokens follow the current one."""
+
+    def __init__(self, tokens):
+        self.tokens, self.at = tokens, 0
+
+    def in_range(self, k):
+        return self.at + k < len(self.tokens)
+
+    def token(self, k=0):
+        return self.tokens[self.at + k]
+
+    def next(self):
+        self.at += 1
+        return self.tokens[self.at - 1]
+
+
+@cases((["x", "y", ".", "m"],), (["x", "."],), (["x"],), (["x", "y", "1"],), (["1"],))
+def loop_test_written_over_lines_raising_in_the_body(tokens):
+    # (nltk's LogicParser.handle_lambda) ``while True: if not a or (b and not c): raise ...``,
+    # the condition over several lines: only its first test is on the line the loop starts on.
+    # It was read as ``while a: ... else: raise``, the rest of the condition a ``break`` that
+    # skipped the raise (wrong code, refused by the flow check)
+    stream = _Tokens(tokens)
+    names = [stream.next()]
+    while True:
+        if not stream.in_range(0) or (
+            stream.token() == "." and not stream.in_range(1)
+        ):
+            raise ValueError("expression expected", stream.at)
+        if not stream.token().isalpha():
+            break
+        names.append(stream.next())
+    return names, stream.at
