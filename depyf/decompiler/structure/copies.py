@@ -100,7 +100,8 @@ class CopiedCode:
         if q is None or p == q or q >= len(self.instrs):
             return False
         end = self.copied_block_end(q, or_reraise=or_reraise)
-        return end is not None and self.repeats(p, q, end - q)
+        return end is not None and self.repeats(p, q, end - q) \
+            and all(self.instrs[p + k].lineno == self.instrs[q + k].lineno for k in range(end - q))
 
     def straight_to_end(self, p: int | None) -> list[int] | None:
         """The positions of the jump-free code from ``p`` that ends the function, entered only at

@@ -1936,3 +1936,43 @@ def finally_bodies_ending_in_loops_left_by_break_or_continue(times, items):
         if item > 4:
             break
     return returning(), log
+
+
+class _Named:
+    def __init__(self, name, parent):
+        if name is not None:
+            self.name = name
+        self.parent = parent
+
+
+@cases((_Named("a", "builtins"),), (_Named("b", "module"),), (_Named("c", None),), (_Named(None, "module"),),
+       (_Named("zz", "module"),))
+def equal_returns_of_different_statements_in_an_else_clause(value):
+    # (jedi's execute.<locals>.wrapper) ``return call()`` ends an elif chain's last branch and the
+    # function: the same instructions on different lines are two statements, not copies of one
+    # the compiler made (refused before: "the branches end in different places", or, where the
+    # chain became loops that ran once, wrong code the flow check refused)
+    table = {"builtins": {"a": str.upper}, "module": {"b": str.title}}
+
+    def call():
+        return "called"
+
+    try:
+        name = value.name
+    except AttributeError:
+        pass
+    else:
+        parent = value.parent
+        if parent is not None and parent == "builtins":
+            module = "builtins"
+        elif parent is not None and parent.isalpha():
+            module = parent
+        else:
+            return call()
+        try:
+            func = table[module][name]
+        except KeyError:
+            pass
+        else:
+            return func(name)
+    return call()
