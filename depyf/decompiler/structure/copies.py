@@ -100,8 +100,17 @@ class CopiedCode:
         if q is None or p == q or q >= len(self.instrs):
             return False
         end = self.copied_block_end(q, or_reraise=or_reraise)
-        return end is not None and self.repeats(p, q, end - q) \
-            and all(self.instrs[p + k].lineno == self.instrs[q + k].lineno for k in range(end - q))
+        if end is None or not self.repeats(p, q, end - q):
+            return False
+        # the compiler's copies keep the lines of what they copy: equal code on other lines is
+        # another statement (``return call()`` twice). Code only the compiler writes takes the
+        # line of the code before each copy: a re-raise, the implicit ``return None`` (so any
+        # return of a constant), the exit sequences before them
+        last, value = self.instrs[end - 1], self.instrs[end - 2] if end - q >= 2 else None
+        written = last.opname == "RETURN_VALUE" and value is not None and value.opname != "LOAD_CONST" \
+            or last.opname == "RAISE_VARARGS" and last.argval
+        return not written or all(self.instrs[p + k].lineno == self.instrs[q + k].lineno
+                                  for k in range(end - q))
 
     def straight_to_end(self, p: int | None) -> list[int] | None:
         """The positions of the jump-free code from ``p`` that ends the function, entered only at

@@ -1976,3 +1976,76 @@ def equal_returns_of_different_statements_in_an_else_clause(value):
         else:
             return func(name)
     return call()
+
+
+@cases((["x"], None, False), (["x"], "x", False), (["x"], "y", False), (["x"], "y", True))
+def finally_with_except_clauses_that_reraise_on_a_flag(names, name, fail):
+    # (nltk's StanfordTokenizer._execute) a finally body holding a try whose clauses pass or
+    # re-raise: the re-raises the compiler writes take the lines of the code before them, so the
+    # copies of one are copies whatever their lines
+    done = False
+    try:
+        try:
+            if fail:
+                raise KeyError(name)
+            done = True
+        finally:
+            if name:
+                try:
+                    names.remove(name)
+                except ValueError:
+                    pass
+                except AttributeError:
+                    if done:
+                        raise
+    except KeyError as exc:
+        return "failed", exc.args, names
+    return done, names
+
+
+@cases((None, "a"), ("x", None), ("x", "v"))
+def generator_restoring_state_in_finally(old, value):
+    # (requests' set_environ) the implicit ``return None`` after each branch of the finally
+    # body's if statement takes that branch's line: still copies of one return
+    env = {} if old is None else {"k": old}
+    log = []
+
+    def restoring():
+        changed = value is not None
+        previous = None
+        if changed:
+            previous = env.get("k")
+            env["k"] = value
+        try:
+            yield env.get("k")
+        finally:
+            if changed:
+                if previous is None:
+                    del env["k"]
+                else:
+                    env["k"] = previous
+
+    for seen in restoring():
+        log.append(seen)
+    return log, env
+
+
+@cases((0, True), (1, True), (1, False))
+def handler_closing_what_it_opened_in_finally(kind, quiet):
+    # (twisted's runReactorWithLogging) an except clause ends in try/finally: its way out, the
+    # clause's exit and the implicit return, takes the line of the code before each copy
+    log = []
+    try:
+        log.append(_risky(kind))
+    except BaseException:
+        close = False
+        if quiet:
+            sink = log
+        else:
+            sink = []
+            close = True
+        try:
+            sink.append("traceback")
+        finally:
+            if close:
+                log.append(("closed", sink))
