@@ -532,4 +532,3 @@ def _place_module_annotations(body: list, entries: dict | None, store: ModuleAnn
             block[:] = _place_module_annotations(block, entries, store, nested, drop_set)
         out.append(stmt)
     return out
-

@@ -107,8 +107,8 @@ class CopiedCode:
         # line of the code before each copy: a re-raise, the implicit ``return None`` (so any
         # return of a constant), the exit sequences before them
         last, value = self.instrs[end - 1], self.instrs[end - 2] if end - q >= 2 else None
-        written = last.opname == "RETURN_VALUE" and value is not None and value.opname != "LOAD_CONST" \
-            or last.opname == "RAISE_VARARGS" and last.argval
+        written = (last.opname == "RETURN_VALUE" and value is not None and value.opname != "LOAD_CONST") \
+            or (last.opname == "RAISE_VARARGS" and last.argval)
         return not written or all(self.instrs[p + k].lineno == self.instrs[q + k].lineno
                                   for k in range(end - q))
 

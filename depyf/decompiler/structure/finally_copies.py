@@ -66,14 +66,14 @@ class FinallyCopies:
             if last >= len(self.instrs) or self.instrs[last].opname != "RERAISE":
                 continue
             final = self.instrs[last]
-            if self._within_a_loop_of(p, last, self._handler_end(p)):
+            if self._laid_out_in_a_loop(p, last, self._handler_end(p)):
                 # the body ends in a loop whose only way out is a ``break`` (``while True``): the
                 # compiler put the end there, as that break
                 self.threaded_finally_ends.add(last)
             for k in range(first, last):
                 ins = self.instrs[k]
                 if ins.opname == "JUMP" and ins.target == final.offset:
-                    if self._within_a_loop_of(first, k, last):
+                    if self._laid_out_in_a_loop(first, k, last):
                         self.threaded_finally_ends.add(last)
                 elif ins.opname == "RERAISE" and ins.argval == final.argval \
                         and self.cfg.handler_at[k] == self.cfg.handler_at[last] \
@@ -106,7 +106,7 @@ class FinallyCopies:
         limit = self.cfg.pos(cleanup.target) if cleanup is not None else None
         return limit if limit is not None and limit > p else len(self.instrs)
 
-    def _within_a_loop_of(self, first: int, k: int, last: int) -> bool:
+    def _laid_out_in_a_loop(self, first: int, k: int, last: int) -> bool:
         """Is ``k`` laid out inside a loop of the code from ``first`` to ``last``: between a jump
         back and where it goes? (A jump from there to the end of that code leaves the loop: a
         ``break``. The way round can be an except clause's, which the graph's edges leave out.)"""

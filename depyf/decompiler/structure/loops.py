@@ -274,10 +274,9 @@ class LoopBuilder:
             target = self.break_target(self.exits_of(blocks, pos, exit_pos, ctx), exit_pos, pos)
         except DecompilationError:
             return UNREAD
-        entered = any(self.cfg.block_of[exit_pos] in self.cfg.blocks[b].succs
-                      for b in blocks if b > test_block)    # (by the body: ``if not a or b: raise``)
-        if with_else and target is not None and (self.same_place(target, exit_pos) or entered):
-            return UNREAD   # (a body that enters the exit's code itself has no else clause)
+        if with_else and target is not None and (self.same_place(target, exit_pos) or any(
+                self.cfg.block_of[exit_pos] in self.cfg.blocks[b].succs for b in blocks if b > test_block)):
+            return UNREAD   # (nor where the body enters the exit's code itself: ``if not a or b: raise``)
         trial_out: list = []
         trial_stack = list(stack)
         self._else_trials.add(pos)
@@ -323,7 +322,8 @@ class LoopBuilder:
         if len(inside) != 1 or len(outside) != 1:
             return None
         exit_pos = min(self.cfg.blocks[s].start for s in outcomes if s not in blocks)
-        return max(self.cfg.blocks[b].end for b in tests) - 1, inside[0], exit_pos
+        test_end = max(self.cfg.blocks[b].end for b in tests) - 1
+        return test_end, inside[0], exit_pos
 
     def emit_loop_body_from_header(self, pos, loop, ctx, stack):
         # (as in the other loops: reaching where the enclosing statement ends is a ``break`` when

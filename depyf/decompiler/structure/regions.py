@@ -198,9 +198,7 @@ class RegionExits:
         if ins.opname == "LOAD_CONST":
             return self.executor_value_const(ins)
         for item in reversed(stack):
-            if isinstance(item, ast.expr):
-                return item
-            if isinstance(item, v.FunctionValue):    # ``return lambda: ...`` (a function not yet stored)
+            if isinstance(item, (ast.expr, v.FunctionValue)):   # (a lambda: a function not yet stored)
                 return self.executor.value(item, ins)
         raise self.error(p, "return value not found")
 
